@@ -1,0 +1,121 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "FleetFence",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "fleetfence", targets: ["fleetfence"]),
+        .executable(name: "fleetsim", targets: ["fleetsim"]),
+        .executable(name: "fleetbench", targets: ["fleetbench"]),
+        .executable(name: "engine-bench", targets: ["EngineBenchmark"]),
+        .library(name: "GeofenceEngine", targets: ["GeofenceEngine"]),
+        .library(name: "MQTT", targets: ["MQTT"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    ],
+    targets: [
+        // The pure geofence engine: no I/O, no clock of its own.
+        .target(name: "GeofenceEngine", swiftSettings: strict),
+
+        // libmosquitto, wrapped once.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .target(
+            name: "MQTT",
+            dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // Starts a private mosquitto on a free loopback port (demo, benchmarks, tests).
+        .target(name: "LocalBroker", swiftSettings: strict),
+
+        // Payloads in and out: positions, fences, alerts, state, registry, errors.
+        .target(name: "FleetFenceCodecs", dependencies: ["GeofenceEngine"], swiftSettings: strict),
+
+        // The service: configuration, journal, MQTT edges, lifecycle.
+        .target(
+            name: "FleetFenceService",
+            dependencies: [
+                "GeofenceEngine", "MQTT", "FleetFenceCodecs",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fleetfence",
+            dependencies: [
+                "FleetFenceService", "FleetSimulator", "LocalBroker",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // The simulator lives in Simulator/: a library (testable) and its command.
+        .target(
+            name: "FleetSimulator",
+            dependencies: ["GeofenceEngine", "MQTT", "FleetFenceCodecs", .product(name: "Logging", package: "swift-log")],
+            path: "Simulator/Sources/FleetSimulator",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fleetsim",
+            dependencies: [
+                "FleetSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Simulator/Sources/fleetsim",
+            swiftSettings: strict
+        ),
+
+        // Benchmarks: print figures, assert nothing.
+        .executableTarget(
+            name: "EngineBenchmark",
+            dependencies: ["GeofenceEngine"],
+            path: "Benchmarks/EngineBenchmark",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fleetbench",
+            dependencies: [
+                "MQTT", "LocalBroker", "FleetFenceCodecs", "GeofenceEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "Benchmarks/fleetbench",
+            swiftSettings: strict
+        ),
+
+        // Test support: a real mosquitto in one line.
+        .target(name: "FleetFenceTesting", dependencies: ["LocalBroker", "MQTT"], swiftSettings: strict),
+
+        .testTarget(name: "GeofenceEngineTests", dependencies: ["GeofenceEngine"], swiftSettings: strict),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "FleetFenceTesting"], swiftSettings: strict),
+        .testTarget(name: "FleetFenceCodecsTests", dependencies: ["FleetFenceCodecs"], swiftSettings: strict),
+        .testTarget(
+            name: "FleetFenceServiceTests",
+            dependencies: ["FleetFenceService", "FleetFenceTesting", "FleetFenceCodecs"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FleetSimulatorTests",
+            dependencies: ["FleetSimulator", "FleetFenceTesting"],
+            swiftSettings: strict
+        ),
+    ]
+)

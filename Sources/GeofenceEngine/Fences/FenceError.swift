@@ -1,0 +1,22 @@
+/// Why a fence definition was rejected. Rejected definitions are never clamped or repaired.
+public enum FenceError: Error, Sendable, Hashable, CustomStringConvertible {
+    case emptyID
+    case invalidCoordinate(lat: Double, lon: Double)
+    case invalidRadius(Double)
+    case tooFewPoints(distinct: Int)
+    case selfIntersecting
+    case invalidDwell(Double)
+    case dwellWithoutDuration
+
+    public var description: String {
+        switch self {
+        case .emptyID: "fence id is empty"
+        case let .invalidCoordinate(lat, lon): "coordinate lat=\(lat) lon=\(lon) is not a finite WGS84 position"
+        case let .invalidRadius(r): "radius \(r) is not a positive finite number of metres"
+        case let .tooFewPoints(n): "polygon has \(n) distinct points, needs at least 3"
+        case .selfIntersecting: "polygon ring intersects itself"
+        case let .invalidDwell(s): "dwell_s \(s) is not a positive finite number of seconds"
+        case .dwellWithoutDuration: "notify has dwell but dwell_s is missing"
+        }
+    }
+}
