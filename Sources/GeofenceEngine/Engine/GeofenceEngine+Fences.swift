@@ -1,0 +1,109 @@
+/// Adding, replacing and removing fences at run time.
+extension GeofenceEngine {
+    /// What setting a fence did.
+    public struct FenceUpdate: Sendable {
+        public var fence: Fence
+        /// A fence with the same id was replaced; device state at it is kept.
+        public var replaced: Bool
+        /// The definition was identical to the one held: nothing changed.
+        public var unchanged: Bool
+    }
+
+    /// What removing a fence did.
+    public struct FenceRemoval: Sendable {
+        /// `exit` alerts with reason `fence_removed` for devices that were inside.
+        public var transitions: [Transition] = []
+        /// Devices whose set of inside fences changed.
+        public var changedDevices: [String] = []
+    }
+
+    /// Adds `definition`, or replaces the fence with its id. A new fence starts unknown for every
+    /// device (first sight: silent); a replaced one keeps each device's state, and the next samples
+    /// are judged against the new shape.
+    @discardableResult
+    public mutating func setFence(_ definition: FenceDefinition) throws(FenceError) -> FenceUpdate {
+        let fence = try Fence(definition: definition, settings: settings)
+        if let slot = slotsByFenceID[definition.id] {
+            let unchanged = fenceSlots[Int(slot)]?.definition == definition
+            fenceSlots[Int(slot)] = fence
+            index.insert(slot, reach: fence.reach)
+            return FenceUpdate(fence: fence, replaced: true, unchanged: unchanged)
+        }
+        let slot: Int32
+        if let free = freeFenceSlots.popLast() {
+            slot = free
+            fenceSlots[Int(slot)] = fence
+        } else {
+            slot = Int32(fenceSlots.count)
+            fenceSlots.append(fence)
+            fenceGenerations.append(0)
+        }
+        generation += 1
+        fenceGenerations[Int(slot)] = generation
+        slotsByFenceID[definition.id] = slot
+        index.insert(slot, reach: fence.reach)
+        return FenceUpdate(fence: fence, replaced: false, unchanged: false)
+    }
+
+    /// Removes the fence `id`. Devices inside it exit with reason `fence_removed` at `now`
+    /// (the caller's clock); pending changes at it are dropped.
+    @discardableResult
+    public mutating func removeFence(id: String, now: Double) -> FenceRemoval {
+        var removal = FenceRemoval()
+        guard let slot = slotsByFenceID.removeValue(forKey: id), let fence = fenceSlots[Int(slot)] else {
+            return removal
+        }
+        for deviceSlot in regions.keys.sorted() {
+            guard var record = regions[deviceSlot],
+                let position = record.entries.firstIndex(where: { $0.fenceSlot == slot })
+            else { continue }
+            let entry = record.entries.remove(at: position)
+            if entry.state == .inside {
+                let device = Int(deviceSlot)
+                removal.changedDevices.append(devices.ids[device])
+                if fence.notify.contains(.exit) {
+                    let at = max(now, devices.lastTimestamp[device])
+                    removal.transitions.append(
+                        makeTransition(
+                            .exit, device: deviceSlot, fence: fence, at: at, confirmedAt: at,
+                            lat: devices.anchorLat[device], lon: devices.anchorLon[device],
+                            durationSeconds: max(0, at - entry.enteredAt), reason: "fence_removed"))
+                }
+            }
+            store(record, for: deviceSlot)
+        }
+        index.remove(slot)
+        fenceSlots[Int(slot)] = nil
+        freeFenceSlots.append(slot)
+        return removal
+    }
+
+    /// Puts a device's sparse record back, or drops it when nothing in it differs from the default.
+    mutating func store(_ record: DeviceRegions, for deviceSlot: Int32) {
+        if record.entries.isEmpty {
+            regions[deviceSlot] = nil
+            devicesAwaitingSilence.remove(deviceSlot)
+        } else {
+            regions[deviceSlot] = record
+            if record.hasEvidencePending {
+                devicesAwaitingSilence.insert(deviceSlot)
+            } else {
+                devicesAwaitingSilence.remove(deviceSlot)
+            }
+        }
+    }
+
+    /// Builds an alert and advances the device's sequence number.
+    mutating func makeTransition(
+        _ event: AlertEvent, device deviceSlot: Int32, fence: Fence, at: Double, confirmedAt: Double,
+        lat: Double, lon: Double, dwellSeconds: Double? = nil, durationSeconds: Double? = nil, reason: String? = nil
+    ) -> Transition {
+        devices.seq[Int(deviceSlot)] += 1
+        counters.transitions += 1
+        return Transition(
+            event: event, device: devices.ids[Int(deviceSlot)], fenceID: fence.id, fenceName: fence.name,
+            at: at, confirmedAt: confirmedAt, lat: lat, lon: lon, radiusMeters: fence.effectiveRadius,
+            seq: devices.seq[Int(deviceSlot)], dwellSeconds: dwellSeconds, durationSeconds: durationSeconds,
+            reason: reason)
+    }
+}

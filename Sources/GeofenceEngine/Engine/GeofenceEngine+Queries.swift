@@ -1,0 +1,22 @@
+/// Read-only questions about fences near a point.
+extension GeofenceEngine {
+    /// Ids of fences the point is inside of, or near enough to give evidence for (within the
+    /// fence's largest margin), found through the spatial index. Sorted.
+    public func fencesNear(lat: Double, lon: Double) -> [String] {
+        var slots: [Int32] = []
+        index.candidates(lat: lat, lon: lon, into: &slots)
+        return near(slots, lat: lat, lon: lon)
+    }
+
+    /// The same answer by checking every fence: the reference for the index.
+    public func fencesNearByBruteForce(lat: Double, lon: Double) -> [String] {
+        near(fenceSlots.indices.map { Int32($0) }, lat: lat, lon: lon)
+    }
+
+    private func near(_ slots: [Int32], lat: Double, lon: Double) -> [String] {
+        slots.compactMap { slot -> String? in
+            guard let fence = fenceSlots[Int(slot)] else { return nil }
+            return fence.signedDistance(lat: lat, lon: lon) > -fence.marginCap ? fence.id : nil
+        }.sorted()
+    }
+}

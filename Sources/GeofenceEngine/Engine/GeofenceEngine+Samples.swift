@@ -1,0 +1,215 @@
+/// Rules 1 to 4 of the contract: evidence, debounce, first sight and order, one sample at a time.
+extension GeofenceEngine {
+    /// Feeds one sample of `device`. `arrival` is the caller's wall clock, used only to judge
+    /// silence later. Transitions are appended to `transitions`.
+    @discardableResult
+    public mutating func process(
+        device: String, sample: PositionSample, arrival: Double, into transitions: inout [Transition]
+    ) -> SampleOutcome {
+        let handle = devices.handle(for: device)
+        return process(handle, sample: sample, arrival: arrival, into: &transitions)
+    }
+
+    @discardableResult
+    public mutating func process(
+        _ handle: DeviceHandle, sample: PositionSample, arrival: Double, into transitions: inout [Transition]
+    ) -> SampleOutcome {
+        let deviceSlot = handle.slot
+        let device = Int(deviceSlot)
+        // Rule 4: event time decides; anything not newer is a duplicate or arrived out of order.
+        guard sample.timestamp > devices.lastTimestamp[device] else {
+            counters.stale += 1
+            return SampleOutcome(status: .stale)
+        }
+        devices.lastTimestamp[device] = sample.timestamp
+        counters.accepted += 1
+        var outcome = SampleOutcome(status: .accepted)
+
+        var record = regions.removeValue(forKey: deviceSlot)
+        record?.lastArrival = arrival
+        // Rule 1: a sample less accurate than the limit says nothing, to any fence.
+        if let accuracy = sample.accuracy, !(accuracy <= settings.maxAccuracyMeters) {
+            counters.inaccurate += 1
+            if let record { regions[deviceSlot] = record }
+            return outcome
+        }
+        var current = record ?? DeviceRegions(lastArrival: arrival)
+        let wasPendingWithEvidence = current.hasEvidencePending
+        let context = SampleContext(
+            device: deviceSlot, sample: sample,
+            margin: max(settings.hysteresisMeters, sample.accuracy ?? 0),
+            anchor: devices.anchorTime[device].isNaN
+                ? nil
+                : (devices.anchorTime[device], devices.anchorLat[device], devices.anchorLon[device]))
+        let firstSight = devices.knownGeneration[device] == 0
+        outcome.firstSight = firstSight
+
+        // Fences the device already has a state at: judged wherever the sample is.
+        var position = 0
+        while position < current.entries.count {
+            var entry = current.entries[position]
+            guard let fence = fenceSlots[Int(entry.fenceSlot)] else {
+                current.entries.remove(at: position)
+                continue
+            }
+            judge(&entry, fence: fence, context, &outcome, &transitions)
+            if entry.isDefault {
+                current.entries.remove(at: position)
+            } else {
+                current.entries[position] = entry
+                position += 1
+            }
+        }
+        // Fences near the sample: where a device with no entry can start a change.
+        candidateScratch.removeAll(keepingCapacity: true)
+        index.candidates(lat: sample.lat, lon: sample.lon, into: &candidateScratch)
+        let knownGeneration = devices.knownGeneration[device]
+        for fenceSlot in candidateScratch where !current.entries.contains(where: { $0.fenceSlot == fenceSlot }) {
+            guard let fence = fenceSlots[Int(fenceSlot)] else { continue }
+            let known = fenceGenerations[Int(fenceSlot)] <= knownGeneration
+            var entry = RegionEntry(fenceSlot: fenceSlot, state: known ? .outside : .unknown)
+            judge(&entry, fence: fence, context, &outcome, &transitions)
+            if !entry.isDefault { current.entries.append(entry) }
+        }
+        // Fences far from the sample and new to the device got outside evidence: known outside,
+        // which is the default, so nothing is stored for them.
+        devices.knownGeneration[device] = generation
+        devices.anchorTime[device] = sample.timestamp
+        devices.anchorLat[device] = sample.lat
+        devices.anchorLon[device] = sample.lon
+        if current.hasEvidencePending != wasPendingWithEvidence { outcome.recordChanged = true }
+        store(current, for: deviceSlot)
+        if firstSight { outcome.recordChanged = true }
+        return outcome
+    }
+
+    struct SampleContext {
+        let device: Int32
+        let sample: PositionSample
+        /// max(hysteresis, accuracy), before each fence's cap.
+        let margin: Double
+        /// The previous accurate sample (time, lat, lon).
+        let anchor: (Double, Double, Double)?
+    }
+
+    /// Applies one sample to one device-fence pair.
+    private mutating func judge(
+        _ entry: inout RegionEntry, fence: Fence, _ context: SampleContext,
+        _ outcome: inout SampleOutcome, _ transitions: inout [Transition]
+    ) {
+        let sample = context.sample
+        let distance = fence.signedDistance(lat: sample.lat, lon: sample.lon)
+        let margin = min(context.margin, fence.marginCap)
+        let insideEvidence = distance >= margin
+        let outsideEvidence = distance <= -margin
+        let onInsideSide = distance > 0
+
+        switch entry.state {
+        case .unknown:
+            // Rule 3: the first evidence sets the state at once and silently.
+            if insideEvidence {
+                entry.state = .inside
+                entry.enteredAt = sample.timestamp
+                entry.dwellReported = false
+                outcome.insideChanged = true
+                outcome.recordChanged = true
+            } else if outsideEvidence {
+                entry.state = .outside
+                outcome.recordChanged = true
+            }
+        case .outside, .inside:
+            let inside = entry.state == .inside
+            if onInsideSide == inside {
+                // Back on the old side, even within the band: any pending change is off.
+                if entry.pending != nil {
+                    entry.pending = nil
+                    outcome.recordChanged = true
+                }
+                if inside { reportDwellIfDue(&entry, fence: fence, context, &transitions, &outcome) }
+                return
+            }
+            var pending = entry.pending ?? PendingChange(
+                crossedAt: crossingTime(fence: fence, context, distance: distance),
+                evidenceSince: nil, lat: sample.lat, lon: sample.lon)
+            if entry.pending == nil { outcome.recordChanged = true }
+            pending.lat = sample.lat
+            pending.lon = sample.lon
+            let evidence = inside ? outsideEvidence : insideEvidence
+            if evidence {
+                if pending.evidenceSince == nil {
+                    pending.evidenceSince = sample.timestamp
+                    outcome.recordChanged = true
+                }
+                entry.pending = pending
+                // Rule 2: confirmed by new-side evidence at least debounce_s after the first.
+                if sample.timestamp >= pending.evidenceSince! + settings.debounceSeconds {
+                    confirm(&entry, fence: fence, device: context.device, confirmedAt: sample.timestamp,
+                            lat: sample.lat, lon: sample.lon, &transitions)
+                    outcome.insideChanged = true
+                    outcome.recordChanged = true
+                    if entry.state == .inside {
+                        reportDwellIfDue(&entry, fence: fence, context, &transitions, &outcome)
+                    }
+                }
+            } else {
+                entry.pending = pending
+            }
+        }
+    }
+
+    /// Interpolates where the straight line from the previous accurate sample met the boundary.
+    private func crossingTime(fence: Fence, _ context: SampleContext, distance: Double) -> Double {
+        let now = context.sample.timestamp
+        guard let (time, lat, lon) = context.anchor, time < now else { return now }
+        let previous = fence.signedDistance(lat: lat, lon: lon)
+        // Only a previous sample on the other side of the boundary brackets the crossing.
+        guard (previous > 0) != (distance > 0) else { return now }
+        let span = abs(previous) + abs(distance)
+        guard span > 0 else { return now }
+        return time + (now - time) * abs(previous) / span
+    }
+
+    /// Turns a pending change into the new state and its alert.
+    mutating func confirm(
+        _ entry: inout RegionEntry, fence: Fence, device: Int32, confirmedAt: Double, lat: Double, lon: Double,
+        _ transitions: inout [Transition]
+    ) {
+        guard let pending = entry.pending else { return }
+        entry.pending = nil
+        if entry.state == .outside {
+            entry.state = .inside
+            entry.enteredAt = pending.crossedAt
+            entry.dwellReported = false
+            if fence.notify.contains(.enter) {
+                transitions.append(makeTransition(
+                    .enter, device: device, fence: fence, at: pending.crossedAt, confirmedAt: confirmedAt,
+                    lat: lat, lon: lon))
+            }
+        } else {
+            entry.state = .outside
+            if fence.notify.contains(.exit) {
+                transitions.append(makeTransition(
+                    .exit, device: device, fence: fence, at: pending.crossedAt, confirmedAt: confirmedAt,
+                    lat: lat, lon: lon, durationSeconds: max(0, pending.crossedAt - entry.enteredAt)))
+            }
+        }
+    }
+
+    /// `dwell` once per stay, judged on inside samples.
+    private mutating func reportDwellIfDue(
+        _ entry: inout RegionEntry, fence: Fence, _ context: SampleContext,
+        _ transitions: inout [Transition], _ outcome: inout SampleOutcome
+    ) {
+        guard !entry.dwellReported, fence.notify.contains(.dwell), let dwell = fence.definition.dwellSeconds else {
+            return
+        }
+        let inside = context.sample.timestamp - entry.enteredAt
+        guard inside >= dwell else { return }
+        entry.dwellReported = true
+        outcome.recordChanged = true
+        transitions.append(makeTransition(
+            .dwell, device: context.device, fence: fence, at: entry.enteredAt,
+            confirmedAt: context.sample.timestamp, lat: context.sample.lat, lon: context.sample.lon,
+            dwellSeconds: inside))
+    }
+}

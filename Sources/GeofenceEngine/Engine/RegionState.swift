@@ -1,0 +1,41 @@
+/// What the engine knows of one device at one fence.
+public enum RegionState: String, Sendable, Hashable, Codable {
+    /// Seen, but never with evidence for this fence (first sight inside the band).
+    case unknown
+    case outside
+    case inside
+}
+
+/// A change that has started but is not yet confirmed: the device is on the other side of the
+/// boundary, and since `evidenceSince` has shown evidence for it.
+public struct PendingChange: Sendable, Hashable, Codable {
+    /// Estimated crossing time: interpolated between the last old-side and first new-side sample.
+    public var crossedAt: Double
+    /// Event time of the first new-side evidence (t0 of the contract), if any yet.
+    public var evidenceSince: Double?
+    /// The latest new-side position, which confirms the change if the device falls silent.
+    public var lat: Double
+    public var lon: Double
+}
+
+/// Per device and fence, kept only where it differs from "known outside, nothing pending".
+struct RegionEntry: Sendable {
+    var fenceSlot: Int32
+    var state: RegionState
+    /// Crossing time of the enter (or first sight) that made the device inside.
+    var enteredAt: Double = 0
+    var dwellReported = false
+    var pending: PendingChange?
+
+    /// Whether this entry carries anything beyond the default of known outside.
+    var isDefault: Bool { state == .outside && pending == nil }
+}
+
+/// The sparse part of a device: its non-default regions.
+struct DeviceRegions: Sendable {
+    /// Wall-clock time of the device's last sample, for silent confirmation.
+    var lastArrival: Double
+    var entries: [RegionEntry] = []
+
+    var hasEvidencePending: Bool { entries.contains { $0.pending?.evidenceSince != nil } }
+}

@@ -1,0 +1,28 @@
+/// What one sample did, beyond the transitions it produced.
+public struct SampleOutcome: Sendable, Hashable {
+    public enum Status: Sendable, Hashable {
+        case accepted
+        /// Not newer than the device's last accepted sample: dropped (duplicate or out of order).
+        case stale
+    }
+
+    public var status: Status
+    /// The first evaluated sample of this device: its state became known.
+    public var firstSight = false
+    /// The set of fences the device is inside changed (alerted or silently).
+    public var insideChanged = false
+    /// The device's durable state changed (worth writing to a journal).
+    public var recordChanged = false
+
+    public init(status: Status) {
+        self.status = status
+    }
+}
+
+/// Running totals, for the service's stats line.
+public struct EngineCounters: Sendable, Hashable {
+    public var accepted = 0
+    public var stale = 0
+    public var inaccurate = 0
+    public var transitions = 0
+}

@@ -1,0 +1,64 @@
+/// A validated fence as the engine holds it: radius clamped, geometry ready for queries.
+public struct Fence: Sendable {
+    public let definition: FenceDefinition
+    /// The radius alerts and the registry show (circles only).
+    public let effectiveRadius: Double?
+    /// The radius as defined, when the clamp changed it.
+    public let clampedFrom: Double?
+    let geometry: Geometry
+    /// The largest evidence margin this fence allows: half its radius or inscribed size.
+    public let marginCap: Double
+    public let notify: Set<AlertEvent>
+
+    enum Geometry: Sendable {
+        case circle(CircleGeometry)
+        case polygon(PolygonGeometry)
+    }
+
+    public var id: String { definition.id }
+    public var name: String? { definition.name }
+    public var isClamped: Bool { clampedFrom != nil }
+
+    /// Validates `definition` and clamps a circle's radius into the settings' range.
+    public init(definition: FenceDefinition, settings: GeofenceSettings) throws(FenceError) {
+        try FenceValidation.validate(definition)
+        self.definition = definition
+        self.notify = definition.effectiveNotify
+        switch definition.shape {
+        case let .circle(center, radius):
+            let clamped = RadiusClamp.clamp(radius, min: settings.minRadiusMeters, max: settings.maxRadiusMeters)
+            effectiveRadius = clamped
+            clampedFrom = clamped == radius ? nil : radius
+            geometry = .circle(CircleGeometry(center: center, radius: clamped))
+            marginCap = clamped / 2
+        case let .polygon(points):
+            effectiveRadius = nil
+            clampedFrom = nil
+            let polygon = PolygonGeometry(vertices: FenceValidation.openRing(points))
+            geometry = .polygon(polygon)
+            marginCap = polygon.halfInscribedSize
+        }
+    }
+
+    /// Distance from `point` to the boundary in metres: positive inside, negative outside.
+    @inlinable
+    public func signedDistance(to point: Coordinate) -> Double {
+        signedDistance(lat: point.lat, lon: point.lon)
+    }
+
+    @usableFromInline
+    func signedDistance(lat: Double, lon: Double) -> Double {
+        switch geometry {
+        case let .circle(circle): circle.signedDistance(to: Coordinate(lat: lat, lon: lon))
+        case let .polygon(polygon): polygon.signedDistance(to: Coordinate(lat: lat, lon: lon))
+        }
+    }
+
+    /// Where a point can be inside or within the evidence band: the index's key for this fence.
+    public var reach: BoundingBox {
+        switch geometry {
+        case let .circle(circle): circle.boundingBox(grownBy: marginCap)
+        case let .polygon(polygon): polygon.boundingBox(grownBy: marginCap)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// Everything the engine knows of one device, in a form that outlives the process.
+public struct DeviceRecord: Sendable, Hashable, Codable {
+    public struct Region: Sendable, Hashable, Codable {
+        public var fence: String
+        public var state: RegionState
+        public var enteredAt: Double
+        public var dwellReported: Bool
+        public var pending: PendingChange?
+    }
+
+    public var device: String
+    /// Event time of the last accepted sample.
+    public var lastTimestamp: Double
+    /// The last accurate sample: time, lat, lon.
+    public var anchorTime: Double?
+    public var anchorLat: Double?
+    public var anchorLon: Double?
+    public var seq: UInt64
+    public var knownGeneration: UInt32
+    public var lastArrival: Double?
+    public var regions: [Region]
+}
+
+/// A fence with the generation it was added in, so that restored devices know which fences are
+/// new to them (rule 3).
+public struct FenceRecord: Sendable, Hashable, Codable {
+    public var definition: FenceDefinition
+    public var generation: UInt32
+}
+
+/// All engine state: fences and devices.
+public struct EngineSnapshot: Sendable, Hashable, Codable {
+    public var generation: UInt32
+    public var fences: [FenceRecord]
+    public var devices: [DeviceRecord]
+}
