@@ -16,6 +16,13 @@ extension GeofenceEngine {
     ) -> SampleOutcome {
         let deviceSlot = handle.slot
         let device = Int(deviceSlot)
+        // Callers validate; a sample that slipped through must not poison the device's state.
+        guard Coordinate(lat: sample.lat, lon: sample.lon).isValid, sample.timestamp.isFinite,
+            sample.accuracy.map({ $0.isFinite && $0 >= 0 }) ?? true
+        else {
+            counters.invalid += 1
+            return SampleOutcome(status: .invalid)
+        }
         // Rule 4: event time decides; anything not newer is a duplicate or arrived out of order.
         guard sample.timestamp > devices.lastTimestamp[device] else {
             counters.stale += 1
@@ -25,15 +32,15 @@ extension GeofenceEngine {
         counters.accepted += 1
         var outcome = SampleOutcome(status: .accepted)
 
-        var record = regions.removeValue(forKey: deviceSlot)
-        record?.lastArrival = arrival
-        // Rule 1: a sample less accurate than the limit says nothing, to any fence.
-        if let accuracy = sample.accuracy, !(accuracy <= settings.maxAccuracyMeters) {
+        // Rule 1: a sample less accurate than the limit says nothing, to any fence. It is ignored
+        // by the rules altogether, so it does not count as news for silent confirmation either.
+        if let accuracy = sample.accuracy, accuracy > settings.maxAccuracyMeters {
             counters.inaccurate += 1
-            if let record { regions[deviceSlot] = record }
             return outcome
         }
-        var current = record ?? DeviceRegions(lastArrival: arrival)
+        var current = regions.removeValue(forKey: deviceSlot) ?? DeviceRegions(lastArrival: arrival)
+        current.lastArrival = arrival
+        let firstNewTransition = transitions.endIndex
         let wasPendingWithEvidence = current.hasEvidencePending
         let context = SampleContext(
             device: deviceSlot, sample: sample,
@@ -41,8 +48,7 @@ extension GeofenceEngine {
             anchor: devices.anchorTime[device].isNaN
                 ? nil
                 : (devices.anchorTime[device], devices.anchorLat[device], devices.anchorLon[device]))
-        let firstSight = devices.knownGeneration[device] == 0
-        outcome.firstSight = firstSight
+        outcome.firstSight = devices.knownGeneration[device] == 0
 
         // Fences the device already has a state at: judged wherever the sample is.
         var position = 0
@@ -78,8 +84,9 @@ extension GeofenceEngine {
         devices.anchorLat[device] = sample.lat
         devices.anchorLon[device] = sample.lon
         if current.hasEvidencePending != wasPendingWithEvidence { outcome.recordChanged = true }
+        if knownGeneration != generation { outcome.recordChanged = true }
         store(current, for: deviceSlot)
-        if firstSight { outcome.recordChanged = true }
+        orderBySequence(&transitions, from: firstNewTransition)
         return outcome
     }
 
@@ -154,6 +161,18 @@ extension GeofenceEngine {
             } else {
                 entry.pending = pending
             }
+        }
+    }
+
+    /// Alerts of one device from one step come out in fence id order (enter before dwell), with
+    /// seq following that order: the same input gives the same numbering whatever the index's
+    /// internal order, also after a restore.
+    func orderBySequence(_ transitions: inout [Transition], from start: Int) {
+        guard transitions.count - start > 1 else { return }
+        let firstSeq = transitions[start...].map(\.seq).min()!
+        transitions[start...].sort { ($0.fenceID, $0.event) < ($1.fenceID, $1.event) }
+        for (offset, position) in transitions.indices[start...].enumerated() {
+            transitions[position].seq = firstSeq + UInt64(offset)
         }
     }
 

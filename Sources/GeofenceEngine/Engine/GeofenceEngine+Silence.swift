@@ -12,6 +12,7 @@ extension GeofenceEngine {
             }
             var position = 0
             var didChange = false
+            let firstNewTransition = transitions.endIndex
             while position < record.entries.count {
                 var entry = record.entries[position]
                 if let pending = entry.pending, let since = pending.evidenceSince,
@@ -29,6 +30,7 @@ extension GeofenceEngine {
                 }
             }
             store(record, for: deviceSlot)
+            orderBySequence(&transitions, from: firstNewTransition)
             if didChange { changed.append(devices.ids[Int(deviceSlot)]) }
         }
         return changed

@@ -4,6 +4,8 @@ public struct SampleOutcome: Sendable, Hashable {
         case accepted
         /// Not newer than the device's last accepted sample: dropped (duplicate or out of order).
         case stale
+        /// Coordinates, time or accuracy not finite and in range: dropped.
+        case invalid
     }
 
     public var status: Status
@@ -24,5 +26,6 @@ public struct EngineCounters: Sendable, Hashable {
     public var accepted = 0
     public var stale = 0
     public var inaccurate = 0
+    public var invalid = 0
     public var transitions = 0
 }

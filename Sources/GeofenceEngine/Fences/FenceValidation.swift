@@ -20,10 +20,13 @@ public enum FenceValidation {
         }
     }
 
-    /// The ring without its closing point, if it has one.
+    /// The ring without its closing point and without repeated consecutive points (which GPS
+    /// tools produce and which carry no shape).
     static func openRing(_ points: [Coordinate]) -> [Coordinate] {
-        if points.count > 1, points.first == points.last { return Array(points.dropLast()) }
-        return points
+        var ring: [Coordinate] = []
+        for point in points where ring.last != point { ring.append(point) }
+        while ring.count > 1, ring.first == ring.last { ring.removeLast() }
+        return ring
     }
 
     /// Any two non-adjacent edges touching, or collinear overlap, makes the ring invalid.

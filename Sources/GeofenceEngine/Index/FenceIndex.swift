@@ -1,29 +1,52 @@
-/// A hierarchical grid over fence reaches. Each fence sits in the one level whose cells are at
-/// least as large as its reach, so it occupies at most 2x2 cells there, and a query looks up one
-/// cell per non-empty level: its cost depends on how many fences are near, not on how many exist.
+/// A hierarchical grid over fence reaches. Level k has cells of `finestCellDegrees * 2^k`; each
+/// fence sits in the finest level whose cells are at least a third of its reach, so it covers at
+/// most 4x4 cells there, and a query looks up one cell per occupied level. Each cell keeps the
+/// reach boxes of its fences, so most non-matches are rejected with four comparisons. The cost of
+/// a query depends on how many fences are near, not on how many exist.
 public struct FenceIndex: Sendable {
-    /// Level k has cells of `finestCellDegrees * 4^k` degrees; the last level covers the globe.
-    static let finestCellDegrees = 0.002
-    static let levelCount = 10
+    static let finestCellDegrees = 0.0005
+    static let levelCount = 21
 
-    private struct Level: Sendable {
+    /// A fence's reach rounded outward to Float: half the memory of Double, still conservative.
+    struct Entry: Sendable {
+        let slot: Int32
+        let minLat: Float, maxLat: Float, minLon: Float, maxLon: Float
+
+        init(slot: Int32, reach: BoundingBox, lonShift: Double) {
+            self.slot = slot
+            minLat = Float(reach.minLat).nextDown
+            maxLat = Float(reach.maxLat).nextUp
+            minLon = Float(reach.minLon + lonShift).nextDown
+            maxLon = Float(reach.maxLon + lonShift).nextUp
+        }
+
+            func contains(lat: Float, lon: Float) -> Bool {
+            lat >= minLat && lat <= maxLat && lon >= minLon && lon <= maxLon
+        }
+    }
+
+    struct Level: Sendable {
         let cellDegrees: Double
         let lonCells: Int64
-        var cells: [UInt64: [Int32]] = [:]
+        /// Longitude cells tile the globe exactly (360 / lonCells), so that the column past +180
+        /// is column 0 again and no partial column hides fences across the antimeridian.
+        let lonCellDegrees: Double
+        var cells: [UInt64: [Entry]] = [:]
         var fenceCount = 0
     }
 
-    private var levels: [Level]
+    var levels: [Level]
     /// Levels holding at least one fence, finest first: the only ones a query visits.
-    private var occupiedLevels: [Int] = []
+    var occupiedLevels: [Int] = []
     private var placements: [Int32: (level: Int, keys: [UInt64])] = [:]
 
     public init() {
         var levels: [Level] = []
         var size = Self.finestCellDegrees
         for _ in 0..<Self.levelCount {
-            levels.append(Level(cellDegrees: size, lonCells: Int64((360 / size).rounded(.up))))
-            size *= 4
+            let lonCells = max(1, Int64((360 / size).rounded(.down)))
+            levels.append(Level(cellDegrees: size, lonCells: lonCells, lonCellDegrees: 360 / Double(lonCells)))
+            size *= 2
         }
         self.levels = levels
     }
@@ -33,58 +56,67 @@ public struct FenceIndex: Sendable {
     public mutating func insert(_ slot: Int32, reach: BoundingBox) {
         remove(slot)
         let span = max(reach.maxLat - reach.minLat, min(360, reach.maxLon - reach.minLon))
-        let levelIndex = levels.firstIndex { $0.cellDegrees >= span } ?? (levels.count - 1)
+        let levelIndex = levels.firstIndex { $0.cellDegrees * 3 >= span } ?? (levels.count - 1)
         let level = levels[levelIndex]
-        var keys: [UInt64] = []
+        var placed: [UInt64] = []
         let lowY = Self.cell(reach.minLat + 90, level.cellDegrees)
         let highY = Self.cell(reach.maxLat + 90, level.cellDegrees)
-        let lowX: Int64, highX: Int64
         if reach.coversAllLongitudes {
-            (lowX, highX) = (0, level.lonCells - 1)
+            let everywhere = BoundingBox(minLat: reach.minLat, maxLat: reach.maxLat, minLon: -181, maxLon: 181)
+            for y in lowY...highY {
+                for x in 0..<level.lonCells {
+                    add(Entry(slot: slot, reach: everywhere, lonShift: 0), key: Self.key(x: x, y: y), level: levelIndex, &placed)
+                }
+            }
         } else {
-            (lowX, highX) = (Self.cell(reach.minLon + 180, level.cellDegrees), Self.cell(reach.maxLon + 180, level.cellDegrees))
-        }
-        for y in lowY...highY {
-            for rawX in lowX...highX {
-                let x = ((rawX % level.lonCells) + level.lonCells) % level.lonCells
-                let key = Self.key(x: x, y: y)
-                if !keys.contains(key) { keys.append(key) }
+            let lowX = Self.cell(reach.minLon + 180, level.lonCellDegrees)
+            let highX = Self.cell(reach.maxLon + 180, level.lonCellDegrees)
+            for y in lowY...highY {
+                for rawX in lowX...highX {
+                    // Cells past ±180 wrap around; the box is shifted by the same turn so that
+                    // queries compare in the cell's own longitudes.
+                    let turns = rawX >= 0 ? rawX / level.lonCells : (rawX - level.lonCells + 1) / level.lonCells
+                    let x = rawX - turns * level.lonCells
+                    let entry = Entry(slot: slot, reach: reach, lonShift: -360 * Double(turns))
+                    add(entry, key: Self.key(x: x, y: y), level: levelIndex, &placed)
+                }
             }
         }
-        for key in keys { levels[levelIndex].cells[key, default: []].append(slot) }
         levels[levelIndex].fenceCount += 1
-        placements[slot] = (levelIndex, keys)
+        placements[slot] = (levelIndex, placed)
         refreshOccupied()
+    }
+
+    private mutating func add(_ entry: Entry, key: UInt64, level: Int, _ placed: inout [UInt64]) {
+        levels[level].cells[key, default: []].append(entry)
+        if !placed.contains(key) { placed.append(key) }
     }
 
     public mutating func remove(_ slot: Int32) {
         guard let placement = placements.removeValue(forKey: slot) else { return }
         for key in placement.keys {
-            levels[placement.level].cells[key]?.removeAll { $0 == slot }
+            levels[placement.level].cells[key]?.removeAll { $0.slot == slot }
             if levels[placement.level].cells[key]?.isEmpty == true { levels[placement.level].cells[key] = nil }
         }
         levels[placement.level].fenceCount -= 1
         refreshOccupied()
     }
 
-    /// Appends the slots of every fence whose reach may contain the point (a superset; callers
-    /// check the exact distance). Each slot appears once.
-    @inlinable
+    /// Appends the slots of fences whose reach contains the point (a superset of the fences the
+    /// point is inside or within evidence distance of; callers check the exact distance). A slot
+    /// can appear more than once only for reaches wider than the globe's longitudes.
     public func candidates(lat: Double, lon: Double, into result: inout [Int32]) {
-        forEachCandidate(lat: lat, lon: lon) { result.append($0) }
-    }
-
-    @usableFromInline
-    func forEachCandidate(lat: Double, lon: Double, _ body: (Int32) -> Void) {
         guard lat.isFinite, lon.isFinite else { return }
+        let latF = Float(lat), lonF = Float(lon)
         for levelIndex in occupiedLevels {
             let level = levels[levelIndex]
-            let y = Self.cell(lat + 90, level.cellDegrees)
-            var x = Self.cell(lon + 180, level.cellDegrees)
+            let y = Int64(((lat + 90) / level.cellDegrees).rounded(.down))
+            var x = Int64(((lon + 180) / level.lonCellDegrees).rounded(.down))
             if x >= level.lonCells { x -= level.lonCells }
-            if let slots = level.cells[Self.key(x: x, y: y)] {
-                for slot in slots { body(slot) }
+            guard let entries = level.cells[UInt64(truncatingIfNeeded: x) << 32 | UInt64(truncatingIfNeeded: y)] else {
+                continue
             }
+            for entry in entries where entry.contains(lat: latF, lon: lonF) { result.append(entry.slot) }
         }
     }
 

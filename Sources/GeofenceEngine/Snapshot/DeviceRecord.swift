@@ -9,8 +9,8 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
     }
 
     public var device: String
-    /// Event time of the last accepted sample.
-    public var lastTimestamp: Double
+    /// Event time of the last accepted sample; nil before the first.
+    public var lastTimestamp: Double?
     /// The last accurate sample: time, lat, lon.
     public var anchorTime: Double?
     public var anchorLat: Double?

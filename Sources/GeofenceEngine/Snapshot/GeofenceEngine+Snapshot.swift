@@ -24,7 +24,8 @@ extension GeofenceEngine {
         let record = regions[slot]
         let anchored = !devices.anchorTime[device].isNaN
         return DeviceRecord(
-            device: devices.ids[device], lastTimestamp: devices.lastTimestamp[device],
+            device: devices.ids[device],
+            lastTimestamp: devices.lastTimestamp[device].isFinite ? devices.lastTimestamp[device] : nil,
             anchorTime: anchored ? devices.anchorTime[device] : nil,
             anchorLat: anchored ? devices.anchorLat[device] : nil,
             anchorLon: anchored ? devices.anchorLon[device] : nil,
@@ -67,7 +68,7 @@ extension GeofenceEngine {
     public mutating func restore(_ record: DeviceRecord) {
         let slot = devices.handle(for: record.device).slot
         let device = Int(slot)
-        devices.lastTimestamp[device] = record.lastTimestamp
+        devices.lastTimestamp[device] = record.lastTimestamp ?? -.infinity
         devices.anchorTime[device] = record.anchorTime ?? .nan
         devices.anchorLat[device] = record.anchorLat ?? .nan
         devices.anchorLon[device] = record.anchorLon ?? .nan
