@@ -1,0 +1,37 @@
+import GeofenceEngine
+
+/// One position report as it arrived, validated, before the service gives it an arrival time.
+public struct DecodedPosition: Sendable, Hashable {
+    /// Degrees, WGS84, in [-90, 90].
+    public var lat: Double
+    /// Degrees, WGS84, in [-180, 180].
+    public var lon: Double
+    /// Event time, seconds since the Unix epoch; `nil` when the payload had none (the service uses arrival time).
+    public var timestamp: Double?
+    /// Horizontal accuracy in metres, >= 0; `nil` means good.
+    public var accuracy: Double?
+    /// Speed as the device sent it (>= 0); `nil` when absent or negative (a common "unknown" marker).
+    public var speed: Double?
+    /// Heading in degrees [0, 360] as the device sent it; `nil` when absent or out of that range.
+    public var heading: Double?
+    /// The device id when the payload carried an `id` field (which must equal the topic's device id); `nil` otherwise.
+    public var id: String?
+
+    public init(
+        lat: Double, lon: Double, timestamp: Double? = nil, accuracy: Double? = nil, speed: Double? = nil,
+        heading: Double? = nil, id: String? = nil
+    ) {
+        self.lat = lat
+        self.lon = lon
+        self.timestamp = timestamp
+        self.accuracy = accuracy
+        self.speed = speed
+        self.heading = heading
+        self.id = id
+    }
+
+    /// The engine's sample, taking `arrival` as event time when the payload had no `ts`.
+    public func sample(arrival: Double) -> PositionSample {
+        PositionSample(lat: lat, lon: lon, timestamp: timestamp ?? arrival, accuracy: accuracy)
+    }
+}

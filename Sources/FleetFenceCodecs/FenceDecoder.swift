@@ -1,0 +1,210 @@
+import Foundation
+import GeofenceEngine
+
+/// Fence definitions in: `<prefix>/fences/<id>/set` payloads and the `fences.geojson` file.
+///
+/// A definition is either a plain object with the contract's keys (`id`, `name`, `description`, `lat`,
+/// `lon`, `radius` or `polygon` as `[[lon, lat], ...]`, `notify`, `dwell_s`) or a GeoJSON Feature whose
+/// geometry is a Point (with `properties.radius`) or a Polygon (its first ring; holes are ignored) and whose
+/// properties carry the other keys. A Feature's id is `properties.id`, else its own `id`. Unknown keys are
+/// ignored (GeoJSON tools add styling properties); `null` counts as absent.
+///
+/// Only the JSON is checked here. Coordinate ranges, radius, polygon shape and dwell are the engine's
+/// (`FenceError`); `JSONSerialization` already refuses numbers that are not finite.
+public enum FenceDecoder {
+    /// Larger `set` payloads are rejected before parsing.
+    public static let maxDefinitionBytes = 1 << 20
+
+    // MARK: One definition
+
+    /// Decodes a `set` payload. With `idFromTopic`, a payload without `id` takes it, and one with another
+    /// `id` is rejected.
+    public static func decodeDefinition(
+        _ payload: UnsafeRawBufferPointer, idFromTopic: String?
+    ) throws(FenceDecodingError) -> FenceDefinition {
+        guard payload.count <= maxDefinitionBytes else { throw .tooLarge(bytes: payload.count) }
+        let object = try topLevelObject(payload)
+        let type = try FenceFields(object).string("type")
+        switch type {
+        case nil: return try plain(object, idFromTopic: idFromTopic)
+        case "Feature": return try feature(object, idFromTopic: idFromTopic)
+        case let other?: throw .unsupportedType(other)
+        }
+    }
+
+    public static func decodeDefinition(_ payload: [UInt8], idFromTopic: String?) throws(FenceDecodingError) -> FenceDefinition {
+        try withBytes(payload) { (bytes) throws(FenceDecodingError) in try decodeDefinition(bytes, idFromTopic: idFromTopic) }
+    }
+
+    public static func decodeDefinition(_ payload: Data, idFromTopic: String?) throws(FenceDecodingError) -> FenceDefinition {
+        try decodeDefinition([UInt8](payload), idFromTopic: idFromTopic)
+    }
+
+    // MARK: A fences file
+
+    /// Decodes a FeatureCollection. The whole file fails only when it is not a FeatureCollection; otherwise
+    /// every feature gets its own result, in order, and a repeated id is an error for the later feature.
+    public static func decodeCollection(_ data: Data) throws(FenceDecodingError) -> [Result<FenceDefinition, FenceFeatureError>] {
+        let bytes = [UInt8](data)
+        let object = try withBytes(bytes) { (bytes) throws(FenceDecodingError) in try topLevelObject(bytes) }
+        let top = FenceFields(object)
+        switch try top.string("type") {
+        case "FeatureCollection": break
+        case nil: throw .missingField("type")
+        case let other?: throw .unsupportedType(other)
+        }
+        guard let featuresValue = top.value("features") else { throw .missingField("features") }
+        guard case let .array(features) = FoundationJSON.kind(of: featuresValue) else {
+            throw .wrongType(field: "features", expected: "an array", got: FoundationJSON.kindName(of: featuresValue))
+        }
+        var seen = Set<String>()
+        return features.enumerated().map { index, value in
+            guard case let .object(featureObject) = FoundationJSON.kind(of: value) else {
+                return .failure(FenceFeatureError(
+                    index: index, id: nil,
+                    error: .notAnObject(field: "features[\(index)]", found: FoundationJSON.kindName(of: value))
+                ))
+            }
+            let id = bestEffortID(featureObject)
+            do throws(FenceDecodingError) {
+                let type = try FenceFields(featureObject).string("type")
+                guard type == "Feature" else {
+                    throw type.map { .unsupportedType($0) } ?? .missingField("type")
+                }
+                let definition = try feature(featureObject, idFromTopic: nil)
+                guard seen.insert(definition.id).inserted else { throw .duplicateID(definition.id) }
+                return .success(definition)
+            } catch {
+                return .failure(FenceFeatureError(index: index, id: id, error: error))
+            }
+        }
+    }
+
+    // MARK: Shapes of definitions
+
+    private static func plain(_ object: [String: Any], idFromTopic: String?) throws(FenceDecodingError) -> FenceDefinition {
+        let fields = FenceFields(object)
+        let id = try resolveID(payload: fields.string("id"), topic: idFromTopic)
+        let shape: FenceShape
+        let isCircle = fields.has("lat") || fields.has("lon") || fields.has("radius")
+        switch (isCircle, fields.value("polygon")) {
+        case (true, _?): throw .bothShapes
+        case (false, let polygon?): shape = .polygon(try FenceFields.ring(polygon, field: "polygon"))
+        case (true, nil):
+            let lat = try fields.requiredNumber("lat")
+            let lon = try fields.requiredNumber("lon")
+            shape = .circle(center: Coordinate(lat: lat, lon: lon), radius: try fields.requiredNumber("radius"))
+        case (false, nil): throw .noShape
+        }
+        return FenceDefinition(
+            id: id, name: try fields.string("name"), description: try fields.string("description"), shape: shape,
+            notify: try fields.notify(), dwellSeconds: try fields.number("dwell_s")
+        )
+    }
+
+    private static func feature(_ object: [String: Any], idFromTopic: String?) throws(FenceDecodingError) -> FenceDefinition {
+        let feature = FenceFields(object)
+        let properties = try propertiesFields(feature)
+        for key in ["lat", "lon", "polygon"] where properties.has(key) { throw .shapeInProperties(key) }
+        let id = try resolveID(payload: featureID(feature, properties), topic: idFromTopic)
+
+        guard let geometryValue = feature.value("geometry") else { throw .missingField("geometry") }
+        guard case let .object(geometryObject) = FoundationJSON.kind(of: geometryValue) else {
+            throw .notAnObject(field: "geometry", found: FoundationJSON.kindName(of: geometryValue))
+        }
+        let geometry = FenceFields(geometryObject, path: "geometry.")
+        guard let type = try geometry.string("type") else { throw .missingField("geometry.type") }
+        guard let coordinates = geometry.value("coordinates") else { throw .missingField("geometry.coordinates") }
+        let shape: FenceShape
+        switch type {
+        case "Point":
+            let center = try FenceFields.position(coordinates, field: "geometry.coordinates")
+            guard let radius = try properties.number("radius") else { throw .missingField("properties.radius") }
+            shape = .circle(center: center, radius: radius)
+        case "Polygon":
+            if properties.has("radius") { throw .bothShapes }
+            guard case let .array(rings) = FoundationJSON.kind(of: coordinates) else {
+                throw .wrongType(
+                    field: "geometry.coordinates", expected: "an array of rings",
+                    got: FoundationJSON.kindName(of: coordinates)
+                )
+            }
+            guard let outer = rings.first else {
+                throw .wrongType(field: "geometry.coordinates", expected: "an array of rings", got: "an empty array")
+            }
+            shape = .polygon(try FenceFields.ring(outer, field: "geometry.coordinates[0]"))
+        default:
+            throw .unsupportedGeometry(type)
+        }
+        return FenceDefinition(
+            id: id, name: try properties.string("name"), description: try properties.string("description"),
+            shape: shape, notify: try properties.notify(), dwellSeconds: try properties.number("dwell_s")
+        )
+    }
+
+    // MARK: Pieces
+
+    private static func topLevelObject(_ payload: UnsafeRawBufferPointer) throws(FenceDecodingError) -> [String: Any] {
+        let parsed: Any
+        switch FoundationJSON.parse(payload) {
+        case let .success(value): parsed = value
+        case let .failure(error): throw .notJSON(detail: error.detail)
+        }
+        guard case let .object(object) = FoundationJSON.kind(of: parsed) else {
+            throw .notAnObject(field: "the payload", found: FoundationJSON.kindName(of: parsed))
+        }
+        return object
+    }
+
+    private static func propertiesFields(_ feature: FenceFields) throws(FenceDecodingError) -> FenceFields {
+        guard let value = feature.value("properties") else { return FenceFields([:], path: "properties.") }
+        guard case let .object(object) = FoundationJSON.kind(of: value) else {
+            throw .notAnObject(field: "properties", found: FoundationJSON.kindName(of: value))
+        }
+        return FenceFields(object, path: "properties.")
+    }
+
+    /// `properties.id`, or the Feature's own `id` (a string, or a number as GeoJSON allows); both must agree.
+    private static func featureID(_ feature: FenceFields, _ properties: FenceFields) throws(FenceDecodingError) -> String? {
+        let fromProperties = try properties.string("id")
+        var fromFeature: String?
+        if let value = feature.value("id") {
+            switch FoundationJSON.kind(of: value) {
+            case let .string(text): fromFeature = text
+            case let .number(x):
+                var text: [UInt8] = []
+                JSONWriter.appendNumber(x, to: &text)
+                fromFeature = String(decoding: text, as: UTF8.self)
+            default:
+                throw .wrongType(field: "id", expected: "a string or a number", got: FoundationJSON.kindName(of: value))
+            }
+        }
+        if let fromProperties, let fromFeature, fromProperties != fromFeature {
+            throw .conflictingIDs(feature: fromFeature, properties: fromProperties)
+        }
+        return fromProperties ?? fromFeature
+    }
+
+    private static func resolveID(payload: String?, topic: String?) throws(FenceDecodingError) -> String {
+        if let payload, let topic, payload != topic { throw .idMismatch(topic: topic, payload: payload) }
+        guard let id = payload ?? topic else { throw .missingField("id") }
+        guard !id.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") || $0 == 0 })
+        else { throw .invalidID(id) }
+        return id
+    }
+
+    /// A feature's id for error reports, read without failing.
+    private static func bestEffortID(_ object: [String: Any]) -> String? {
+        if let properties = object["properties"] as? [String: Any], let id = properties["id"] as? String { return id }
+        return object["id"] as? String
+    }
+
+    private static func withBytes<R>(
+        _ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(FenceDecodingError) -> R
+    ) throws(FenceDecodingError) -> R {
+        let result: Result<R, FenceDecodingError> = bytes.withUnsafeBytes { raw in
+            do throws(FenceDecodingError) { return .success(try body(raw)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// `JSONSerialization`, and the questions its `Any` results need answered. Used by the reference
+/// position decoder and by the (rare, small) fence definitions.
+enum FoundationJSON {
+    /// The parsed value, or the parser's own explanation of why the bytes are not JSON.
+    static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<Any, JSONSyntaxError> {
+        do {
+            return .success(try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]))
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            return .failure(JSONSyntaxError(detail: detail ?? "\(error)"))
+        }
+    }
+
+    struct JSONSyntaxError: Error {
+        var detail: String
+    }
+
+    /// The class `JSONSerialization` uses for `true` and `false`. An `NSNumber` of it must not count as a
+    /// number, although `as? Double` would happily convert it (and `as? Bool` converts 0 and 1 the other way).
+    private static let booleanClass: ObjectIdentifier = ObjectIdentifier(type(of: NSNumber(value: true)))
+
+    /// The kinds of JSON value, with `true`/`false` told apart from numbers.
+    enum Kind {
+        case null, bool(Bool), number(Double), string(String), array([Any]), object([String: Any])
+    }
+
+    static func kind(of value: Any) -> Kind {
+        switch value {
+        case is NSNull: return .null
+        case let text as String: return .string(text)
+        case let number as NSNumber:
+            if ObjectIdentifier(type(of: number)) == booleanClass { return .bool(number.boolValue) }
+            return .number(number.doubleValue)
+        case let array as [Any]: return .array(array)
+        case let object as [String: Any]: return .object(object)
+        default: return .null  // JSONSerialization produces nothing else.
+        }
+    }
+
+    /// "an array", "a string", ... for error messages.
+    static func kindName(of value: Any) -> String {
+        switch kind(of: value) {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// Why a position payload was not accepted. `description` is the reason published on the errors topic.
+public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Not parseable as JSON; `detail` is the parser's own explanation.
+    case notJSON(detail: String)
+    /// Valid JSON, but not an object; `found` names what it was ("array", "number", ...).
+    case notAnObject(found: String)
+    case missingField(String)
+    /// `got` names the JSON type that was found ("string", "null", ...).
+    case wrongType(field: String, expected: String, got: String)
+    case notFinite(field: String)
+    case outOfRange(field: String, value: Double)
+    /// A time field (`ts`, OwnTracks `tst`) holding a string that is not an RFC 3339 time.
+    case badTimestamp(field: String, text: String)
+    case idMismatch(expected: String, got: String)
+    case tooLarge(bytes: Int)
+    /// Deliberately not a position (an OwnTracks message of another `_type`): nothing is wrong, nothing is done.
+    case ignored(reason: String)
+
+    /// True for messages that are not errors and need no answer on the errors topic.
+    public var isIgnored: Bool {
+        if case .ignored = self { return true }
+        return false
+    }
+
+    public var description: String {
+        switch self {
+        case let .notJSON(detail): "payload is not valid JSON: \(detail)"
+        case let .notAnObject(found): "payload is a JSON \(found), expected an object"
+        case let .missingField(field): "missing field \"\(field)\""
+        case let .wrongType(field, expected, got): "field \"\(field)\" must be \(expected), not \(got)"
+        case let .notFinite(field): "field \"\(field)\" is not a finite number"
+        case let .outOfRange(field, value): "field \"\(field)\" is \(value), \(Self.allowedRange(of: field))"
+        case let .badTimestamp(field, text): "field \"\(field)\" is \"\(text)\", which is not an RFC 3339 time"
+        case let .idMismatch(expected, got): "field \"id\" is \"\(got)\" but the topic's device is \"\(expected)\""
+        case let .tooLarge(bytes): "payload is \(bytes) bytes, more than the \(PositionDecoder.maxPayloadBytes) allowed"
+        case let .ignored(reason): "ignored: \(reason)"
+        }
+    }
+
+    private static func allowedRange(of field: String) -> String {
+        switch field {
+        case "lat", "latitude": "must be within [-90, 90]"
+        case "lon", "longitude": "must be within [-180, 180]"
+        case "acc", "gps_accuracy": "must be >= 0 metres"
+        case "ts", "tst":
+            "must be seconds since the epoch in (0, \(Int(RFC3339.maxSeconds))] (a time in milliseconds is too large)"
+        default: "out of range"
+        }
+    }
+}

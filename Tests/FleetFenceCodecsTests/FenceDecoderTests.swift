@@ -1,0 +1,201 @@
+import Foundation
+import GeofenceEngine
+import Testing
+@testable import FleetFenceCodecs
+
+@Suite("Fence definitions in")
+struct FenceDecoderTests {
+    private func decode(_ text: String, topic: String? = nil) throws(FenceDecodingError) -> FenceDefinition {
+        try FenceDecoder.decodeDefinition(Array(text.utf8), idFromTopic: topic)
+    }
+
+    private func error(_ text: String, topic: String? = nil) -> FenceDecodingError? {
+        do {
+            _ = try decode(text, topic: topic)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func plainCircle() throws {
+        let d = try decode(#"{"id":"wdf01","name":"SAP SE WDF01","description":"HQ","lat":49.2931,"lon":8.6413,"radius":200,"notify":["enter","exit","dwell"],"dwell_s":600}"#)
+        #expect(d == FenceDefinition(
+            id: "wdf01", name: "SAP SE WDF01", description: "HQ",
+            shape: .circle(center: Coordinate(lat: 49.2931, lon: 8.6413), radius: 200),
+            notify: [.enter, .exit, .dwell], dwellSeconds: 600
+        ))
+    }
+
+    @Test func plainPolygonIsLonLat() throws {
+        let d = try decode(#"{"id":"yard","polygon":[[8.0,49.0],[8.1,49.0],[8.1,49.1],[8.0,49.0]]}"#)
+        #expect(d.shape == .polygon([
+            Coordinate(lat: 49, lon: 8), Coordinate(lat: 49, lon: 8.1), Coordinate(lat: 49.1, lon: 8.1), Coordinate(lat: 49, lon: 8),
+        ]))
+        #expect(d.notify == nil && d.name == nil && d.dwellSeconds == nil)
+        // A third number (altitude) is allowed and ignored.
+        #expect(try decode(#"{"id":"y","polygon":[[8,49,100],[8.1,49,0],[8.1,49.1,5]]}"#).shape
+            == .polygon([Coordinate(lat: 49, lon: 8), Coordinate(lat: 49, lon: 8.1), Coordinate(lat: 49.1, lon: 8.1)]))
+    }
+
+    @Test func idComesFromTheTopicOrMustMatchIt() throws {
+        #expect(try decode(#"{"lat":1,"lon":2,"radius":50}"#, topic: "depot").id == "depot")
+        #expect(try decode(#"{"id":"depot","lat":1,"lon":2,"radius":50}"#, topic: "depot").id == "depot")
+        #expect(error(#"{"id":"other","lat":1,"lon":2,"radius":50}"#, topic: "depot") == .idMismatch(topic: "depot", payload: "other"))
+        #expect(error(#"{"lat":1,"lon":2,"radius":50}"#) == .missingField("id"))
+        #expect(error(#"{"id":"a/b","lat":1,"lon":2,"radius":50}"#) == .invalidID("a/b"))
+        #expect(error(#"{"id":"a+","lat":1,"lon":2,"radius":50}"#) == .invalidID("a+"))
+        #expect(error(#"{"id":5,"lat":1,"lon":2,"radius":50}"#) == .wrongType(field: "id", expected: "a string", got: "a number"))
+    }
+
+    @Test func nullCountsAsAbsent() throws {
+        let d = try decode(#"{"id":"a","name":null,"description":null,"lat":1,"lon":2,"radius":50,"polygon":null,"notify":null,"dwell_s":null}"#)
+        #expect(d.name == nil && d.notify == nil && d.dwellSeconds == nil)
+    }
+
+    @Test func shapeErrors() {
+        #expect(error(#"{"id":"a","lat":1,"lon":2,"radius":5,"polygon":[[1,2],[3,4],[5,6]]}"#) == .bothShapes)
+        #expect(error(#"{"id":"a","radius":5,"polygon":[[1,2],[3,4],[5,6]]}"#) == .bothShapes)
+        #expect(error(#"{"id":"a","name":"x"}"#) == .noShape)
+        #expect(error(#"{"id":"a","lat":1,"lon":2}"#) == .missingField("radius"))
+        #expect(error(#"{"id":"a","lon":2,"radius":5}"#) == .missingField("lat"))
+        #expect(error(#"{"id":"a","lat":1,"lon":2,"radius":"200"}"#) == .wrongType(field: "radius", expected: "a number", got: "a string"))
+        #expect(error(#"{"id":"a","lat":true,"lon":2,"radius":200}"#) == .wrongType(field: "lat", expected: "a number", got: "a boolean"))
+        #expect(error(#"{"id":"a","polygon":{"a":1}}"#) == .wrongType(field: "polygon", expected: "an array of [lon, lat] positions", got: "an object"))
+        #expect(error(#"{"id":"a","polygon":[[1,2],[3]]}"#) == .badPosition(field: "polygon[1]", detail: "it has 1 element"))
+        #expect(error(#"{"id":"a","polygon":[[1,2],"x"]}"#) == .badPosition(field: "polygon[1]", detail: "it is a string"))
+        #expect(error(#"{"id":"a","polygon":[[1,2],[3,false]]}"#) == .badPosition(field: "polygon[1]", detail: "element 1 is a boolean"))
+    }
+
+    @Test func geometryIsLeftToTheEngine() throws {
+        // Out of range, zero radius, two points: decoded faithfully, for FenceError to reject.
+        #expect(try decode(#"{"id":"a","lat":100,"lon":2,"radius":0}"#).shape == .circle(center: Coordinate(lat: 100, lon: 2), radius: 0))
+        #expect(try decode(#"{"id":"a","polygon":[[1,2],[3,4]]}"#).shape == .polygon([Coordinate(lat: 2, lon: 1), Coordinate(lat: 4, lon: 3)]))
+        #expect(try decode(#"{"id":"a","lat":1,"lon":2,"radius":5,"dwell_s":-1}"#).dwellSeconds == -1)
+    }
+
+    @Test func numbersThatAreNotFiniteAreRejected() {
+        guard case let .notJSON(detail)? = error(#"{"id":"a","lat":1,"lon":2,"radius":1e999}"#) else {
+            Issue.record("1e999 accepted")
+            return
+        }
+        #expect(detail.contains("1e999"))
+        #expect(FenceDecodingError.notJSON(detail: detail).description.hasPrefix("fence definition is not valid JSON"))
+        #expect(error(#"{"id":"a","lat":NaN,"lon":2,"radius":1}"#).map { if case .notJSON = $0 { true } else { false } } == true)
+    }
+
+    @Test func notify() throws {
+        #expect(try decode(#"{"id":"a","lat":1,"lon":2,"radius":5,"notify":[]}"#).notify == [])
+        #expect(try decode(#"{"id":"a","lat":1,"lon":2,"radius":5,"notify":["exit","exit"]}"#).notify == [.exit])
+        #expect(error(#"{"id":"a","lat":1,"lon":2,"radius":5,"notify":["enter","leave"]}"#) == .invalidNotify("leave"))
+        #expect(error(#"{"id":"a","lat":1,"lon":2,"radius":5,"notify":"enter"}"#) == .wrongType(field: "notify", expected: "an array of strings", got: "a string"))
+        #expect(error(#"{"id":"a","lat":1,"lon":2,"radius":5,"notify":[1]}"#) == .wrongType(field: "notify[0]", expected: "a string", got: "a number"))
+    }
+
+    @Test func geoJSONPointFeature() throws {
+        let d = try decode(#"{"type":"Feature","geometry":{"type":"Point","coordinates":[8.6413,49.2931]},"properties":{"id":"wdf01","name":"SAP SE WDF01","radius":200,"notify":["enter"],"stroke":"red"}}"#)
+        #expect(d == FenceDefinition(id: "wdf01", name: "SAP SE WDF01", shape: .circle(center: Coordinate(lat: 49.2931, lon: 8.6413), radius: 200), notify: [.enter]))
+    }
+
+    @Test func geoJSONPolygonFeatureUsesTheOuterRing() throws {
+        let d = try decode(#"{"type":"Feature","id":"yard","geometry":{"type":"Polygon","coordinates":[[[8,49],[8.1,49],[8.1,49.1],[8,49]],[[8.01,49.01],[8.02,49.01],[8.02,49.02],[8.01,49.01]]]},"properties":{"dwell_s":300}}"#, topic: "yard")
+        #expect(d.id == "yard" && d.dwellSeconds == 300)
+        #expect(d.shape == .polygon([Coordinate(lat: 49, lon: 8), Coordinate(lat: 49, lon: 8.1), Coordinate(lat: 49.1, lon: 8.1), Coordinate(lat: 49, lon: 8)]))
+    }
+
+    @Test func geoJSONFeatureErrors() {
+        let point = #""geometry":{"type":"Point","coordinates":[8,49]}"#
+        #expect(error(#"{"type":"Feature",\#(point),"properties":{"id":"a"}}"#) == .missingField("properties.radius"))
+        #expect(error(#"{"type":"Feature",\#(point),"properties":{"id":"a","radius":"x"}}"#) == .wrongType(field: "properties.radius", expected: "a number", got: "a string"))
+        #expect(error(#"{"type":"Feature",\#(point),"properties":{"id":"a","radius":5,"lat":1}}"#) == .shapeInProperties("lat"))
+        #expect(error(#"{"type":"Feature","properties":{"id":"a","radius":5}}"#) == .missingField("geometry"))
+        #expect(error(#"{"type":"Feature","geometry":null,"properties":{"id":"a","radius":5}}"#) == .missingField("geometry"))
+        #expect(error(#"{"type":"Feature","geometry":[],"properties":{"id":"a","radius":5}}"#) == .notAnObject(field: "geometry", found: "an array"))
+        #expect(error(#"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[8,49],[9,50]]},"properties":{"id":"a"}}"#) == .unsupportedGeometry("LineString"))
+        #expect(error(#"{"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[8,49],[9,50],[9,49]]]},"properties":{"id":"a","radius":5}}"#) == .bothShapes)
+        #expect(error(#"{"type":"Feature","geometry":{"type":"Polygon","coordinates":[]},"properties":{"id":"a"}}"#) == .wrongType(field: "geometry.coordinates", expected: "an array of rings", got: "an empty array"))
+        #expect(error(#"{"type":"Feature","geometry":{"type":"Point"},"properties":{"id":"a","radius":5}}"#) == .missingField("geometry.coordinates"))
+        #expect(error(#"{"type":"Feature","id":"b",\#(point),"properties":{"id":"a","radius":5}}"#) == .conflictingIDs(feature: "b", properties: "a"))
+        #expect(error(#"{"type":"Feature",\#(point),"properties":[1]}"#) == .notAnObject(field: "properties", found: "an array"))
+        #expect(error(#"{"type":"FeatureCollection","features":[]}"#) == .unsupportedType("FeatureCollection"))
+        #expect(error(#"{"type":"Point","coordinates":[8,49]}"#) == .unsupportedType("Point"))
+        #expect(error("[1]") == .notAnObject(field: "the payload", found: "an array"))
+        #expect(error("") == .notJSON(detail: "Unexpected end of file during JSON parse."))
+    }
+
+    @Test func numericFeatureIDs() throws {
+        #expect(try decode(#"{"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[8,49]},"properties":{"radius":5}}"#).id == "7")
+    }
+
+    @Test func tooLarge() {
+        let big = [UInt8](repeating: UInt8(ascii: " "), count: FenceDecoder.maxDefinitionBytes + 1)
+        #expect(throws: FenceDecodingError.tooLarge(bytes: FenceDecoder.maxDefinitionBytes + 1)) {
+            try FenceDecoder.decodeDefinition(big, idFromTopic: "a")
+        }
+    }
+
+    @Test func dataOverload() throws {
+        let data = Data(#"{"id":"a","lat":1,"lon":2,"radius":5}"#.utf8)
+        #expect(try FenceDecoder.decodeDefinition(data, idFromTopic: nil).id == "a")
+    }
+
+    @Test func collectionKeepsGoodFeaturesAndReportsBadOnes() throws {
+        let file = #"""
+        {"type": "FeatureCollection", "features": [
+          {"type": "Feature", "geometry": {"type": "Point", "coordinates": [8.6413, 49.2931]},
+           "properties": {"id": "wdf01", "name": "SAP SE WDF01", "radius": 200}},
+          {"type": "Feature", "geometry": {"type": "Point", "coordinates": [8.6, 49.2]}, "properties": {"id": "bad"}},
+          {"type": "Feature", "geometry": {"type": "Polygon", "coordinates": [[[8,49],[8.1,49],[8.1,49.1]]]},
+           "properties": {"id": "yard"}},
+          42,
+          {"type": "Feature", "geometry": {"type": "Point", "coordinates": [1, 2]}, "properties": {"id": "wdf01", "radius": 5}},
+          {"geometry": {"type": "Point", "coordinates": [1, 2]}, "properties": {"id": "typeless", "radius": 5}},
+          {"type": "Feature", "geometry": {"type": "Point", "coordinates": [1, 2]}, "properties": {"radius": 5}}
+        ]}
+        """#
+        let results = try FenceDecoder.decodeCollection(Data(file.utf8))
+        #expect(results.count == 7)
+        #expect(try results[0].get().id == "wdf01")
+        #expect(try results[2].get().id == "yard")
+        #expect(results[1] == .failure(FenceFeatureError(index: 1, id: "bad", error: .missingField("properties.radius"))))
+        #expect(results[3] == .failure(FenceFeatureError(index: 3, id: nil, error: .notAnObject(field: "features[3]", found: "a number"))))
+        #expect(results[4] == .failure(FenceFeatureError(index: 4, id: "wdf01", error: .duplicateID("wdf01"))))
+        #expect(results[5] == .failure(FenceFeatureError(index: 5, id: "typeless", error: .missingField("type"))))
+        #expect(results[6] == .failure(FenceFeatureError(index: 6, id: nil, error: .missingField("id"))))
+        guard case let .failure(e) = results[1] else { return }
+        #expect(e.description == #"features[1] (id "bad"): missing field "properties.radius""#)
+    }
+
+    @Test func collectionErrorsThatFailTheWholeFile() {
+        #expect(throws: FenceDecodingError.unsupportedType("Feature")) {
+            try FenceDecoder.decodeCollection(Data(#"{"type":"Feature"}"#.utf8))
+        }
+        #expect(throws: FenceDecodingError.missingField("features")) {
+            try FenceDecoder.decodeCollection(Data(#"{"type":"FeatureCollection"}"#.utf8))
+        }
+        #expect(throws: FenceDecodingError.wrongType(field: "features", expected: "an array", got: "an object")) {
+            try FenceDecoder.decodeCollection(Data(#"{"type":"FeatureCollection","features":{}}"#.utf8))
+        }
+    }
+
+    @Test func registryPayloadDecodesBackToTheSameFence() throws {
+        let original = FenceDefinition(
+            id: "wdf01", name: "SAP SE WDF01", description: "Walldorf \"HQ\"",
+            shape: .circle(center: Coordinate(lat: 49.2931, lon: 8.6413), radius: 200), notify: [.enter, .dwell], dwellSeconds: 600
+        )
+        let bytes = FenceRegistryPayload.encode(definition: original, effectiveRadius: nil, requestedRadius: nil, clamped: false)
+        #expect(try FenceDecoder.decodeDefinition(bytes, idFromTopic: "wdf01") == original)
+        let polygon = FenceDefinition(id: "p", shape: .polygon([Coordinate(lat: 1, lon: 2), Coordinate(lat: 3, lon: 4), Coordinate(lat: 5, lon: 7)]))
+        var expected = polygon
+        expected.notify = polygon.effectiveNotify
+        #expect(try FenceDecoder.decodeDefinition(
+            FenceRegistryPayload.encode(definition: polygon, effectiveRadius: nil, requestedRadius: nil, clamped: false), idFromTopic: nil
+        ) == expected)
+    }
+
+    @Test func descriptions() {
+        #expect(FenceDecodingError.bothShapes.description == "give either a circle (lat, lon, radius) or a polygon, not both")
+        #expect(FenceDecodingError.idMismatch(topic: "a", payload: "b").description == #"id "b" differs from the topic's fence id "a""#)
+        #expect(FenceDecodingError.invalidNotify("leave").description == #"notify value "leave" is not one of enter, exit, dwell"#)
+    }
+}
