@@ -1,0 +1,39 @@
+import Configuration
+import Foundation
+
+/// The config file layer: the YAML provider plus the file's text, which the unknown-key warnings read.
+struct ConfigFileLayer {
+    var path: String
+    var provider: FileProvider<YAMLSnapshot>
+    /// `nil` when the default file is absent.
+    var text: String?
+
+    /// A missing default file means built-in defaults; a missing `--config` file is an error.
+    static func open(explicitPath: String?, defaultPath: String) async throws(ConfigurationError) -> ConfigFileLayer {
+        let path = explicitPath ?? defaultPath
+        let source = explicitPath == nil ? "config file \(path)" : "flag --config"
+        guard FileManager.default.fileExists(atPath: path) else {
+            if explicitPath != nil {
+                throw ConfigurationError(key: nil, source: source, message: "config file \(path) does not exist")
+            }
+            return ConfigFileLayer(path: path, provider: try await provider(path, allowMissing: true), text: nil)
+        }
+        let text: String
+        do {
+            text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+        } catch {
+            throw ConfigurationError(key: nil, source: source, message: "cannot read \(path): \(error.localizedDescription)")
+        }
+        return ConfigFileLayer(path: path, provider: try await provider(path, allowMissing: false), text: text)
+    }
+
+    private static func provider(_ path: String, allowMissing: Bool) async throws(ConfigurationError)
+        -> FileProvider<YAMLSnapshot>
+    {
+        do {
+            return try await FileProvider<YAMLSnapshot>(filePath: .init(path), allowMissing: allowMissing)
+        } catch {
+            throw ConfigurationError(key: nil, source: "config file \(path)", message: "not usable YAML: \(error)")
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import GeofenceEngine
+
+/// The service's settings after all layers (flag > environment > file > default) are applied and validated.
+/// Build one with ``ConfigurationLoader/load(flags:environment:configFile:)``.
+public struct ServiceConfiguration: Sendable, Equatable {
+    public var brokerURL: String
+    public var username: String?
+    /// The password itself is read on demand by ``password()``, so it never sits in a value that gets logged.
+    public var passwordFile: String?
+    public var caFile: String?
+    public var clientID: String
+    public var positionTopics: [String]
+    public var prefix: String
+    public var fencesFile: String
+    /// Relative paths are from the working directory.
+    public var journalPath: String
+    public var geofence: GeofenceSettings
+    /// `log.stats_interval_s`.
+    public var statsIntervalSeconds: Double
+    /// `log.level`, lower case, a swift-log level name.
+    public var logLevel: String
+    /// Things that are allowed but probably not meant (unknown keys, credentials that will not be used).
+    /// The loader cannot log them: the logger is configured from this value. Log them once it exists.
+    public var warnings: [String]
+
+    /// The built-in defaults, the bottom layer.
+    public enum Defaults {
+        public static let brokerURL = "mqtt://127.0.0.1:1883"
+        public static let positionTopics = ["fleet/+/position"]
+        public static let prefix = "fleetfence"
+        public static let fencesFile = "Config/fences.geojson"
+        public static let journalPath = "fleetfence.db"
+        public static let geofence = GeofenceSettings()
+        public static let statsIntervalSeconds: Double = 10
+        public static let logLevel = "info"
+        /// `fleetfence-<host>`: stable across restarts of the same machine, distinct between machines.
+        public static var clientID: String { "fleetfence-\(HostName.current)" }
+    }
+
+    /// The config file read when `--config` is not given; a missing one means built-in defaults.
+    public static let defaultConfigFile = "Config/fleetfence.yaml"
+
+    public init(
+        brokerURL: String = Defaults.brokerURL,
+        username: String? = nil,
+        passwordFile: String? = nil,
+        caFile: String? = nil,
+        clientID: String = Defaults.clientID,
+        positionTopics: [String] = Defaults.positionTopics,
+        prefix: String = Defaults.prefix,
+        fencesFile: String = Defaults.fencesFile,
+        journalPath: String = Defaults.journalPath,
+        geofence: GeofenceSettings = Defaults.geofence,
+        statsIntervalSeconds: Double = Defaults.statsIntervalSeconds,
+        logLevel: String = Defaults.logLevel,
+        warnings: [String] = []
+    ) {
+        self.brokerURL = brokerURL
+        self.username = username
+        self.passwordFile = passwordFile
+        self.caFile = caFile
+        self.clientID = clientID
+        self.positionTopics = positionTopics
+        self.prefix = prefix
+        self.fencesFile = fencesFile
+        self.journalPath = journalPath
+        self.geofence = geofence
+        self.statsIntervalSeconds = statsIntervalSeconds
+        self.logLevel = logLevel
+        self.warnings = warnings
+    }
+
+    /// Host, port and TLS from ``brokerURL``.
+    public func brokerAddress() throws(ConfigurationError) -> BrokerAddress {
+        do {
+            return try BrokerAddress(url: brokerURL)
+        } catch {
+            throw ConfigurationError(key: ConfigurationKey.brokerURL.name, source: nil, message: error.message)
+        }
+    }
+
+    /// The broker password from ``passwordFile`` without its trailing newline(s); `nil` when no file is set.
+    /// Read on each call, so that a rotated secret is picked up on reconnect.
+    public func password() throws(ConfigurationError) -> String? {
+        guard let passwordFile else { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: passwordFile))
+        } catch {
+            throw ConfigurationError(
+                key: ConfigurationKey.passwordFile.name, source: nil,
+                message: "cannot read \(passwordFile): \(error.localizedDescription)")
+        }
+        var password = String(decoding: data, as: UTF8.self)
+        // Editors and `echo` add a newline; spaces may be part of the password, so only newlines go.
+        while let last = password.last, last.isNewline { password.removeLast() }
+        guard !password.isEmpty else {
+            throw ConfigurationError(
+                key: ConfigurationKey.passwordFile.name, source: nil, message: "\(passwordFile) is empty")
+        }
+        return password
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import SQLiteNIO
+
+extension Journal {
+    /// Appends `transitions`, upserts `devices` and deletes `removedDevices`, all in one transaction:
+    /// after a crash the journal holds all of a call or none of it. Removals apply before upserts.
+    public func write(
+        transitions: [JournalTransition], devices: [JournalDeviceRow], removedDevices: [String] = []
+    ) throws {
+        if transitions.isEmpty && devices.isEmpty && removedDevices.isEmpty { return }
+        let updatedAt = Date().timeIntervalSince1970
+        // Many rows per statement: every statement is a round trip to sqlite-nio's thread pool.
+        var statements: [(sql: String, binds: [SQLiteData])] = []
+        for batch in transitions.batches(of: JournalSQL.transitionsPerStatement) {
+            statements.append((JournalSQL.insertTransitions(count: batch.count), batch.flatMap(\.binds)))
+        }
+        for batch in removedDevices.batches(of: JournalSQL.devicesPerStatement) {
+            statements.append((JournalSQL.deleteDevices(count: batch.count), batch.map { .text($0) }))
+        }
+        for batch in devices.batches(of: JournalSQL.devicesPerStatement) {
+            let binds = batch.flatMap { row -> [SQLiteData] in
+                [.text(row.device), .blob(ByteBuffer(bytes: row.state)), .float(updatedAt)]
+            }
+            statements.append((JournalSQL.upsertDevices(count: batch.count), binds))
+        }
+        try locked {
+            // A single statement is atomic on its own; BEGIN and COMMIT would be two more round trips.
+            if statements.count == 1 {
+                try db.run(statements[0].sql, statements[0].binds)
+                return
+            }
+            try db.transaction {
+                for statement in statements { try db.run(statement.sql, statement.binds) }
+            }
+        }
+    }
+}
+
+extension JournalTransition {
+    /// In the column order of ``JournalSQL/transitionColumns``.
+    var binds: [SQLiteData] {
+        [
+            .text(device), .text(fence), .text(event), .float(at), .float(confirmedAt), .float(lat), .float(lon),
+            .integer(SQLiteInt64(seq)), reason.map { .text($0) } ?? .null,
+            durationSeconds.map { .float($0) } ?? .null, dwellSeconds.map { .float($0) } ?? .null,
+            Self.alertData(alertJSON),
+        ]
+    }
+
+    /// Text when it round-trips exactly (valid UTF-8 without NUL), so JSON functions work on it; otherwise
+    /// a blob, so the published bytes are still kept as they were.
+    static func alertData(_ bytes: [UInt8]) -> SQLiteData {
+        if !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) {
+            return .text(text)
+        }
+        return .blob(ByteBuffer(bytes: bytes))
+    }
+}
+
+extension Array {
+    func batches(of size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}

@@ -1,0 +1,78 @@
+import Logging
+import SQLiteNIO
+import Synchronization
+
+/// The SQLite journal of alerted transitions and device state: the service rebuilds its devices from it at
+/// start, also after kill -9, and people ask it "which truck was at which warehouse, when".
+///
+/// Synchronous: call it from a plain thread, not from an event loop or a Swift concurrency task that must
+/// not block. Safe to share between threads: one lock serializes all statements, because a transaction is
+/// several statements on one connection and another thread's statement must not land inside it.
+public final class Journal: Sendable {
+    public let path: String
+    let db: BlockingSQLite
+    let logger: Logger
+    private let isClosed = Mutex(false)
+
+    /// Opens or creates the journal at `path` (relative to the working directory).
+    ///
+    /// WAL with `synchronous=NORMAL`: a commit is appended to the WAL file by write(2) and is then in the
+    /// kernel's page cache, so it survives the process dying in any way, kill -9 included; the next open
+    /// replays the WAL. Only an OS crash or power loss before the next checkpoint can lose the most recent
+    /// commits (never corrupt the file). `FULL` would add an fsync per commit to close that gap, at a cost
+    /// the per-transition write path does not need.
+    public init(path: String, logger: Logger = Logger(label: "fleetfence.journal")) throws {
+        let db = try BlockingSQLite.open(path: path, logger: logger)
+        do {
+            let mode = try db.run("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.string
+            if mode?.lowercased() != "wal" {
+                logger.warning(
+                    "journal is not in WAL mode; writes are slower and a reader blocks the writer",
+                    metadata: ["path": "\(path)", "journal_mode": "\(mode ?? "unknown")"])
+            }
+            try db.run("PRAGMA synchronous = NORMAL")
+            // Wait for another process's lock (a person in the sqlite3 shell) instead of failing at once,
+            // and sleep while waiting: this replaces sqlite-nio's busy handler, which retries in a hot loop.
+            try db.run("PRAGMA busy_timeout = 5000")
+            try JournalSchema.prepare(db, path: path)
+        } catch {
+            try? db.close()
+            throw error
+        }
+        self.path = path
+        self.db = db
+        self.logger = logger
+    }
+
+    /// Checkpoints the WAL into the main file and closes. Later calls do nothing.
+    public func close() throws {
+        try isClosed.withLock { closed in
+            guard !closed else { return }
+            closed = true
+            do {
+                // TRUNCATE leaves a single self-contained file behind for copying or inspection.
+                try db.run("PRAGMA wal_checkpoint(TRUNCATE)")
+            } catch {
+                // Not a loss: the WAL stays next to the file and is replayed at the next open.
+                logger.warning("journal checkpoint failed", metadata: ["path": "\(path)", "error": "\(error)"])
+            }
+            try db.close()
+        }
+    }
+
+    deinit {
+        // A journal dropped without close() (a crash path, a test) still releases its handle;
+        // sqlite-nio asserts on a connection deinitialized while open.
+        if !isClosed.withLock({ $0 }) {
+            _ = db.connection.close()
+        }
+    }
+
+    /// Runs `body` under the lock, refusing after close().
+    func locked<T: Sendable>(_ body: () throws -> T) throws -> T {
+        try isClosed.withLock { closed in
+            if closed { throw JournalError.closed(path: path) }
+            return try body()
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+
+@testable import FleetFenceService
+
+/// A scratch directory for journal files, removed with the value.
+private final class JournalDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-journal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func path(_ name: String = "journal.db") -> String { url.appendingPathComponent(name).path }
+}
+
+private func transition(
+    _ device: String, _ fence: String, _ event: String, at: Double, seq: Int64, reason: String? = nil
+) -> JournalTransition {
+    let alert = #"{"event":"\#(event)","device":"\#(device)","fence":"\#(fence)","seq":\#(seq),"name":"Lager Süd"}"#
+    return JournalTransition(
+        device: device, fence: fence, event: event, at: at, confirmedAt: at + 20, lat: 49.29, lon: 8.64, seq: seq,
+        reason: reason, durationSeconds: event == "exit" ? 60 : nil, dwellSeconds: event == "dwell" ? 30 : nil,
+        alertJSON: Array(alert.utf8))
+}
+
+@Suite("Journal")
+struct JournalTests {
+    @Test func writeAndLoadRoundTrip() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        let transitions = [
+            transition("truck-1", "wdf01", "enter", at: 100, seq: 1),
+            transition("truck-1", "wdf01", "exit", at: 200, seq: 2, reason: "fence_removed"),
+        ]
+        let devices = [
+            JournalDeviceRow(device: "truck-2", state: [0, 1, 2, 255]),
+            JournalDeviceRow(device: "truck-1", state: []),
+        ]
+        try journal.write(transitions: transitions, devices: devices)
+
+        #expect(try journal.loadDevices() == devices.sorted { $0.device < $1.device })
+        #expect(try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 10) == transitions)
+        #expect(try journal.maxSeqPerDevice() == ["truck-1": 2])
+    }
+
+    @Test func alertBytesAreKeptExactly() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        var notText = transition("truck-1", "wdf01", "enter", at: 100, seq: 1)
+        notText.alertJSON = [0x7B, 0xFF, 0x00, 0x7D]  // invalid UTF-8 with a NUL: stored as a blob
+        let text = transition("truck-1", "wdf01", "exit", at: 200, seq: 2)
+        try journal.write(transitions: [notText, text], devices: [])
+        let stored = try journal.history(device: "truck-1", fence: nil, from: nil, to: nil, limit: 10)
+        #expect(stored.map(\.alertJSON) == [notText.alertJSON, text.alertJSON])
+    }
+
+    @Test func upsertReplacesAndRemoveDeletes() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        try journal.write(transitions: [], devices: [.init(device: "a", state: [1]), .init(device: "b", state: [1])])
+        try journal.write(transitions: [], devices: [.init(device: "a", state: [2, 2])])
+        #expect(try journal.loadDevices() == [.init(device: "a", state: [2, 2]), .init(device: "b", state: [1])])
+        try journal.write(transitions: [], devices: [.init(device: "c", state: [3])], removedDevices: ["b", "zzz"])
+        #expect(try journal.loadDevices() == [.init(device: "a", state: [2, 2]), .init(device: "c", state: [3])])
+    }
+
+    @Test func largeWritesSpanSeveralStatements() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        let transitions = (0..<1_201).map { transition("truck-\($0 % 7)", "f", "enter", at: Double($0), seq: Int64($0)) }
+        let devices = (0..<2_501).map { JournalDeviceRow(device: "truck-\($0)", state: [UInt8($0 % 256)]) }
+        try journal.write(transitions: transitions, devices: devices, removedDevices: (0..<1_001).map { "gone-\($0)" })
+        #expect(try journal.loadDevices().count == 2_501)
+        #expect(try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 5_000) == transitions)
+        #expect(try journal.maxSeqPerDevice()["truck-0"] == 1_197)
+    }
+
+    @Test func durableAcrossCloseAndReopen() throws {
+        let directory = try JournalDirectory()
+        let first = try Journal(path: directory.path())
+        try first.write(
+            transitions: [transition("truck-1", "wdf01", "enter", at: 100, seq: 41)],
+            devices: [.init(device: "truck-1", state: [9, 9])])
+        try first.close()
+        try first.close()  // idempotent
+        #expect(throws: JournalError.closed(path: directory.path())) { try first.loadDevices() }
+        // A clean close leaves one self-contained file.
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: directory.path() + "-wal")[.size] as? Int) ?? 0
+        #expect(walSize == 0)
+
+        let second = try Journal(path: directory.path())
+        defer { try? second.close() }
+        #expect(try second.loadDevices() == [.init(device: "truck-1", state: [9, 9])])
+        #expect(try second.maxSeqPerDevice() == ["truck-1": 41])
+    }
+
+    @Test func reopenAfterCrashRecoversCommittedWrites() throws {
+        let directory = try JournalDirectory()
+        let crashed = try Journal(path: directory.path())
+        defer { try? crashed.close() }
+        let written = transition("truck-1", "wdf01", "enter", at: 100, seq: 1)
+        try crashed.write(transitions: [written], devices: [.init(device: "truck-1", state: [1])])
+
+        // Without close(): the commit lives in the WAL only. A second journal on the same file sees it.
+        let walSize = try FileManager.default.attributesOfItem(atPath: directory.path() + "-wal")[.size] as? Int ?? 0
+        #expect(walSize > 0)
+        let concurrent = try Journal(path: directory.path())
+        #expect(try concurrent.loadDevices() == [.init(device: "truck-1", state: [1])])
+        try concurrent.close()
+
+        // What kill -9 leaves on disk: the main file and the WAL, no live process, no trustworthy shm.
+        // Copied elsewhere and opened, SQLite must rebuild the index from the WAL and replay it.
+        let copy = directory.path("after-crash.db")
+        try FileManager.default.copyItem(atPath: directory.path(), toPath: copy)
+        try FileManager.default.copyItem(atPath: directory.path() + "-wal", toPath: copy + "-wal")
+        let recovered = try Journal(path: copy)
+        defer { try? recovered.close() }
+        #expect(try recovered.history(device: "truck-1", fence: nil, from: nil, to: nil, limit: 10) == [written])
+        #expect(try recovered.loadDevices() == [.init(device: "truck-1", state: [1])])
+    }
+
+    @Test func historyFilters() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        let all = [
+            transition("truck-1", "wdf01", "enter", at: 100, seq: 1),
+            transition("truck-2", "wdf01", "enter", at: 110, seq: 1),
+            transition("truck-1", "wdf01", "exit", at: 200, seq: 2),
+            transition("truck-1", "depot", "enter", at: 300, seq: 3),
+            transition("truck-2", "wdf01", "dwell", at: 400, seq: 2),
+        ]
+        // Written out of order: history orders by confirmed_at.
+        try journal.write(transitions: all.reversed(), devices: [])
+
+        #expect(try journal.history(device: "truck-1", fence: nil, from: nil, to: nil, limit: 10) == [all[0], all[2], all[3]])
+        #expect(try journal.history(device: nil, fence: "wdf01", from: nil, to: nil, limit: 10) == [all[0], all[1], all[2], all[4]])
+        #expect(try journal.history(device: "truck-2", fence: "wdf01", from: nil, to: nil, limit: 10) == [all[1], all[4]])
+        // confirmed_at = at + 20; from inclusive, to exclusive.
+        #expect(try journal.history(device: nil, fence: nil, from: 130, to: 320, limit: 10) == [all[1], all[2]])
+        // The latest two, oldest first.
+        #expect(try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 2) == [all[3], all[4]])
+        #expect(try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 0) == [])
+        #expect(try journal.history(device: "nobody", fence: nil, from: nil, to: nil, limit: 10) == [])
+    }
+
+    @Test func staysPairEntersWithExits() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        try journal.write(
+            transitions: [
+                // truck-1: inside when first seen (no enter), leaves at 50; back 100..200; inside since 300.
+                transition("truck-1", "dock", "exit", at: 50, seq: 1),
+                transition("truck-1", "dock", "enter", at: 100, seq: 2),
+                transition("truck-1", "dock", "dwell", at: 150, seq: 3),
+                transition("truck-1", "dock", "exit", at: 200, seq: 4),
+                transition("truck-1", "dock", "enter", at: 300, seq: 5),
+                // truck-2: two enters in a row (exit not journaled), then out at 260.
+                transition("truck-2", "dock", "enter", at: 120, seq: 1),
+                transition("truck-2", "dock", "enter", at: 210, seq: 2),
+                transition("truck-2", "dock", "exit", at: 260, seq: 3),
+                // Another fence does not count.
+                transition("truck-3", "yard", "enter", at: 100, seq: 1),
+            ], devices: [])
+
+        #expect(
+            try journal.stays(fence: "dock", from: 0, to: 1_000) == [
+                JournalStay(device: "truck-1", enteredAt: nil, exitedAt: 50),
+                JournalStay(device: "truck-1", enteredAt: 100, exitedAt: 200),
+                JournalStay(device: "truck-2", enteredAt: 120, exitedAt: nil),
+                JournalStay(device: "truck-2", enteredAt: 210, exitedAt: 260),
+                JournalStay(device: "truck-1", enteredAt: 300, exitedAt: nil),
+            ])
+        // Only stays overlapping [190, 250): one begun before the range, one inside it, one open-ended.
+        #expect(
+            try journal.stays(fence: "dock", from: 190, to: 250) == [
+                JournalStay(device: "truck-1", enteredAt: 100, exitedAt: 200),
+                JournalStay(device: "truck-2", enteredAt: 120, exitedAt: nil),
+                JournalStay(device: "truck-2", enteredAt: 210, exitedAt: 260),
+            ])
+        #expect(try journal.stays(fence: "yard", from: 0, to: 50) == [])
+    }
+
+    @Test func concurrentUseFromManyThreads() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        let threads = 8, writesPerThread = 40
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            let device = "truck-\(thread)"
+            for seq in 1...writesPerThread {
+                do {
+                    try journal.write(
+                        transitions: [transition(device, "f", "enter", at: Double(seq), seq: Int64(seq))],
+                        devices: [.init(device: device, state: [UInt8(seq)])])
+                    if seq % 10 == 0 { _ = try journal.loadDevices() }
+                } catch {
+                    Issue.record("write failed: \(error)")
+                }
+            }
+        }
+        let expected = Dictionary(uniqueKeysWithValues: (0..<threads).map { ("truck-\($0)", Int64(writesPerThread)) })
+        #expect(try journal.maxSeqPerDevice() == expected)
+        #expect(try journal.loadDevices().map(\.state) == Array(repeating: [UInt8(writesPerThread)], count: threads))
+        #expect(
+            try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 10_000).count
+                == threads * writesPerThread)
+    }
+
+    @Test func newerSchemaIsRefused() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        try journal.db.run("PRAGMA user_version = 99")
+        try journal.close()
+        #expect(throws: JournalError.schemaTooNew(path: directory.path(), found: 99, supported: JournalSchema.version)) {
+            try Journal(path: directory.path())
+        }
+    }
+}
