@@ -1,0 +1,29 @@
+/// Why a private mosquitto could not be started.
+public enum LocalBrokerError: Error, Sendable, CustomStringConvertible {
+    case mosquittoNotFound(searched: [String])
+    case noFreePort(reason: String)
+    case setupFailed(reason: String)
+    case launchFailed(executable: String, reason: String)
+    /// mosquitto ended during start-up (bad configuration, port taken, ...).
+    case exitedEarly(status: Int32, output: String)
+    /// mosquitto runs but its port did not accept connections in time.
+    case notReady(port: Int, output: String)
+
+    public var description: String {
+        switch self {
+        case let .mosquittoNotFound(searched):
+            "mosquitto not found (looked in \(searched.joined(separator: ", "))); "
+                + "install it: apt-get install mosquitto (Debian/Ubuntu) or brew install mosquitto (macOS)"
+        case let .noFreePort(reason):
+            "no free loopback port: \(reason)"
+        case let .setupFailed(reason):
+            "cannot prepare the local broker: \(reason)"
+        case let .launchFailed(executable, reason):
+            "cannot launch \(executable): \(reason)"
+        case let .exitedEarly(status, output):
+            "mosquitto exited during start-up with status \(status):\n\(output)"
+        case let .notReady(port, output):
+            "mosquitto did not accept connections on 127.0.0.1:\(port) within 10 s:\n\(output)"
+        }
+    }
+}

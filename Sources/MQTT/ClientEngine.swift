@@ -1,0 +1,190 @@
+import CMosquitto
+import Logging
+import Synchronization
+
+/// The state behind an `MQTTClient`, shared by callers' threads and the network thread.
+/// Every mutable field is an `Atomic` or sits in a `Mutex`; nothing else is mutated.
+final class ClientEngine: Sendable {
+    let options: MQTTOptions
+    let logger: Logger
+    let handle: MosquittoHandle
+
+    let connected = Atomic<Bool>(false)
+    /// Between `connect()` and `disconnect()`; publishes are refused outside.
+    let accepting = Atomic<Bool>(false)
+    let ledger: Mutex<PublishLedger>
+    let subscriptions = Mutex(SubscriptionBook())
+    let handlers = Mutex<Handlers>(Handlers())
+    /// The current run of the network thread, if any.
+    let run = Mutex<LoopContext?>(nil)
+
+    struct Handlers {
+        var onMessage: (@Sendable (MQTTMessage) -> Void)?
+        var onConnectionChange: (@Sendable (Bool) -> Void)?
+    }
+
+    init(options: MQTTOptions, logger: Logger) throws(MQTTError) {
+        try options.validate()
+        var logger = logger
+        logger[metadataKey: "mqtt.broker"] = "\(options.url)"
+        if let clientID = options.clientID { logger[metadataKey: "mqtt.client"] = "\(clientID)" }
+        self.options = options
+        self.logger = logger
+        self.handle = try MosquittoHandle(options: options)
+        self.ledger = Mutex(PublishLedger(limit: options.maxQueuedPublishes))
+        installCallbacks(on: handle.raw, tracing: logger.logLevel <= .trace)
+    }
+
+    // MARK: connect / disconnect
+
+    func connect(timeout: Duration) async throws {
+        let context = try run.withLock { run throws(MQTTError) -> LoopContext in
+            guard run == nil else { throw .alreadyStarted }
+            let context = LoopContext(engine: self, handlers: handlers.withLock { $0 })
+            run = context
+            return context
+        }
+        accepting.store(true, ordering: .releasing)
+        // libmosquitto hands this pointer back to every callback. It stays valid: the
+        // network thread holds `context` strongly and callbacks only run on that thread.
+        mosquitto_user_data_set(handle.raw, Unmanaged.passUnretained(context).toOpaque())
+        context.startThread()
+
+        let url = options.url
+        let timer = Task { [attempt = context.attempt] in
+            do { try await Task.sleep(for: timeout) } catch { return }
+            attempt.resolve(.failure(.timedOut(host: url.host, port: url.port, after: timeout)))
+        }
+        defer { timer.cancel() }
+        do {
+            try await withTaskCancellationHandler {
+                try await context.attempt.wait()
+            } onCancel: {
+                context.attempt.resolve(.failure(.cancelled))
+            }
+        } catch {
+            // A failed first connect leaves nothing running: no retries behind the
+            // caller's back; it decides whether to try again.
+            accepting.store(false, ordering: .releasing)
+            context.requestStop(.abrupt)
+            await context.exit.wait()
+            throw error
+        }
+    }
+
+    func disconnect() async {
+        guard let context = run.withLock({ $0 }) else { return }
+        accepting.store(false, ordering: .releasing)
+        context.requestStop(.clean)
+        // Queues DISCONNECT and wakes the loop, which writes it and closes the socket.
+        // MOSQ_ERR_NO_CONN when already down is fine: the loop then just exits.
+        _ = mosquitto_disconnect(handle.raw)
+        await context.exit.wait()
+    }
+
+    /// For `MQTTClient.deinit`: stop without DISCONNECT, so the broker publishes the will
+    /// as for any client that vanished. Joins the thread unless called on it.
+    func stopAbruptly() {
+        guard let context = run.withLock({ $0 }) else { return }
+        accepting.store(false, ordering: .releasing)
+        context.requestStop(.abrupt)
+        if !context.isCurrentThread {
+            context.exit.waitBlocking()
+        }
+    }
+
+    func runFinished(_ context: LoopContext) {
+        run.withLock { run in
+            if run === context { run = nil }
+        }
+    }
+
+    // MARK: publish
+
+    func publish(topic: String, payload: UnsafeRawBufferPointer, qos: Int32, retain: Bool) -> MQTTPublishResult {
+        guard accepting.load(ordering: .acquiring) else { return .dropped(.notStarted) }
+        // MQTT's limit; also keeps the Int32 conversion below from trapping.
+        guard payload.count <= 268_435_455 else {
+            let rc = MOSQ_ERR_PAYLOAD_SIZE.rawValue
+            return .dropped(.rejected(code: rc, reason: MosquittoLibrary.describe(rc)))
+        }
+        let acknowledged = qos > 0
+        if acknowledged {
+            guard ledger.withLock({ $0.reserve() }) else {
+                return .dropped(.backlogFull(limit: options.maxQueuedPublishes))
+            }
+        }
+        var mid: Int32 = 0
+        let rc = mosquitto_publish(handle.raw, &mid, topic, Int32(payload.count), payload.baseAddress, qos, retain)
+        switch rc {
+        case MosquittoCode.success:
+            ledger.withLock { ledger in
+                if acknowledged { ledger.recordQoS1(mid: mid) } else { ledger.recordQoS0(mid: mid) }
+            }
+            return .sent
+        case MosquittoCode.noConnection where acknowledged:
+            // Already in libmosquitto's queue: it goes out after the reconnect.
+            ledger.withLock { $0.recordQoS1(mid: mid) }
+            return .queued
+        case MosquittoCode.noConnection:
+            return .dropped(.notConnected)
+        default:
+            if acknowledged { ledger.withLock { $0.release() } }
+            return .dropped(.rejected(code: rc, reason: MosquittoLibrary.describe(rc)))
+        }
+    }
+
+    var unacknowledgedPublishes: Int {
+        ledger.withLock { $0.unacknowledged }
+    }
+
+    // MARK: subscribe
+
+    func subscribe(_ filters: [String], qos: Int32) {
+        let valid = filters.filter { filter in
+            let rc = mosquitto_sub_topic_check(filter)
+            if rc != MosquittoCode.success {
+                logger.error("ignoring invalid MQTT topic filter", metadata: ["filter": "\(filter)"])
+            }
+            return rc == MosquittoCode.success
+        }
+        // Under the book's lock so a concurrent on_connect cannot send them twice.
+        subscriptions.withLock { book in
+            let changed = book.add(valid, qos: qos)
+            guard !changed.isEmpty, connected.load(ordering: .acquiring) else { return }
+            let (mids, _) = handle.subscribe(changed)
+            book.awaitingAck.formUnion(mids)
+        }
+    }
+
+    func unsubscribe(_ filters: [String]) {
+        subscriptions.withLock { book in
+            let known = book.remove(filters)
+            guard !known.isEmpty, connected.load(ordering: .acquiring) else { return }
+            if let mid = handle.unsubscribe(known) { book.awaitingAck.insert(mid) }
+        }
+    }
+
+    /// Called on the network thread when a CONNACK accepted the connection. Marks the
+    /// client connected under the book's lock, so `subscribe` racing with it sends a
+    /// filter either here or there, never twice (a repeated SUBSCRIBE would make the
+    /// broker deliver retained messages again).
+    func markConnectedAndResubscribe() {
+        subscriptions.withLock { book in
+            connected.store(true, ordering: .releasing)
+            book.awaitingAck.removeAll()
+            guard !book.entries.isEmpty else { return }
+            let (mids, failure) = handle.subscribe(book.entries)
+            book.awaitingAck.formUnion(mids)
+            if let failure {
+                logger.error("MQTT subscribe failed", metadata: ["reason": "\(MosquittoLibrary.describe(failure))"])
+            }
+        }
+    }
+
+    var subscriptionsSettled: Bool {
+        subscriptions.withLock { book in
+            connected.load(ordering: .acquiring) && book.awaitingAck.isEmpty
+        }
+    }
+}

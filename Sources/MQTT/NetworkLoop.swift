@@ -1,0 +1,141 @@
+import CMosquitto
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension LoopContext {
+    /// select() timeout of one `mosquitto_loop` call: how soon an idle thread notices a
+    /// stop request. Traffic and queued packets wake it earlier (libmosquitto's socketpair).
+    private static let loopTimeoutMilliseconds: Int32 = 100
+    /// How long a clean stop may take to flush DISCONNECT before the thread gives up.
+    private static let cleanStopGrace: Duration = .seconds(2)
+
+    /// The network thread: connect, then `mosquitto_loop` until stopped, reconnecting
+    /// with exponential backoff whenever the connection drops.
+    func runNetworkLoop() {
+        defer { finish() }
+        let mosq = engine.handle.raw
+        let url = engine.options.url
+
+        var rc = mosquitto_connect_async(mosq, url.host, Int32(url.port), engine.options.keepAliveSeconds)
+        if rc != MosquittoCode.success {
+            attempt.resolve(.failure(connectError(code: rc, errno: errno)))
+            return
+        }
+
+        var backoff = Backoff(initial: engine.options.reconnectDelay, maximum: engine.options.reconnectDelayMax)
+        var reconnecting = false
+        var cleanStopDeadline: ContinuousClock.Instant?
+        while true {
+            switch stop {
+            case .abrupt:
+                return
+            case .clean:
+                let now = ContinuousClock.now
+                if let deadline = cleanStopDeadline {
+                    if now >= deadline { return }
+                } else {
+                    cleanStopDeadline = now + Self.cleanStopGrace
+                }
+            case .none:
+                break
+            }
+
+            // max_packets = 1: libmosquitto 2.0.11 repeats its write path that many
+            // times per call (see PLATFORM-NOTES); 1 still drains the whole queue.
+            rc = mosquitto_loop(mosq, Self.loopTimeoutMilliseconds, 1)
+            var savedErrno = errno
+            if rc == MosquittoCode.success {
+                if engine.connected.load(ordering: .relaxed) {
+                    if reconnecting {
+                        reconnecting = false
+                        backoff.reset()
+                    }
+                    continue
+                }
+                // Until the CONNACK: catch a dead socket libmosquitto would spin on.
+                guard case let .dead(socketErrno) = SocketHealth.check(mosquitto_socket(mosq)) else { continue }
+                rc = socketErrno == 0 ? MosquittoCode.connectionLost : MosquittoCode.errno
+                savedErrno = socketErrno
+            }
+
+            if stop != .none { return }
+            guard attempt.succeeded else {
+                // The first connection never came up: report why and end.
+                attempt.resolve(.failure(connectError(code: rc, errno: savedErrno)))
+                return
+            }
+            let reason = MosquittoLibrary.describe(rc, errno: savedErrno)
+            if reconnecting, !engine.connected.load(ordering: .relaxed) {
+                reconnectFailed(reason: reason, nextIn: backoff.upcoming)
+            } else {
+                // on_disconnect has usually reported it already; this covers paths where
+                // libmosquitto returns an error without calling it.
+                connectionEnded(reason: reason, requested: false)
+            }
+            reconnecting = reconnect(backoff: &backoff)
+        }
+    }
+
+    /// Waits and calls `mosquitto_reconnect_async` until a connection attempt is under way
+    /// (`true`; the CONNACK then arrives through `mosquitto_loop`) or a stop is requested.
+    private func reconnect(backoff: inout Backoff) -> Bool {
+        let mosq = engine.handle.raw
+        while stop == .none {
+            guard pause(backoff.next()) else { return false }
+            // Reconnecting drops packets libmosquitto had not written yet.
+            engine.ledger.withLock { $0.forgetUnsentQoS0() }
+            let rc = mosquitto_reconnect_async(mosq)
+            let savedErrno = errno
+            if rc == MosquittoCode.success { return true }
+            reconnectFailed(reason: MosquittoLibrary.describe(rc, errno: savedErrno), nextIn: backoff.upcoming)
+        }
+        return false
+    }
+
+    private func reconnectFailed(reason: String, nextIn delay: Duration) {
+        let failures = failedReconnects.add(1, ordering: .relaxed).newValue
+        logger.info("MQTT reconnect failed", metadata: [
+            "reason": "\(reason)", "attempt": "\(failures)", "next_in": "\(delay)",
+        ])
+    }
+
+    /// Sleeps in short slices so a stop request is noticed; `false` if one came.
+    private func pause(_ duration: Duration) -> Bool {
+        let deadline = ContinuousClock.now + duration
+        while stop == .none {
+            let left = deadline - ContinuousClock.now
+            if left <= .zero { return true }
+            let slice = min(left, .milliseconds(50))
+            let (seconds, attoseconds) = slice.components
+            usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+        }
+        return false
+    }
+
+    /// Turns a failure before the first CONNACK into an error an operator can act on.
+    func connectError(code: Int32, errno savedErrno: Int32) -> MQTTError {
+        let url = engine.options.url
+        switch code {
+        case MosquittoCode.tls, MosquittoCode.tlsHandshake:
+            return .tls(host: url.host, port: url.port, reason: MosquittoLibrary.describe(code))
+        case MosquittoCode.addressLookup, MosquittoCode.lookup:
+            return .unreachable(host: url.host, port: url.port, reason: "cannot resolve host name")
+        case MosquittoCode.errno:
+            return .unreachable(host: url.host, port: url.port, reason: MosquittoLibrary.describe(code, errno: savedErrno))
+        case MosquittoCode.connectionLost, MosquittoCode.noConnection:
+            let hint = url.tls ? " (is it a TLS listener?)" : " (a TLS-only listener? try mqtts://)"
+            return .unreachable(host: url.host, port: url.port, reason: "connection refused or closed before CONNACK\(hint)")
+        case MosquittoCode.keepalive:
+            return .unreachable(host: url.host, port: url.port, reason: "no CONNACK within the keep-alive interval")
+        case MosquittoCode.protocolError:
+            return .unreachable(host: url.host, port: url.port, reason: "protocol error: is this an MQTT broker?")
+        default:
+            return .library(function: "mosquitto_loop", code: code, reason: MosquittoLibrary.describe(code, errno: savedErrno))
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import FleetFenceTesting
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct RoundTripTests {
+    @Test(arguments: [Int32(0), 1])
+    func publishedMessagesArrive(qos: Int32) async throws {
+        try await withLocalBroker { broker in
+            let collector = try await MessageCollector.start(url: broker.url, filters: ["fleet/+/position"], qos: qos)
+            let publisher = try await broker.connectedClient()
+            for index in 0..<10 {
+                let result = publisher.publish(topic: "fleet/truck-\(index)/position", payload: "{\"n\":\(index)}", qos: qos)
+                #expect(result == .sent)
+            }
+            publisher.publish(topic: "elsewhere/x", payload: "ignored", qos: qos)
+
+            let received = await collector.messages(matching: "fleet/+/position", count: 10)
+            #expect(received.map(\.text) == (0..<10).map { "{\"n\":\($0)}" })
+            #expect(received.allSatisfy { $0.qos == qos && !$0.retain })
+            #expect(await publisher.waitForPublishes(timeout: .seconds(5)))
+            #expect(publisher.unacknowledgedPublishes == 0)
+            #expect(!collector.collected.contains { $0.topic == "elsewhere/x" })
+
+            await publisher.disconnect()
+            await collector.stop()
+        }
+    }
+
+    @Test func binaryPayloadsArriveUnchanged() async throws {
+        try await withLocalBroker { broker in
+            let collector = try await MessageCollector.start(url: broker.url, filters: ["bin"])
+            let publisher = try await broker.connectedClient()
+            let bytes: [UInt8] = [0, 1, 2, 255, 0, 128]
+            publisher.publish(topic: "bin", payload: bytes, qos: 1)
+            publisher.publish(topic: "bin", payload: [UInt8](), qos: 1)
+            let received = await collector.messages(count: 2)
+            #expect(received.map(\.payload) == [bytes, []])
+            await publisher.disconnect()
+            await collector.stop()
+        }
+    }
+
+    @Test func retainedMessageReachesALateSubscriber() async throws {
+        try await withLocalBroker { broker in
+            try await publishOnce(url: broker.url, topic: "fleetfence/status", payload: "online", retain: true)
+
+            let collector = try await MessageCollector.start(url: broker.url, filters: ["fleetfence/status"])
+            let message = await collector.next(topicPrefix: "fleetfence/status")
+            #expect(message?.text == "online")
+            #expect(message?.retain == true)
+            await collector.stop()
+        }
+    }
+
+    @Test func handlersRunAndClientCanPublishFromInsideOne() async throws {
+        try await withLocalBroker { broker in
+            let collector = try await MessageCollector.start(url: broker.url, filters: ["echo/out"])
+            // An echo client: republishes from its message handler, on the network thread.
+            let echo = try MQTTClient(options: broker.clientOptions(), logger: testLogger())
+            echo.onMessage { [weak echo] message in
+                echo?.publish(topic: "echo/out", payload: message.payload, qos: 1)
+            }
+            echo.subscribe(["echo/in"], qos: 1)
+            try await echo.connect(timeout: .seconds(5))
+            #expect(await echo.waitForSubscriptions(timeout: .seconds(5)))
+
+            try await publishOnce(url: broker.url, topic: "echo/in", payload: "ping")
+            #expect(await collector.next(topicPrefix: "echo/out")?.text == "ping")
+            await echo.disconnect()
+            await collector.stop()
+        }
+    }
+}

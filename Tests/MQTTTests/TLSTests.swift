@@ -1,0 +1,66 @@
+import FleetFenceTesting
+import Foundation
+import Testing
+
+/// mqtts:// against a broker with a certificate from a throw-away CA.
+@Suite(.timeLimit(.minutes(1)), .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")))
+struct TLSTests {
+    @Test func connectsWithTheCAFileAndFailsWithoutIt() async throws {
+        try await withTemporaryDirectory { directory in
+            try makeCertificates(in: directory)
+            let port = try LocalMosquitto.freeLoopbackPort()
+            let listener = """
+                listener \(port) 127.0.0.1
+                cafile \(directory)/ca.crt
+                certfile \(directory)/server.crt
+                keyfile \(directory)/server.key
+                """
+            let broker = try LocalMosquitto.start(extraConfig: listener, port: port)
+            defer { broker.stop() }
+
+            let url = try MQTTURL(parsing: "mqtts://127.0.0.1:\(port)")
+            let trusted = try MQTTClient(options: MQTTOptions(url: url, caFile: "\(directory)/ca.crt"), logger: testLogger())
+            try await trusted.connect(timeout: .seconds(5))
+            #expect(trusted.publish(topic: "tls/ok", payload: "x", qos: 1) == .sent)
+            #expect(await trusted.waitForPublishes(timeout: .seconds(5)))
+
+            // Reconnects over TLS after the broker was down for a while.
+            broker.stop()
+            #expect(await eventually { !trusted.isConnected })
+            try await Task.sleep(for: .seconds(1)) // let a few reconnect attempts fail
+            try broker.restart()
+            #expect(await eventually { trusted.isConnected })
+            await trusted.disconnect()
+
+            // The system trust store does not know the throw-away CA.
+            let untrusting = try MQTTClient(options: MQTTOptions(url: url), logger: testLogger())
+            await #expect {
+                try await untrusting.connect(timeout: .seconds(5))
+            } throws: { error in
+                guard case .tls? = error as? MQTTError else { return false }
+                return true
+            }
+
+            // Plain MQTT against the TLS listener fails too, with a hint.
+            let plain = try MQTTClient(options: MQTTOptions(url: MQTTURL(host: "127.0.0.1", port: port)), logger: testLogger())
+            await #expect(throws: MQTTError.self) { try await plain.connect(timeout: .seconds(5)) }
+        }
+    }
+
+    private func makeCertificates(in directory: String) throws {
+        let commands: [[String]] = [
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=FleetFence test CA",
+             "-keyout", "\(directory)/ca.key", "-out", "\(directory)/ca.crt"],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
+             "-keyout", "\(directory)/server.key", "-out", "\(directory)/server.csr"],
+            ["x509", "-req", "-days", "1", "-in", "\(directory)/server.csr", "-CA", "\(directory)/ca.crt",
+             "-CAkey", "\(directory)/ca.key", "-CAcreateserial", "-out", "\(directory)/server.crt",
+             "-extfile", "\(directory)/san.ext"],
+        ]
+        try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: "\(directory)/san.ext", atomically: true, encoding: .utf8)
+        for arguments in commands {
+            let result = try runProcess("openssl", arguments)
+            guard result.status == 0 else { throw TestSupportError("openssl \(arguments[0]) failed: \(result.errorOutput)") }
+        }
+    }
+}
