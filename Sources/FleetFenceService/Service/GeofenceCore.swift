@@ -1,0 +1,305 @@
+import FleetFenceCodecs
+import Foundation
+import GeofenceEngine
+import Logging
+import MQTT
+
+/// The service's mutable state and its rules of engagement: the engine, what must be journaled,
+/// and what to publish. It lives behind one lock (see ``GeofenceService``); every method runs
+/// with that lock held, so journal order and publish order are the engine's order.
+struct GeofenceCore {
+    var engine: GeofenceEngine
+    let layout: TopicLayout
+    var router: PositionTopicRouter
+    let journal: Journal
+    let client: MQTTClient
+    let logger: Logger
+    var counters = ServiceCounters()
+    /// Devices whose durable state changed without an alert: written in batches by ``flush()``.
+    var dirtyDevices: Set<String> = []
+    var fenceOrigins: [String: JournalFenceRow.Origin] = [:]
+    private var transitions: [Transition] = []
+    private let encoder = JSONEncoder()
+    private let decoder = JSONDecoder()
+
+    init(engine: GeofenceEngine, configuration: ServiceConfiguration, journal: Journal, client: MQTTClient, logger: Logger) {
+        self.engine = engine
+        self.layout = TopicLayout(prefix: configuration.prefix)
+        self.router = PositionTopicRouter(positionFilters: configuration.positionTopics, layout: layout)
+        self.journal = journal
+        self.client = client
+        self.logger = logger
+    }
+
+    // MARK: Messages
+
+    /// One incoming message: a position or a fence definition.
+    mutating func handle(topic: String, payload: UnsafeRawBufferPointer, arrival: Double) {
+        switch router.route(topic) {
+        case let .position(device, format):
+            handlePosition(device: device, format: format, topic: topic, payload: payload, arrival: arrival)
+        case let .fenceSet(id):
+            handleFenceSet(id: id, payload: payload, now: arrival)
+        case .unrelated:
+            break
+        }
+    }
+
+    private mutating func handlePosition(
+        device: String, format: PositionTopicRouter.Format, topic: String, payload: UnsafeRawBufferPointer, arrival: Double
+    ) {
+        let decoded = switch format {
+        case .native: PositionDecoder.decode(payload, deviceID: device)
+        case .ownTracks: PositionDecoder.decodeOwnTracks(payload)
+        }
+        let position: DecodedPosition
+        switch decoded {
+        case let .success(value):
+            position = value
+        case let .failure(rejection):
+            if rejection.isIgnored {
+                counters.ignored += 1
+            } else {
+                reject(device: device, topic: topic, payload: payload, reason: rejection.description)
+            }
+            return
+        }
+        counters.positions += 1
+        let sample = position.sample(arrival: arrival)
+        transitions.removeAll(keepingCapacity: true)
+        let outcome = engine.process(device: device, sample: sample, arrival: arrival, into: &transitions)
+        guard outcome.status == .accepted else { return }
+        var outbox = Outbox()
+        if !transitions.isEmpty {
+            outbox.transitions = transitions
+            for transition in transitions { addAlert(transition, to: &outbox) }
+        }
+        if outcome.insideChanged || outcome.firstSight {
+            let at = transitions.last?.confirmedAt ?? sample.timestamp
+            addState(device: device, at: at, lat: sample.lat, lon: sample.lon, to: &outbox)
+        }
+        if outbox.transitions.isEmpty {
+            if outcome.recordChanged { dirtyDevices.insert(device) }
+        } else {
+            dirtyDevices.insert(device)
+        }
+        commit(outbox, devicesNow: !outbox.transitions.isEmpty)
+    }
+
+    /// Says why a message was refused, on the device's errors topic and in the log.
+    mutating func reject(device: String, topic: String, payload: UnsafeRawBufferPointer, reason: String) {
+        counters.rejected += 1
+        _ = client.publish(
+            topic: layout.errors(device), payload: ErrorPayload.encode(reason: reason, topic: topic, payload: payload),
+            qos: 0, retain: false)
+        // A misbehaving publisher must not drown the log: the rest are counted in the stats line.
+        if counters.loggedRejectionsThisInterval < 20 {
+            counters.loggedRejectionsThisInterval += 1
+            logger.warning("rejected message", metadata: ["topic": "\(topic)", "reason": "\(reason)"])
+        } else {
+            counters.unloggedRejections += 1
+        }
+    }
+
+    // MARK: Fences
+
+    private mutating func handleFenceSet(id: String, payload: UnsafeRawBufferPointer, now: Double) {
+        let topic = "\(layout.prefix)/fences/\(id)/set"
+        if payload.isEmpty {
+            if engine.fence(id: id) == nil {
+                logger.info("fence delete for an unknown id ignored", metadata: ["fence": "\(id)"])
+                return
+            }
+            removeFence(id: id, now: now)
+            logger.notice("fence deleted", metadata: ["fence": "\(id)"])
+            return
+        }
+        do {
+            let definition = try FenceDecoder.decodeDefinition(Array(payload), idFromTopic: id)
+            try setFence(definition, origin: .runtime)
+        } catch {
+            rejectFence(id: id, topic: topic, payload: payload, reason: "\(error)")
+        }
+    }
+
+    mutating func rejectFence(id: String?, topic: String, payload: UnsafeRawBufferPointer, reason: String) {
+        counters.fenceErrors += 1
+        _ = client.publish(
+            topic: layout.errors("fences"), payload: ErrorPayload.encode(reason: reason, topic: topic, payload: payload),
+            qos: 0, retain: false)
+        logger.warning("fence rejected", metadata: ["fence": "\(id ?? "?")", "reason": "\(reason)"])
+    }
+
+    /// Validates, clamps, journals and publishes a fence definition.
+    mutating func setFence(_ definition: FenceDefinition, origin: JournalFenceRow.Origin) throws {
+        try FenceIDRules.validate(definition.id)
+        let update = try engine.setFence(definition)
+        fenceOrigins[definition.id] = origin
+        if update.unchanged, origin == .file { return }
+        counters.fenceChanges += 1
+        if let requested = update.fence.clampedFrom, let effective = update.fence.effectiveRadius {
+            logger.notice(
+                "fence radius clamped",
+                metadata: ["fence": "\(definition.id)", "radius": "\(requested)", "effective": "\(effective)"])
+        }
+        do {
+            try journal.writeFences([fenceRow(definition.id, origin: origin)])
+        } catch {
+            logger.error("journal write failed", metadata: ["error": "\(error)"])
+        }
+        var outbox = Outbox()
+        outbox.publish(layout.fence(definition.id), registryPayload(update.fence), qos: 1, retain: true)
+        commit(outbox, devicesNow: false)
+        logger.info(
+            update.replaced ? "fence replaced" : "fence added",
+            metadata: ["fence": "\(definition.id)", "origin": "\(origin.rawValue)"])
+    }
+
+    /// Removes a fence: devices inside it exit with reason `fence_removed`.
+    mutating func removeFence(id: String, now: Double) {
+        let removal = engine.removeFence(id: id, now: now)
+        fenceOrigins[id] = nil
+        counters.fenceChanges += 1
+        var outbox = Outbox()
+        outbox.transitions = removal.transitions
+        for transition in removal.transitions { addAlert(transition, to: &outbox) }
+        for device in removal.changedDevices {
+            dirtyDevices.insert(device)
+            let record = engine.deviceRecord(for: device)
+            addState(device: device, at: now, lat: record?.anchorLat ?? 0, lon: record?.anchorLon ?? 0, to: &outbox)
+        }
+        do {
+            try journal.writeFences([], removed: [id])
+        } catch {
+            logger.error("journal write failed", metadata: ["error": "\(error)"])
+        }
+        // An empty retained message clears the registry entry.
+        outbox.publish(layout.fence(id), [], qos: 1, retain: true)
+        commit(outbox, devicesNow: true)
+    }
+
+    /// Brings the fences of `fences.file` into effect: added, changed or removed ones as if set
+    /// at run time. Fences set at run time stay unless the file defines the same id.
+    mutating func applyFenceFile(_ loaded: FenceFile, now: Double) {
+        for problem in loaded.problems {
+            counters.fenceErrors += 1
+            logger.warning("fence in file rejected", metadata: ["file": "\(loaded.path)", "reason": "\(problem)"])
+            _ = client.publish(
+                topic: layout.errors("fences"),
+                payload: ErrorPayload.encode(reason: problem, topic: loaded.path, payload: [UInt8]()),
+                qos: 0, retain: false)
+        }
+        var listed = Set<String>()
+        for definition in loaded.definitions {
+            listed.insert(definition.id)
+            do {
+                try setFence(definition, origin: .file)
+            } catch {
+                counters.fenceErrors += 1
+                logger.warning(
+                    "fence in file rejected", metadata: ["fence": "\(definition.id)", "reason": "\(error)"])
+                _ = client.publish(
+                    topic: layout.errors("fences"),
+                    payload: ErrorPayload.encode(
+                        reason: "fence \(definition.id): \(error)", topic: loaded.path, payload: [UInt8]()),
+                    qos: 0, retain: false)
+            }
+        }
+        for (id, origin) in fenceOrigins where origin == .file && !listed.contains(id) {
+            removeFence(id: id, now: now)
+            logger.notice("fence removed from file", metadata: ["fence": "\(id)"])
+        }
+    }
+
+    /// Publishes every fence retained, as the service holds it (at start, after a reconnect).
+    func publishRegistry() {
+        for fence in engine.fences {
+            _ = client.publish(topic: layout.fence(fence.id), payload: registryPayload(fence), qos: 1, retain: true)
+        }
+    }
+
+    private func registryPayload(_ fence: Fence) -> [UInt8] {
+        FenceRegistryPayload.encode(
+            definition: fence.definition, effectiveRadius: fence.effectiveRadius, requestedRadius: fence.clampedFrom,
+            clamped: fence.isClamped)
+    }
+
+    // MARK: Time
+
+    /// Confirms the pending changes of silent devices and writes batched device state.
+    mutating func tick(now: Double) {
+        transitions.removeAll(keepingCapacity: true)
+        let changed = engine.tick(now: now, into: &transitions)
+        var outbox = Outbox()
+        outbox.transitions = transitions
+        for transition in transitions { addAlert(transition, to: &outbox) }
+        for device in changed {
+            dirtyDevices.insert(device)
+            let last = transitions.last { $0.device == device }
+            addState(device: device, at: last?.confirmedAt ?? now, lat: last?.lat ?? 0, lon: last?.lon ?? 0, to: &outbox)
+        }
+        commit(outbox, devicesNow: true)
+    }
+
+    // MARK: Durability
+
+    /// Journals the outbox's transitions with the dirty devices' state, then publishes. A journal
+    /// failure is logged and the alerts still go out: an operator would rather see a late
+    /// duplicate after a restart than lose the alert now.
+    mutating func commit(_ outbox: Outbox, devicesNow: Bool) {
+        if !outbox.transitions.isEmpty || (devicesNow && !dirtyDevices.isEmpty) {
+            writeJournal(outbox.transitions)
+        }
+        counters.alerts += outbox.transitions.count
+        for message in outbox.messages {
+            _ = client.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
+        }
+    }
+
+    /// Writes pending device state (called periodically and at shutdown).
+    mutating func flush() {
+        if !dirtyDevices.isEmpty { writeJournal([]) }
+    }
+
+    private mutating func writeJournal(_ transitions: [Transition]) {
+        let rows = dirtyDevices.compactMap { device -> JournalDeviceRow? in
+            guard let record = engine.deviceRecord(for: device), let bytes = try? encoder.encode(record) else {
+                return nil
+            }
+            return JournalDeviceRow(device: device, state: Array(bytes))
+        }
+        let journaled = transitions.map { transition in
+            JournalTransition(
+                device: transition.device, fence: transition.fenceID, event: transition.event.rawValue,
+                at: transition.at, confirmedAt: transition.confirmedAt, lat: transition.lat, lon: transition.lon,
+                seq: Int64(transition.seq), reason: transition.reason, durationSeconds: transition.durationSeconds,
+                dwellSeconds: transition.dwellSeconds, alertJSON: AlertPayload.encode(transition))
+        }
+        do {
+            try journal.write(transitions: journaled, devices: rows)
+            dirtyDevices.removeAll(keepingCapacity: true)
+        } catch {
+            logger.error("journal write failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func fenceRow(_ id: String, origin: JournalFenceRow.Origin) -> JournalFenceRow {
+        let record = engine.fenceRecords().first { $0.definition.id == id }
+        let bytes = (try? encoder.encode(record)) ?? Data()
+        return JournalFenceRow(id: id, record: Array(bytes), origin: origin)
+    }
+
+    // MARK: Payloads
+
+    private func addAlert(_ transition: Transition, to outbox: inout Outbox) {
+        outbox.publish(
+            layout.alert(device: transition.device, fence: transition.fenceID, event: transition.event.rawValue),
+            AlertPayload.encode(transition), qos: 1, retain: false)
+    }
+
+    private func addState(device: String, at: Double, lat: Double, lon: Double, to outbox: inout Outbox) {
+        let payload = StatePayload.encode(
+            device: device, inside: engine.insideFences(of: device), at: at, lat: lat, lon: lon)
+        outbox.publish(layout.state(device: device), payload, qos: 1, retain: true)
+    }
+}

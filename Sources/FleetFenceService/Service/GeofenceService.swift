@@ -1,0 +1,151 @@
+import FleetFenceCodecs
+import Foundation
+import GeofenceEngine
+import Logging
+import MQTT
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// `fleetfence serve`: positions in, alerts, state and the fence registry out, as the contract says.
+///
+/// Threading: libmosquitto calls the message handler on its network thread; the handler decodes
+/// and feeds the engine there, under ``LockedCore``'s lock, with no hop to another thread. That is
+/// the cheapest hand-off there is (one uncontended lock per message) and it keeps per-device order.
+public final class GeofenceService: Service, Sendable {
+    public let configuration: ServiceConfiguration
+    private let logger: Logger
+    /// How often silent devices are checked and batched device state is written.
+    private let tickInterval: Duration
+
+    public init(configuration: ServiceConfiguration, logger: Logger, tickInterval: Duration = .milliseconds(250)) {
+        self.configuration = configuration
+        self.logger = logger
+        self.tickInterval = tickInterval
+    }
+
+    static func now() -> Double { Date().timeIntervalSince1970 }
+
+    public func run() async throws {
+        for warning in configuration.warnings { logger.warning("configuration: \(warning)") }
+        let layout = TopicLayout(prefix: configuration.prefix)
+        let journal = try Journal(path: configuration.journalPath, logger: logger)
+        let restored = try StateRestorer.restore(from: journal, settings: configuration.geofence, logger: logger)
+        let client = try MQTTClient(options: try clientOptions(layout: layout), logger: logger)
+        var core = GeofenceCore(
+            engine: restored.engine, configuration: configuration, journal: journal, client: client, logger: logger)
+        core.fenceOrigins = restored.origins
+        let locked = LockedCore(core)
+
+        client.onMessage { message in
+            let topic = message.topic
+            let arrival = GeofenceService.now()
+            locked.withLock { $0.handle(topic: topic, payload: message.payload, arrival: arrival) }
+        }
+        let statusTopic = layout.status
+        let stopping = Atomic(false)
+        client.onConnectionChange { [logger] connected in
+            guard connected else {
+                if !stopping.load(ordering: .relaxed) { logger.warning("broker connection lost; reconnecting") }
+                return
+            }
+            // After every (re)connect: the last will may have said offline, and a broker that lost
+            // its retained store must get the registry back.
+            _ = client.publish(topic: statusTopic, payload: Array("online".utf8), qos: 1, retain: true)
+            locked.withLock { $0.publishRegistry() }
+        }
+        client.subscribe(configuration.positionTopics + [layout.fenceSetFilter], qos: 1)
+        try await client.connect(timeout: .seconds(10))
+        logger.info(
+            "fleetfence serving",
+            metadata: [
+                "broker": "\(configuration.brokerURL)", "positions": "\(configuration.positionTopics)",
+                "prefix": "\(configuration.prefix)", "journal": "\(configuration.journalPath)",
+            ])
+        reloadFences(locked)
+
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        try? await cancelWhenGracefulShutdown {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await _ in hangups {
+                        self.logger.info("SIGHUP: reloading fences", metadata: ["file": "\(self.configuration.fencesFile)"])
+                        self.reloadFences(locked)
+                    }
+                }
+                group.addTask { try await self.periodic(locked) }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+
+        // Clean stop: state written, offline said, everything acknowledged, then goodbye.
+        logger.info("stopping")
+        stopping.store(true, ordering: .relaxed)
+        locked.withLock { $0.flush() }
+        _ = client.publish(topic: statusTopic, payload: Array("offline".utf8), qos: 1, retain: true)
+        _ = await client.waitForPublishes(timeout: .seconds(5))
+        await client.disconnect()
+        try journal.close()
+        logger.info("stopped")
+    }
+
+    private func clientOptions(layout: TopicLayout) throws -> MQTTOptions {
+        let url = try MQTTURL(parsing: configuration.brokerURL)
+        return MQTTOptions(
+            url: url, clientID: configuration.clientID, cleanSession: false, username: configuration.username,
+            password: try configuration.password(), caFile: configuration.caFile,
+            will: MQTTWill(topic: layout.status, payload: Array("offline".utf8), qos: 1, retain: true))
+    }
+
+    /// Loads `fences.file` and brings it into effect. A missing or broken file changes nothing.
+    private func reloadFences(_ locked: LockedCore) {
+        let path = configuration.fencesFile
+        do {
+            let file = try FenceFile.load(path: path)
+            locked.withLock { $0.applyFenceFile(file, now: GeofenceService.now()) }
+            let count = locked.withLock { $0.engine.fenceCount }
+            logger.info("fences loaded", metadata: ["file": "\(path)", "fences": "\(count)"])
+        } catch {
+            logger.error("fences not loaded; keeping the fences held", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Silence checks and batched journal writes several times a second; a stats line every interval.
+    private func periodic(_ locked: LockedCore) async throws {
+        let clock = ContinuousClock()
+        var nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)
+        var nextFlush = clock.now + .seconds(1)
+        var lastPositions = 0
+        var lastStatsTime = clock.now
+        while true {
+            try await Task.sleep(for: tickInterval)
+            let now = GeofenceService.now()
+            locked.withLock { $0.tick(now: now) }
+            if clock.now >= nextFlush {
+                nextFlush = clock.now + .seconds(1)
+                locked.withLock { $0.flush() }
+            }
+            if clock.now >= nextStats {
+                nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)
+                let elapsed = clock.now - lastStatsTime
+                lastStatsTime = clock.now
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+                let line = locked.withLock { core -> String in
+                    let counters = core.counters
+                    let rate = Double(counters.positions - lastPositions) / max(seconds, 1e-9)
+                    lastPositions = counters.positions
+                    let suppressed = counters.unloggedRejections
+                    core.counters.loggedRejectionsThisInterval = 0
+                    core.counters.unloggedRejections = 0
+                    return String(
+                        format: "stats positions/s=%.0f positions=%d devices=%d fences=%d alerts=%d errors=%d stale=%d inaccurate=%d ignored=%d unlogged_errors=%d",
+                        rate, counters.positions, core.engine.deviceCount, core.engine.fenceCount, counters.alerts,
+                        counters.rejected + counters.fenceErrors, core.engine.counters.stale,
+                        core.engine.counters.inaccurate, counters.ignored, suppressed)
+                }
+                logger.info("\(line)")
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import GeofenceEngine
+import Logging
+
+/// Rebuilds the engine from the journal at start (rule 5): fences with their generations first,
+/// then every device's state, so that no enter is repeated and an exit during the downtime is
+/// alerted by the queued positions that reveal it.
+enum StateRestorer {
+    struct Restored {
+        var engine: GeofenceEngine
+        var origins: [String: JournalFenceRow.Origin]
+    }
+
+    static func restore(from journal: Journal, settings: GeofenceSettings, logger: Logger) throws -> Restored {
+        let decoder = JSONDecoder()
+        var engine = GeofenceEngine(settings: settings)
+        var origins: [String: JournalFenceRow.Origin] = [:]
+        var fences: [FenceRecord] = []
+        for row in try journal.loadFences() {
+            guard let record = try? decoder.decode(FenceRecord.self, from: Data(row.record)) else {
+                logger.warning("journal: unreadable fence skipped", metadata: ["fence": "\(row.id)"])
+                continue
+            }
+            fences.append(record)
+            origins[row.id] = row.origin
+        }
+        fences.sort { $0.generation < $1.generation }
+        for (id, error) in engine.restoreFences(fences, generation: fences.map(\.generation).max() ?? 0) {
+            logger.warning("journal: fence no longer valid", metadata: ["fence": "\(id)", "reason": "\(error)"])
+            origins[id] = nil
+        }
+        let journaledSeq = try journal.maxSeqPerDevice()
+        var devices = 0
+        for row in try journal.loadDevices() {
+            guard var record = try? decoder.decode(DeviceRecord.self, from: Data(row.state)) else {
+                logger.warning("journal: unreadable device state skipped", metadata: ["device": "\(row.device)"])
+                continue
+            }
+            // seq never goes back, even if a device row lagged behind its alerts.
+            record.seq = max(record.seq, UInt64(max(0, journaledSeq[row.device] ?? 0)))
+            engine.restore(record)
+            devices += 1
+        }
+        if devices > 0 || !fences.isEmpty {
+            logger.info("state restored from journal", metadata: ["devices": "\(devices)", "fences": "\(fences.count)"])
+        }
+        return Restored(engine: engine, origins: origins)
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import FleetFenceService
+import Foundation
+import Logging
+import ServiceLifecycle
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Subscribe to positions, run the geofence state machines, publish alerts and state.",
+        discussion: """
+            Precedence: flag > environment variable FLEETFENCE_<KEY> > config file > built-in default.
+            SIGTERM/SIGINT stop cleanly (offline published, journal flushed); SIGHUP reloads the fences file.
+            """
+    )
+
+    @OptionGroup var options: ServeOptions
+
+    func run() async throws {
+        let configuration: ServiceConfiguration
+        do {
+            configuration = try await ConfigurationLoader.load(flags: options.flagOverrides, configFile: options.configFile)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let logger = LogSetup.bootstrap(level: configuration.logLevel)
+        let service = GeofenceService(configuration: configuration, logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import FleetFenceService
+
+/// The flags of `fleetfence serve`, one per configuration key. Every flag is optional: an absent flag
+/// leaves the key to the environment, the config file or the default (see ConfigurationLoader).
+/// Values stay strings here so that the loader validates every layer alike and names the flag it came from.
+/// There is deliberately no password flag: a password on the command line shows in `ps`.
+struct ServeOptions: ParsableArguments {
+    @Option(
+        name: .customLong("config"),
+        help: ArgumentHelp(
+            "YAML config file (default \(ServiceConfiguration.defaultConfigFile), skipped when absent; a named file must exist)",
+            valueName: "file"))
+    var configFile: String?
+
+    @Option(name: flag(.brokerURL), help: help(.brokerURL, "url"))
+    var broker: String?
+
+    @Option(name: flag(.username), help: help(.username, "name"))
+    var username: String?
+
+    @Option(name: flag(.passwordFile), help: help(.passwordFile, "file"))
+    var passwordFile: String?
+
+    @Option(name: flag(.caFile), help: help(.caFile, "file"))
+    var caFile: String?
+
+    @Option(name: flag(.clientID), help: help(.clientID, "id"))
+    var clientID: String?
+
+    @Option(name: flag(.positionTopics), help: help(.positionTopics, "filters"))
+    var positions: String?
+
+    @Option(name: flag(.prefix), help: help(.prefix, "topic"))
+    var prefix: String?
+
+    @Option(name: flag(.fencesFile), help: help(.fencesFile, "file"))
+    var fences: String?
+
+    @Option(name: flag(.journalPath), help: help(.journalPath, "path"))
+    var journal: String?
+
+    @Option(name: flag(.debounce), help: help(.debounce, "s"))
+    var debounce: String?
+
+    @Option(name: flag(.hysteresis), help: help(.hysteresis, "m"))
+    var hysteresis: String?
+
+    @Option(name: flag(.minRadius), help: help(.minRadius, "m"))
+    var minRadius: String?
+
+    @Option(name: flag(.maxRadius), help: help(.maxRadius, "m"))
+    var maxRadius: String?
+
+    @Option(name: flag(.maxAccuracy), help: help(.maxAccuracy, "m"))
+    var maxAccuracy: String?
+
+    @Option(name: flag(.silentConfirm), help: help(.silentConfirm, "s"))
+    var silentConfirm: String?
+
+    @Option(name: flag(.statsInterval), help: help(.statsInterval, "s"))
+    var statsInterval: String?
+
+    @Option(name: flag(.logLevel), help: help(.logLevel, "level"))
+    var logLevel: String?
+
+    /// The flags that were given, by contract key, for `ConfigurationLoader.load(flags:configFile:)`.
+    var flagOverrides: [String: String] {
+        let given: [(ConfigurationKey, String?)] = [
+            (.brokerURL, broker), (.username, username), (.passwordFile, passwordFile), (.caFile, caFile),
+            (.clientID, clientID), (.positionTopics, positions), (.prefix, prefix), (.fencesFile, fences),
+            (.journalPath, journal), (.debounce, debounce), (.hysteresis, hysteresis), (.minRadius, minRadius),
+            (.maxRadius, maxRadius), (.maxAccuracy, maxAccuracy), (.silentConfirm, silentConfirm),
+            (.statsInterval, statsInterval), (.logLevel, logLevel),
+        ]
+        var overrides: [String: String] = [:]
+        for case let (key, value?) in given { overrides[key.name] = value }
+        return overrides
+    }
+
+    // Flag names and help come from ConfigurationKey, the one table the loader reads too.
+    private static func flag(_ key: ConfigurationKey) -> NameSpecification {
+        .customLong(key.flag)
+    }
+
+    private static func help(_ key: ConfigurationKey, _ valueName: String) -> ArgumentHelp {
+        ArgumentHelp(key.help, valueName: valueName)
+    }
+}
