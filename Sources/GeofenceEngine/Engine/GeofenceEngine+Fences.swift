@@ -26,6 +26,7 @@ extension GeofenceEngine {
         if let slot = slotsByFenceID[definition.id] {
             let unchanged = fenceSlots[Int(slot)]?.definition == definition
             fenceSlots[Int(slot)] = fence
+            fenceProbes[Int(slot)] = FenceProbe(fence)
             index.insert(slot, reach: fence.reach)
             return FenceUpdate(fence: fence, replaced: true, unchanged: unchanged)
         }
@@ -33,9 +34,11 @@ extension GeofenceEngine {
         if let free = freeFenceSlots.popLast() {
             slot = free
             fenceSlots[Int(slot)] = fence
+            fenceProbes[Int(slot)] = FenceProbe(fence)
         } else {
             slot = Int32(fenceSlots.count)
             fenceSlots.append(fence)
+            fenceProbes.append(FenceProbe(fence))
             fenceGenerations.append(0)
         }
         generation += 1
@@ -74,6 +77,7 @@ extension GeofenceEngine {
         }
         index.remove(slot)
         fenceSlots[Int(slot)] = nil
+        fenceProbes[Int(slot)] = nil
         freeFenceSlots.append(slot)
         return removal
     }

@@ -43,7 +43,7 @@ extension GeofenceEngine {
         let firstNewTransition = transitions.endIndex
         let wasPendingWithEvidence = current.hasEvidencePending
         let context = SampleContext(
-            device: deviceSlot, sample: sample,
+            device: deviceSlot, sample: sample, point: ProbePoint(lat: sample.lat, lon: sample.lon),
             margin: max(settings.hysteresisMeters, sample.accuracy ?? 0),
             anchor: devices.anchorTime[device].isNaN
                 ? nil
@@ -58,7 +58,8 @@ extension GeofenceEngine {
                 current.entries.remove(at: position)
                 continue
             }
-            judge(&entry, fence: fence, context, &outcome, &transitions)
+            let distance = fence.geometry.signedDistance(to: context.point)
+            judge(&entry, fence: fence, distance: distance, context, &outcome, &transitions)
             if entry.isDefault {
                 current.entries.remove(at: position)
             } else {
@@ -71,10 +72,15 @@ extension GeofenceEngine {
         index.candidates(lat: sample.lat, lon: sample.lon, into: &candidateScratch)
         let knownGeneration = devices.knownGeneration[device]
         for fenceSlot in candidateScratch where !current.entries.contains(where: { $0.fenceSlot == fenceSlot }) {
+            guard let probe = fenceProbes[Int(fenceSlot)] else { continue }
+            // Outside evidence for a fence without an entry leaves it (or makes it) known
+            // outside, the default: the common case, decided without the full fence.
+            let distance = probe.geometry.signedDistance(to: context.point)
+            if distance <= -min(context.margin, probe.marginCap) { continue }
             guard let fence = fenceSlots[Int(fenceSlot)] else { continue }
             let known = fenceGenerations[Int(fenceSlot)] <= knownGeneration
             var entry = RegionEntry(fenceSlot: fenceSlot, state: known ? .outside : .unknown)
-            judge(&entry, fence: fence, context, &outcome, &transitions)
+            judge(&entry, fence: fence, distance: distance, context, &outcome, &transitions)
             if !entry.isDefault { current.entries.append(entry) }
         }
         // Fences far from the sample and new to the device got outside evidence: known outside,
@@ -93,6 +99,7 @@ extension GeofenceEngine {
     struct SampleContext {
         let device: Int32
         let sample: PositionSample
+        let point: ProbePoint
         /// max(hysteresis, accuracy), before each fence's cap.
         let margin: Double
         /// The previous accurate sample (time, lat, lon).
@@ -101,11 +108,10 @@ extension GeofenceEngine {
 
     /// Applies one sample to one device-fence pair.
     private mutating func judge(
-        _ entry: inout RegionEntry, fence: Fence, _ context: SampleContext,
+        _ entry: inout RegionEntry, fence: Fence, distance: Double, _ context: SampleContext,
         _ outcome: inout SampleOutcome, _ transitions: inout [Transition]
     ) {
         let sample = context.sample
-        let distance = fence.signedDistance(lat: sample.lat, lon: sample.lon)
         let margin = min(context.margin, fence.marginCap)
         let insideEvidence = distance >= margin
         let outsideEvidence = distance <= -margin

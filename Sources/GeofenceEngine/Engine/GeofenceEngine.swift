@@ -7,6 +7,9 @@ public struct GeofenceEngine: Sendable {
     public internal(set) var counters = EngineCounters()
 
     var fenceSlots: [Fence?] = []
+    /// Per slot, just what the hot path needs: most candidates are rejected from this alone,
+    /// without touching the fence's definition. Nil for a free slot.
+    var fenceProbes: [FenceProbe?] = []
     var fenceGenerations: [UInt32] = []
     var slotsByFenceID: [String: Int32] = [:]
     var freeFenceSlots: [Int32] = []

@@ -13,6 +13,15 @@ public struct Fence: Sendable {
     enum Geometry: Sendable {
         case circle(CircleGeometry)
         case polygon(PolygonGeometry)
+
+        func signedDistance(to point: ProbePoint) -> Double {
+            switch self {
+            case let .circle(circle):
+                circle.signedDistance(latRadians: point.latRadians, cosLat: point.cosLat, lon: point.lon)
+            case let .polygon(polygon):
+                polygon.signedDistance(to: Coordinate(lat: point.lat, lon: point.lon))
+            }
+        }
     }
 
     public var id: String { definition.id }
@@ -48,10 +57,7 @@ public struct Fence: Sendable {
 
     @usableFromInline
     func signedDistance(lat: Double, lon: Double) -> Double {
-        switch geometry {
-        case let .circle(circle): circle.signedDistance(to: Coordinate(lat: lat, lon: lon))
-        case let .polygon(polygon): polygon.signedDistance(to: Coordinate(lat: lat, lon: lon))
-        }
+        geometry.signedDistance(to: ProbePoint(lat: lat, lon: lon))
     }
 
     /// Where a point can be inside or within the evidence band: the index's key for this fence.

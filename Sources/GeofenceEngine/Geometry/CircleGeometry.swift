@@ -2,10 +2,28 @@
 struct CircleGeometry: Sendable {
     let center: Coordinate
     let radius: Double
+    private let centerLatRadians: Double
+    private let cosCenterLat: Double
+
+    init(center: Coordinate, radius: Double) {
+        self.center = center
+        self.radius = radius
+        centerLatRadians = center.lat * .pi / 180
+        cosCenterLat = cos(centerLatRadians)
+    }
 
     /// Positive inside, negative outside, in metres.
     func signedDistance(to point: Coordinate) -> Double {
         radius - Earth.distance(center, point)
+    }
+
+    /// The same by haversine, with the point's latitude in radians and its cosine computed once
+    /// per sample by the caller rather than once per fence.
+    func signedDistance(latRadians: Double, cosLat: Double, lon: Double) -> Double {
+        let s1 = sin((latRadians - centerLatRadians) / 2)
+        let s2 = sin((lon - center.lon) * .pi / 360)
+        let h = s1 * s1 + cosCenterLat * cosLat * s2 * s2
+        return radius - 2 * Earth.meanRadiusMeters * asin(min(1, h.squareRoot()))
     }
 
     /// The circle grown by `margin` metres, in degrees. Near the poles the box covers every longitude.

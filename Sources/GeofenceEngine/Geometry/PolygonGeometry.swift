@@ -2,8 +2,9 @@ import Foundation
 
 /// A simple polygon in a local equirectangular projection around its centre. For fences up to
 /// 100 km across the projection's scale error stays under 1%, and under a centimetre for a
-/// fence of a few hundred metres.
-struct PolygonGeometry: Sendable {
+/// fence of a few hundred metres. A class: the engine copies geometry references on its hot
+/// path, and one reference is cheaper to copy than the arrays inside.
+final class PolygonGeometry: Sendable {
     let vertices: [Coordinate]
     private let originLat: Double
     private let originLon: Double

@@ -5,7 +5,7 @@
 /// a query depends on how many fences are near, not on how many exist.
 public struct FenceIndex: Sendable {
     static let finestCellDegrees = 0.0005
-    static let levelCount = 21
+    static let levelCount = 11
 
     /// A fence's reach rounded outward to Float: half the memory of Double, still conservative.
     struct Entry: Sendable {
@@ -46,7 +46,7 @@ public struct FenceIndex: Sendable {
         for _ in 0..<Self.levelCount {
             let lonCells = max(1, Int64((360 / size).rounded(.down)))
             levels.append(Level(cellDegrees: size, lonCells: lonCells, lonCellDegrees: 360 / Double(lonCells)))
-            size *= 2
+            size *= 4
         }
         self.levels = levels
     }
