@@ -1,0 +1,56 @@
+import GeofenceEngine
+
+/// An alert the service should (or may) send, from the noise-free path.
+public struct ExpectedAlert: Sendable, Hashable {
+    public enum Certainty: String, Sendable, Hashable {
+        /// Clean: missing it is a miss.
+        case expected
+        /// Too close to a threshold to call: neither its presence nor its absence is an error.
+        case ambiguous
+    }
+
+    public var device: String
+    public var fence: String
+    public var event: AlertEvent
+    /// The true boundary crossing (for `dwell`, the crossing of the enter), simulated time.
+    public var at: Double
+    /// When the event truly happened: the crossing, or for `dwell` the crossing plus `dwell_s`.
+    /// Delays are measured from here.
+    public var due: Double
+    public var certainty: Certainty
+    /// Why it is ambiguous, for the report.
+    public var note: String?
+    /// Only the device's silence at the end confirms it: the service needs `silent_confirm_s` of
+    /// wall-clock quiet after the last position to send it.
+    public var bySilence = false
+
+    public init(
+        device: String, fence: String, event: AlertEvent, at: Double, due: Double? = nil,
+        certainty: Certainty, note: String? = nil, bySilence: Bool = false
+    ) {
+        self.device = device
+        self.fence = fence
+        self.event = event
+        self.at = at
+        self.due = due ?? at
+        self.certainty = certainty
+        self.note = note
+        self.bySilence = bySilence
+    }
+}
+
+/// The service's rules as ground truth applies them, with the margins that make a call safe.
+public struct GroundTruthRules: Sendable, Hashable {
+    /// The service's settings (debounce, hysteresis, radius clamp, accuracy limit).
+    public var settings: GeofenceSettings
+    /// Penetrations within this many noise standard deviations of the evidence band are ambiguous.
+    public var noiseSigmas: Double
+    /// Times on the new side within this many seconds of `debounce_s` (or `dwell_s`) are ambiguous.
+    public var timeMargin: Double
+
+    public init(settings: GeofenceSettings = GeofenceSettings(), noiseSigmas: Double = 2, timeMargin: Double = 2) {
+        self.settings = settings
+        self.noiseSigmas = noiseSigmas
+        self.timeMargin = timeMargin
+    }
+}

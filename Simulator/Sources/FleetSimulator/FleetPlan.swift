@@ -1,0 +1,79 @@
+import Foundation
+import GeofenceEngine
+
+/// Which truck drives which route, from when and in which direction: everything about the
+/// fleet that does not depend on the clock. Same routes, options and seed: same plan.
+public struct FleetPlan: Sendable {
+    public struct Truck: Sendable, Hashable {
+        /// 1-based, as in the device id.
+        public var index: Int
+        public var device: String
+        /// Index into the plan's routes.
+        public var route: Int
+        /// Simulated time of its first position.
+        public var start: Double
+        public var reversed: Bool
+    }
+
+    public let options: FleetOptions
+    public let trucks: [Truck]
+    /// Per route: driven forwards and backwards.
+    let replays: [(forward: RouteReplay, backward: RouteReplay)]
+
+    public var routeCount: Int { replays.count }
+    public func replay(route: Int) -> RouteReplay { replays[route].forward }
+
+    /// Truck k gets route (k - 1) mod R; starts and directions come from the seed.
+    public init(routes: [GPXRoute], options: FleetOptions) {
+        precondition(!routes.isEmpty, "a fleet needs at least one route")
+        self.options = options
+        replays = routes.map {
+            (RouteReplay(route: $0, speedKmh: options.speedKmh), RouteReplay(route: $0, speedKmh: options.speedKmh, reversed: true))
+        }
+        var random = SeededRandom(seed: options.seed, stream: 0)
+        trucks = (0..<max(options.trucks, 0)).map { i in
+            let offset = random.nextUnit() * max(options.stagger, 0)
+            let backwards = random.nextUnit() < 0.5
+            return Truck(
+                index: i + 1, device: "\(options.prefix)\(i + 1)", route: i % routes.count,
+                start: options.startTime + offset, reversed: options.reverse && backwards)
+        }
+    }
+
+    /// When every truck has stopped, or `nil` when the fleet loops without a duration.
+    public var endTime: Double? {
+        if let duration = options.duration { return options.startTime + duration }
+        if options.loop { return nil }
+        return trucks.map { $0.start + replays[$0.route].forward.duration }.max() ?? options.startTime
+    }
+
+    /// Time of the truck's `n`-th position (from 0), or `nil` once it has stopped: every
+    /// `interval` along the route, plus the route's last point when the steps miss it.
+    public func sampleTime(_ truck: Truck, _ n: Int) -> Double? {
+        let interval = max(options.interval, 0.001)
+        var elapsed = Double(n) * interval
+        if !options.loop {
+            let duration = replays[truck.route].forward.duration
+            let steps = (duration / interval + 1e-9).rounded(.down)
+            if Double(n) > steps {
+                guard Double(n) == steps + 1, steps * interval < duration - 1e-6 else { return nil }
+                elapsed = duration
+            }
+        }
+        let time = truck.start + elapsed
+        if let duration = options.duration, time > options.startTime + duration { return nil }
+        return time
+    }
+
+    /// The noise-free state of `truck` at simulated `time` (clamped to its route's ends; looping
+    /// trucks turn round at each end).
+    public func state(of truck: Truck, at time: Double) -> ReplayState {
+        let legs = replays[truck.route]
+        let (ahead, back) = truck.reversed ? (legs.backward, legs.forward) : (legs.forward, legs.backward)
+        let elapsed = max(0, time - truck.start)
+        guard options.loop, ahead.duration > 0 else { return ahead.state(at: elapsed) }
+        let cycle = (elapsed / ahead.duration).rounded(.down)
+        let phase = elapsed - cycle * ahead.duration
+        return cycle.truncatingRemainder(dividingBy: 2) == 0 ? ahead.state(at: phase) : back.state(at: phase)
+    }
+}

@@ -1,0 +1,85 @@
+import FleetFenceCodecs
+import Foundation
+import GeofenceEngine
+
+/// An alert as the service published it on `<prefix>/alerts/<device>/<fence>/<event>`.
+public struct ReceivedAlert: Sendable, Hashable, Decodable {
+    public var event: AlertEvent
+    public var device: String
+    public var fence: String
+    public var name: String?
+    /// Estimated crossing and confirmation, simulated seconds since the epoch.
+    public var at: Double
+    public var confirmedAt: Double
+    public var lat: Double?
+    public var lon: Double?
+    public var radius: Double?
+    public var seq: UInt64?
+    public var dwellSeconds: Double?
+    public var durationSeconds: Double?
+    public var reason: String?
+    /// Wall clock when it arrived, seconds since the epoch (0 when unknown).
+    public var received: Double = 0
+
+    public init(
+        event: AlertEvent, device: String, fence: String, name: String? = nil, at: Double, confirmedAt: Double,
+        lat: Double? = nil, lon: Double? = nil, seq: UInt64? = nil, durationSeconds: Double? = nil,
+        dwellSeconds: Double? = nil, reason: String? = nil, received: Double = 0
+    ) {
+        self.event = event
+        self.device = device
+        self.fence = fence
+        self.name = name
+        self.at = at
+        self.confirmedAt = confirmedAt
+        self.lat = lat
+        self.lon = lon
+        self.seq = seq
+        self.durationSeconds = durationSeconds
+        self.dwellSeconds = dwellSeconds
+        self.reason = reason
+        self.received = received
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case event, device, fence, name, at, lat, lon, seq, reason
+        case confirmedAt = "confirmed_at"
+        case radius = "radius_m"
+        case dwellSeconds = "dwell_s"
+        case durationSeconds = "duration_s"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        event = try c.decode(AlertEvent.self, forKey: .event)
+        device = try c.decode(String.self, forKey: .device)
+        fence = try c.decode(String.self, forKey: .fence)
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        at = try Self.time(c, .at)
+        confirmedAt = try Self.time(c, .confirmedAt)
+        lat = try c.decodeIfPresent(Double.self, forKey: .lat)
+        lon = try c.decodeIfPresent(Double.self, forKey: .lon)
+        radius = try c.decodeIfPresent(Double.self, forKey: .radius)
+        seq = try c.decodeIfPresent(UInt64.self, forKey: .seq)
+        dwellSeconds = try c.decodeIfPresent(Double.self, forKey: .dwellSeconds)
+        durationSeconds = try c.decodeIfPresent(Double.self, forKey: .durationSeconds)
+        reason = try c.decodeIfPresent(String.self, forKey: .reason)
+    }
+
+    /// RFC 3339 as the contract says; epoch seconds accepted too.
+    private static func time(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Double {
+        if let seconds = try? c.decode(Double.self, forKey: key) { return seconds }
+        let text = try c.decode(String.self, forKey: key)
+        guard let seconds = RFC3339.parse(text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "\(text) is not RFC 3339")
+        }
+        return seconds
+    }
+
+    /// Decodes an alert payload; throws for anything that is not one.
+    public static func decode(_ payload: [UInt8], received: Double = 0) throws -> ReceivedAlert {
+        var alert = try JSONDecoder().decode(ReceivedAlert.self, from: Data(payload))
+        alert.received = received
+        return alert
+    }
+}

@@ -1,0 +1,76 @@
+/// What one run of samples on one side of a fence's boundary can do to the device's state,
+/// judged on the noise-free distances with margins for noise and timing.
+struct RunJudgement {
+    /// Thresholds shared by every run of a track at one fence.
+    struct Thresholds {
+        /// Evidence margin: max(hysteresis, acc), capped by the fence.
+        var margin: Double
+        /// Noise band: `noiseSigmas` standard deviations.
+        var band: Double
+        /// Samples carry an `acc` the service accepts.
+        var usable: Bool
+        var debounce: Double
+        var slack: Double
+        /// The device falls silent after the last sample.
+        var endsInSilence: Bool
+    }
+
+    /// A change to this side is confirmed whatever the noise does.
+    var certain: Bool
+    /// When the certain confirmation happens at the latest (`nil` when only silence confirms it).
+    var confirmedBy: Double?
+    /// A change to this side may be confirmed.
+    var possible: Bool
+    /// First sight would certainly (or possibly) take this side.
+    var certainEvidence: Bool
+    var possibleEvidence: Bool
+    /// Deepest penetration into this side, metres.
+    var depth: Double
+    /// Seconds between the first and last possible evidence.
+    var evidenceSpan: Double
+    /// The sample after the crossing into this run (the crossing lies between it and the one before).
+    var crossingSample: Int
+
+    init(times: [Double], distances: [Double], lo: Int, hi: Int, inside: Bool, _ t: Thresholds) {
+        let sign: Double = inside ? 1 : -1
+        let v = { (j: Int) in sign * distances[j] }
+        let certainSide = { (j: Int) in v(j) > 0 && v(j) >= t.band }
+        let possibleSide = { (j: Int) in t.band > 0 ? v(j) > -t.band : v(j) >= 0 }
+        let isCertainEvidence = { (j: Int) in t.usable && v(j) >= t.margin + t.band }
+        let isPossibleEvidence = { (j: Int) in t.usable && v(j) >= t.margin - t.band }
+        let last = times.count - 1
+
+        // Certain: evidence at both ends of a stretch surely on this side, debounce apart; or
+        // evidence on a stretch that runs into the silence at the end.
+        var confirmedBy: Double?
+        var stretchStart: Double?
+        for j in lo...hi {
+            guard certainSide(j) else { stretchStart = nil; continue }
+            guard isCertainEvidence(j) else { continue }
+            if let start = stretchStart {
+                if times[j] - start >= t.debounce + t.slack { confirmedBy = times[j]; break }
+            } else {
+                stretchStart = times[j]
+            }
+        }
+        self.confirmedBy = confirmedBy
+        certain = confirmedBy != nil || (t.endsInSilence && hi == last && stretchStart != nil)
+
+        // Possible: the run widened by neighbours that noise may put on this side, with evidence
+        // nearly a debounce apart, or running into the silence.
+        var elo = lo, ehi = hi
+        while elo > 0, possibleSide(elo - 1) { elo -= 1 }
+        while ehi < last, possibleSide(ehi + 1) { ehi += 1 }
+        let evidence = (elo...ehi).filter(isPossibleEvidence)
+        evidenceSpan = evidence.first.map { times[evidence.last!] - times[$0] } ?? 0
+        possible = certain || (!evidence.isEmpty && (evidenceSpan >= t.debounce - t.slack || (t.endsInSilence && ehi == last)))
+        certainEvidence = (lo...hi).contains(where: isCertainEvidence)
+        possibleEvidence = !evidence.isEmpty
+        depth = (lo...hi).map(v).max() ?? 0
+
+        // The crossing that counts: the last sign change before the run is surely on this side.
+        var j = max((lo...hi).first(where: certainSide) ?? lo, 1)
+        while j > 1, !(v(j) > 0 && v(j - 1) <= 0) { j -= 1 }
+        crossingSample = j
+    }
+}

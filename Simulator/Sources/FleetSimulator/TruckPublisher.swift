@@ -1,0 +1,78 @@
+import Foundation
+import Logging
+import MQTT
+import Synchronization
+
+/// Publishes truck positions over a small pool of MQTT connections.
+///
+/// Why a pool: every `MQTTClient` is a libmosquitto client with its own network thread and
+/// socket. 10,000 trucks with a connection each would be 10,000 threads on a 2-core machine,
+/// all scheduling against each other and the broker. Devices are named by topic, not by
+/// connection, so trucks can share: one connection per truck up to `maxConnections` (realistic
+/// for small fleets, and it spreads the load over the broker's sockets), then truck k uses
+/// connection k mod C. A truck always uses the same connection, so its positions stay in order.
+final class TruckPublisher: Sendable {
+    let clients: [MQTTClient]
+    /// Per truck: its topic and its connection.
+    private let topics: [String]
+    private let qos: Int32
+    let sent = Atomic<Int>(0)
+    let dropped = Atomic<Int>(0)
+
+    init(options: SimulationOptions, plan: FleetPlan, logger: Logger) throws {
+        let count = max(1, min(plan.trucks.count, options.maxConnections))
+        let url = try MQTTURL(parsing: options.broker)
+        clients = try (0..<count).map { n in
+            try MQTTClient(
+                options: MQTTOptions(
+                    url: url, clientID: "\(options.clientIDPrefix)\(n + 1)", cleanSession: true,
+                    username: options.username, password: options.password, caFile: options.caFile),
+                logger: logger)
+        }
+        topics = plan.trucks.map { options.topicTemplate.replacingOccurrences(of: "{device}", with: $0.device) }
+        qos = options.qos
+    }
+
+    var connectionCount: Int { clients.count }
+
+    /// Connects every client, a few at a time; on any failure the others are disconnected.
+    func connect(timeout: Duration) async throws {
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (n, client) in clients.enumerated() {
+                    if n >= 8 { try await group.next() }
+                    group.addTask { try await client.connect(timeout: timeout) }
+                }
+                try await group.waitForAll()
+            }
+        } catch {
+            await disconnect(waitFor: .zero)
+            throw SimulationError.connectFailed("\(error)")
+        }
+    }
+
+    /// `false` when MQTT dropped it (QoS 0 while the connection is down, a full backlog).
+    @discardableResult
+    func publish(_ sample: TruckSample) -> Bool {
+        let client = clients[sample.truck % clients.count]
+        let result = client.publish(topic: topics[sample.truck], payload: TruckPayload.encode(sample), qos: qos)
+        if result.isAccepted {
+            sent.add(1, ordering: .relaxed)
+            return true
+        }
+        dropped.add(1, ordering: .relaxed)
+        return false
+    }
+
+    /// Waits for QoS 1 acknowledgements (up to `waitFor`), then disconnects cleanly.
+    func disconnect(waitFor: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            for client in clients {
+                group.addTask {
+                    if waitFor > .zero { _ = await client.waitForPublishes(timeout: waitFor) }
+                    await client.disconnect()
+                }
+            }
+        }
+    }
+}

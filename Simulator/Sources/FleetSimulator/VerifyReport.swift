@@ -1,0 +1,113 @@
+import FleetFenceCodecs
+import Foundation
+import GeofenceEngine
+
+/// Median, 95th percentile and maximum of a set of delays, in seconds.
+public struct DelayStats: Sendable, Hashable {
+    public var count: Int
+    public var median: Double
+    public var p95: Double
+    public var max: Double
+
+    /// Nearest-rank percentiles; `nil` when there is nothing to summarise.
+    public init?(_ values: [Double]) {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        func rank(_ p: Double) -> Double { sorted[Swift.max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1)] }
+        count = sorted.count
+        median = rank(0.5)
+        p95 = rank(0.95)
+        max = sorted.last!
+    }
+}
+
+/// What `--verify` prints: the service's alerts scored against ground truth.
+public struct VerifyReport: Sendable {
+    /// Alerts the noise-free paths call for.
+    public var expected = 0
+    public var matched = 0
+    public var missed: [ExpectedAlert] = []
+    /// Alerts received that match nothing expected or ambiguous.
+    public var falseAlerts: [ReceivedAlert] = []
+    /// Crossings too close to a threshold to call, and how many of them the service alerted.
+    public var ambiguous = 0
+    public var ambiguousAlerted = 0
+    /// Alerts not scored: other devices, fences not in the fences file, `fence_removed` exits.
+    public var ignored = 0
+    /// The same alert received twice (same device and `seq`): counted once.
+    public var duplicates = 0
+    /// Expected and matched per event.
+    public var byEvent: [AlertEvent: (expected: Int, matched: Int)] = [:]
+    /// `confirmed_at` minus the true crossing (dwell: crossing + dwell_s), simulated seconds.
+    public var delays: DelayStats?
+    /// Arrival minus the wall-clock moment the simulation reached `confirmed_at`, seconds: the
+    /// service's latency. Alerts only silence confirms are left out (they wait `silent_confirm_s`).
+    public var receiveDelays: DelayStats?
+    /// Matched alerts confirmed by the device's silence rather than by a position.
+    public var confirmedBySilence = 0
+    /// Context for the header.
+    public var trucks = 0
+    public var simulatedSeconds = 0.0
+    public var positions = 0
+
+    public init() {}
+
+    public var missedCount: Int { missed.count }
+    public var falseCount: Int { falseAlerts.count }
+    /// No missed and no false alert: what `--strict` demands.
+    public var isClean: Bool { missed.isEmpty && falseAlerts.isEmpty }
+}
+
+extension VerifyReport: CustomStringConvertible {
+    public var description: String {
+        var lines: [String] = []
+        lines.append(String(
+            format: "verify: %d trucks, %d positions, %.0f s simulated", trucks, positions, simulatedSeconds))
+        let events = AlertEvent.allCases.compactMap { event in
+            byEvent[event].map { "\(event.rawValue) \($0.matched)/\($0.expected)" }
+        }
+        lines.append("  expected  \(pad(expected))" + (events.isEmpty ? "" : "   matched by event: " + events.joined(separator: ", ")))
+        lines.append("  matched   \(pad(matched))")
+        lines.append("  missed    \(pad(missed.count))")
+        lines.append("  false     \(pad(falseAlerts.count))")
+        lines.append("  ambiguous \(pad(ambiguous))   (\(ambiguousAlerted) alerted)")
+        if ignored > 0 || duplicates > 0 {
+            lines.append("  ignored   \(pad(ignored))   duplicates \(duplicates)")
+        }
+        if let delays {
+            lines.append(String(
+                format: "  delay, confirmed_at - true crossing (sim s): median %.1f  p95 %.1f  max %.1f  (n=%d)",
+                delays.median, delays.p95, delays.max, delays.count))
+        }
+        if let receiveDelays {
+            lines.append(String(
+                format: "  delay, arrival - confirmation (wall s):     median %.3f  p95 %.3f  max %.3f  (n=%d)",
+                receiveDelays.median, receiveDelays.p95, receiveDelays.max, receiveDelays.count)
+                + (confirmedBySilence > 0 ? ", \(confirmedBySilence) confirmed by silence not counted" : ""))
+        }
+        let shown = 20
+        if !missed.isEmpty {
+            lines.append("missed:")
+            for alert in missed.prefix(shown) {
+                lines.append("  \(alert.device) \(alert.event.rawValue) \(alert.fence) crossed \(RFC3339.format(alert.at))"
+                    + (alert.bySilence ? " (confirmed only by silence: was --settle long enough?)" : ""))
+            }
+            if missed.count > shown { lines.append("  ... and \(missed.count - shown) more") }
+        }
+        if !falseAlerts.isEmpty {
+            lines.append("false:")
+            for alert in falseAlerts.prefix(shown) {
+                lines.append("  \(alert.device) \(alert.event.rawValue) \(alert.fence) at \(RFC3339.format(alert.at))"
+                    + " confirmed \(RFC3339.format(alert.confirmedAt))")
+            }
+            if falseAlerts.count > shown { lines.append("  ... and \(falseAlerts.count - shown) more") }
+        }
+        lines.append(isClean ? "result: clean" : "result: \(missed.count) missed, \(falseAlerts.count) false")
+        return lines.joined(separator: "\n")
+    }
+
+    private func pad(_ n: Int) -> String {
+        let text = String(n)
+        return String(repeating: " ", count: max(0, 6 - text.count)) + text
+    }
+}

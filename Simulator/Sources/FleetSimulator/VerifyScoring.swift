@@ -1,0 +1,92 @@
+import GeofenceEngine
+
+/// Matches received alerts to ground truth: same device, fence and event, nearest `at` within
+/// a tolerance, each used once.
+public enum VerifyScoring {
+    /// `devices`/`fences`: what the simulation knows; alerts about anything else are ignored.
+    /// `wallTime` maps a simulated time to the wall clock at which the simulation reached it.
+    public static func score(
+        expected: [ExpectedAlert], received: [ReceivedAlert], devices: Set<String>, fences: Set<String>,
+        tolerance: Double = 60, wallTime: ((Double) -> Double)? = nil
+    ) -> VerifyReport {
+        var report = VerifyReport()
+        struct Key: Hashable {
+            var device: String, fence: String, event: AlertEvent
+        }
+        var seen = Set<String>()
+        var alertsByKey: [Key: [ReceivedAlert]] = [:]
+        for alert in received {
+            // Redelivered QoS 1 messages carry the same seq: count them once.
+            let identity = alert.seq.map { "\(alert.device)#\($0)" }
+                ?? "\(alert.device)|\(alert.fence)|\(alert.event)|\(alert.at)|\(alert.confirmedAt)"
+            guard seen.insert(identity).inserted else {
+                report.duplicates += 1
+                continue
+            }
+            guard devices.contains(alert.device), fences.contains(alert.fence), alert.reason == nil else {
+                report.ignored += 1
+                continue
+            }
+            alertsByKey[Key(device: alert.device, fence: alert.fence, event: alert.event), default: []].append(alert)
+        }
+        var expectedByKey: [Key: [ExpectedAlert]] = [:]
+        for item in expected {
+            expectedByKey[Key(device: item.device, fence: item.fence, event: item.event), default: []].append(item)
+            if item.certainty == .expected {
+                report.expected += 1
+                report.byEvent[item.event, default: (0, 0)].expected += 1
+            } else {
+                report.ambiguous += 1
+            }
+        }
+
+        var delays: [Double] = []
+        var receiveDelays: [Double] = []
+        for key in Set(alertsByKey.keys).union(expectedByKey.keys) {
+            let alerts = alertsByKey[key] ?? []
+            let truths = expectedByKey[key] ?? []
+            // Every close pair, nearest first; expected before ambiguous on ties.
+            var pairs: [(alert: Int, truth: Int, gap: Double)] = []
+            for (a, alert) in alerts.enumerated() {
+                for (t, truth) in truths.enumerated() {
+                    let gap = min(abs(alert.at - truth.at), abs(alert.at - truth.due))
+                    if gap <= tolerance { pairs.append((a, t, gap)) }
+                }
+            }
+            pairs.sort { lhs, rhs in
+                if lhs.gap != rhs.gap { return lhs.gap < rhs.gap }
+                return truths[lhs.truth].certainty == .expected && truths[rhs.truth].certainty != .expected
+            }
+            var usedAlerts = Set<Int>(), usedTruths = Set<Int>()
+            for pair in pairs where !usedAlerts.contains(pair.alert) && !usedTruths.contains(pair.truth) {
+                usedAlerts.insert(pair.alert)
+                usedTruths.insert(pair.truth)
+                let alert = alerts[pair.alert], truth = truths[pair.truth]
+                if truth.certainty == .expected {
+                    report.matched += 1
+                    report.byEvent[key.event, default: (0, 0)].matched += 1
+                    delays.append(alert.confirmedAt - truth.due)
+                    // Silence confirms after a wall-clock wait that would swamp the service's latency.
+                    if truth.bySilence {
+                        report.confirmedBySilence += 1
+                    } else if let wallTime, alert.received > 0 {
+                        receiveDelays.append(alert.received - wallTime(alert.confirmedAt))
+                    }
+                } else {
+                    report.ambiguousAlerted += 1
+                }
+            }
+            for (t, truth) in truths.enumerated() where !usedTruths.contains(t) && truth.certainty == .expected {
+                report.missed.append(truth)
+            }
+            for (a, alert) in alerts.enumerated() where !usedAlerts.contains(a) {
+                report.falseAlerts.append(alert)
+            }
+        }
+        report.missed.sort { ($0.at, $0.device) < ($1.at, $1.device) }
+        report.falseAlerts.sort { ($0.at, $0.device) < ($1.at, $1.device) }
+        report.delays = DelayStats(delays)
+        report.receiveDelays = DelayStats(receiveDelays)
+        return report
+    }
+}

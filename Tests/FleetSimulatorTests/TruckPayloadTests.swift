@@ -1,0 +1,30 @@
+import Foundation
+import GeofenceEngine
+import Testing
+@testable import FleetSimulator
+
+@Suite("Truck payload")
+struct TruckPayloadTests {
+    func sample(lat: Double, lon: Double, time: Double, speed: Double, heading: Double, accuracy: Double) -> TruckSample {
+        TruckSample(
+            truck: 0, sequence: 0, time: time,
+            truth: ReplayState(coordinate: Coordinate(lat: lat, lon: lon), speed: speed, heading: heading),
+            observed: Coordinate(lat: lat, lon: lon), accuracy: accuracy)
+    }
+
+    @Test func writesTheContractsFields() throws {
+        let bytes = TruckPayload.encode(sample(
+            lat: 49.293406, lon: 8.641362, time: 1_795_600_000.5, speed: 13.8889, heading: 269.6, accuracy: 5))
+        #expect(String(decoding: bytes, as: UTF8.self)
+            == #"{"lat":49.2934060,"lon":8.6413620,"ts":1795600000.500,"acc":5.0,"spd":13.9,"hdg":270}"#)
+        let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Double]
+        #expect(object?["lat"] == 49.293406)
+        #expect(object?["ts"] == 1_795_600_000.5)
+    }
+
+    @Test func negativeAndSmallNumbers() {
+        let bytes = TruckPayload.encode(sample(lat: -0.00000004, lon: -122.5, time: 0.0004, speed: 0, heading: 0, accuracy: 0.05))
+        #expect(String(decoding: bytes, as: UTF8.self)
+            == #"{"lat":0.0000000,"lon":-122.5000000,"ts":0.000,"acc":0.1,"spd":0.0,"hdg":0}"#)
+    }
+}
