@@ -1,0 +1,93 @@
+/// Every figure of a run; a phase that did not run leaves its figure nil.
+struct BenchResults: Sendable {
+    struct Ceiling: Sendable {
+        var published = 0
+        var received = 0
+        /// Received messages per second at the subscriber, first to last message.
+        var rate = 0.0
+        /// Messages per second `publish` accepted (the publisher's own pace).
+        var publisherRate = 0.0
+        var seconds = 0.0
+    }
+
+    struct Throughput: Sendable {
+        var published = 0
+        /// Positions the service counted (its stats line) once the end marker's alert came.
+        var processed = 0
+        /// Published messages over (first publish to the end marker's alert).
+        var rate = 0.0
+        var publisherRate = 0.0
+        var seconds = 0.0
+        /// Alerts the service published for this stream (each one is a journal transaction).
+        var alerts = 0
+    }
+
+    struct Startup: Sendable {
+        var fences = 0
+        /// Process start to the retained `status` saying online.
+        var onlineSeconds: Double?
+        /// Process start to the `fences loaded` log line: the fences are in effect.
+        var readySeconds: Double?
+        var fencesAddedAtEnd = 0
+        var timeLimit = 0.0
+    }
+
+    struct Latency: Sendable {
+        var targetRate = 0.0
+        var achievedRate = 0.0
+        var probes = 0
+        var alerts = 0
+        var p50Milliseconds = 0.0
+        var p99Milliseconds = 0.0
+        var maxMilliseconds = 0.0
+        var meanMilliseconds = 0.0
+        /// Positions processed by the end of the run against those published (keeping up?).
+        var processed = 0
+        var published = 0
+    }
+
+    struct ScalePoint: Sendable {
+        /// Devices added since the baseline (cumulative).
+        var devices = 0
+        /// Devices added in this step.
+        var added = 0
+        var rssBytes = 0
+        /// Seconds from the first publish of this step to the service having counted it all.
+        var seconds = 0.0
+    }
+
+    struct Scale: Sendable {
+        var baselineRSSBytes = 0
+        var baselineDevices = 0
+        var points: [ScalePoint] = []
+    }
+
+    var payloadBytes = 0.0
+    var ceilingQoS0: Ceiling?
+    var ceilingQoS1: Ceiling?
+    var serviceQoS0: Throughput?
+    var serviceQoS1: Throughput?
+    var startupRun: Startup?
+    /// At half the ceiling, as asked.
+    var latency: Latency?
+    /// At half the service's own QoS 0 rate, when that is below the ceiling's half.
+    var latencyUnsaturated: Latency?
+    /// The same loads from publisher through the broker to a plain subscriber, no service in the path.
+    var brokerPath: Latency?
+    var brokerPathUnsaturated: Latency?
+    var scale: Scale?
+    var stopSeconds: Double?
+    var startupLarge: Startup?
+    var notes: [String] = []
+
+    func ratio(_ service: Throughput?, _ ceiling: Ceiling?) -> Double? {
+        guard let service, let ceiling, ceiling.rate > 0 else { return nil }
+        return service.rate / ceiling.rate
+    }
+
+    /// (RSS at the largest step - baseline) / devices added.
+    var bytesPerDevice: Double? {
+        guard let scale, let last = scale.points.last, last.devices > 0 else { return nil }
+        return Double(last.rssBytes - scale.baselineRSSBytes) / Double(last.devices)
+    }
+}

@@ -1,0 +1,32 @@
+/// What a run measures and how hard, from the command line.
+struct BenchSettings: Sendable {
+    enum Phase: String, CaseIterable, Sendable {
+        case ceiling, throughput, latency, scale, startup
+    }
+
+    var phases: Set<Phase> = Set(Phase.allCases)
+    var q0Messages = 300_000
+    var q1Messages = 100_000
+    var devices = 10_000
+    var fences = 10_000
+    var debounce = 2.0
+    var latencySeconds = 8.0
+    /// Used when the ceiling is not measured in this run.
+    var latencyRate = 30_000.0
+    var probes = 300
+    var scaleSteps = [100_000, 1_000_000]
+    var startupFences = 100_000
+    var startupLimit = 60.0
+    /// Longest wait for one service measurement (an end marker's alert, the 10k-fence start-up).
+    var phaseLimit = 120.0
+    var seed: UInt64 = 42
+    var serviceExecutable: String?
+    var wrapper: [String] = []
+    var keepFiles = false
+    /// mosquitto.conf lines added to the broker's (e.g. `set_tcp_nodelay true`).
+    var brokerConfig: [String] = []
+
+    var needsService: Bool {
+        !phases.isDisjoint(with: [.throughput, .latency, .scale])
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// The table and the RESULT line.
+struct Report {
+    let results: BenchResults
+    let settings: BenchSettings
+
+    private struct Row {
+        var what: String
+        var figure: String
+        var target: String = ""
+        var verdict: String = ""
+    }
+
+    func print() {
+        var rows: [Row] = []
+        let r = results
+        rows.append(Row(what: "payload (average)", figure: String(format: "%.0f bytes", r.payloadBytes)))
+        for (qos, ceiling) in [(0, r.ceilingQoS0), (1, r.ceilingQoS1)] {
+            guard let ceiling else { continue }
+            rows.append(Row(
+                what: "broker ceiling QoS \(qos)",
+                figure: String(format: "%.0f msg/s (%d/%d received in %.2f s; publisher accepted %.0f/s)",
+                               ceiling.rate, ceiling.received, ceiling.published, ceiling.seconds, ceiling.publisherRate)))
+        }
+        if let startup = r.startupRun {
+            rows.append(startupRow("service start, \(startup.fences) fences", startup, target: nil))
+        }
+        for (qos, service, ceiling) in [(0, r.serviceQoS0, r.ceilingQoS0), (1, r.serviceQoS1, r.ceilingQoS1)] {
+            guard let service else { continue }
+            let ratio = r.ratio(service, ceiling)
+            rows.append(Row(
+                what: "fleetfence QoS \(qos)",
+                figure: String(format: "%.0f pos/s (%d/%d processed in %.2f s, %d alerts; publisher accepted %.0f/s)",
+                               service.rate, service.processed, service.published, service.seconds, service.alerts,
+                               service.publisherRate)))
+            rows.append(Row(
+                what: "  ratio to ceiling QoS \(qos)", figure: ratio.map { String(format: "%.3f", $0) } ?? "n/a",
+                target: ">= 0.9", verdict: verdict(ratio.map { $0 >= 0.9 })))
+        }
+        let latencies = [
+            ("alert latency @ half ceiling", r.latency, true), ("  broker path alone, same load", r.brokerPath, false),
+            ("alert latency @ half service rate", r.latencyUnsaturated, false),
+            ("  broker path alone, same load", r.brokerPathUnsaturated, false),
+        ]
+        for (label, latency, judged) in latencies {
+            guard let latency else { continue }
+            let indent = label.hasPrefix(" ") ? "  " : ""
+            rows.append(Row(
+                what: label,
+                figure: String(format: "%.0f msg/s asked, %.0f achieved; %d/%d timed; %d/%d positions processed",
+                               latency.targetRate, latency.achievedRate, latency.alerts, latency.probes,
+                               latency.processed, latency.published)))
+            rows.append(Row(
+                what: indent + "  p50 / p99",
+                figure: String(format: "%.3f ms / %.3f ms", latency.p50Milliseconds, latency.p99Milliseconds),
+                target: judged ? "p99 < 5 ms" : "",
+                verdict: judged ? verdict(latency.alerts > 0 ? latency.p99Milliseconds < 5 : nil) : ""))
+            rows.append(Row(what: indent + "  max (mean)", figure: String(format: "%.3f ms (%.3f ms)", latency.maxMilliseconds, latency.meanMilliseconds)))
+        }
+        if let scale = r.scale {
+            rows.append(Row(what: "RSS, \(scale.baselineDevices) devices known", figure: megabytes(scale.baselineRSSBytes)))
+            for point in scale.points {
+                let isMillion = point.devices >= 1_000_000
+                rows.append(Row(
+                    what: "RSS, +\(point.devices) devices",
+                    figure: megabytes(point.rssBytes) + String(format: " (step of %d counted after %.1f s, %.0f first sights/s)",
+                                                               point.added, point.seconds, Double(point.added) / max(point.seconds, 1e-9)),
+                    target: isMillion ? "< 1 GB" : "", verdict: isMillion ? verdict(point.rssBytes < 1 << 30) : ""))
+            }
+            if let bytes = r.bytesPerDevice {
+                rows.append(Row(what: "  bytes per device", figure: String(format: "%.0f", bytes), target: "<= 300",
+                                verdict: verdict(bytes <= 300)))
+            }
+        }
+        if let stop = r.stopSeconds {
+            rows.append(Row(what: "service stop (SIGTERM to exit)", figure: String(format: "%.2f s", stop)))
+        }
+        if let startup = r.startupLarge {
+            rows.append(startupRow("service start, \(startup.fences) fences", startup, target: 2))
+        }
+
+        let widths = (
+            rows.map(\.what.count).max() ?? 0, rows.map(\.figure.count).max() ?? 0, rows.map(\.target.count).max() ?? 0
+        )
+        func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+        let header = pad("measure", widths.0) + "  " + pad("figure", widths.1) + "  " + pad("target", widths.2) + "  verdict"
+        Swift.print(header)
+        Swift.print(String(repeating: "-", count: header.count))
+        for row in rows {
+            Swift.print(pad(row.what, widths.0) + "  " + pad(row.figure, widths.1) + "  " + pad(row.target, widths.2) + "  " + row.verdict)
+        }
+        for note in r.notes { Swift.print("note: \(note)") }
+        Swift.print(resultLine)
+    }
+
+    var resultLine: String {
+        let r = results
+        func value(_ number: Double?, _ format: String) -> String { number.map { String(format: format, $0) } ?? "n/a" }
+        let millionPoint = r.scale?.points.last
+        var startup = "n/a"
+        if let large = r.startupLarge {
+            startup = large.readySeconds.map { String(format: "%.2f", $0) } ?? String(format: ">%.0f", large.timeLimit)
+        }
+        let fields: [(String, String)] = [
+            ("ceiling_q0", value(r.ceilingQoS0?.rate, "%.0f")),
+            ("ceiling_q1", value(r.ceilingQoS1?.rate, "%.0f")),
+            ("service_q0", value(r.serviceQoS0?.rate, "%.0f")),
+            ("service_q1", value(r.serviceQoS1?.rate, "%.0f")),
+            ("ratio_q0", value(r.ratio(r.serviceQoS0, r.ceilingQoS0), "%.3f")),
+            ("ratio_q1", value(r.ratio(r.serviceQoS1, r.ceilingQoS1), "%.3f")),
+            ("p50_ms", value(r.latency?.p50Milliseconds, "%.3f")),
+            ("p99_ms", value(r.latency?.p99Milliseconds, "%.3f")),
+            ("max_ms", value(r.latency?.maxMilliseconds, "%.3f")),
+            ("bytes_per_device", value(r.bytesPerDevice, "%.0f")),
+            ("rss_mb_1m_devices", value(millionPoint.map { Double($0.rssBytes) / 1_048_576 }, "%.0f")),
+            ("startup_s_100k_fences", startup),
+        ]
+        return "RESULT " + fields.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+    }
+
+    private func startupRow(_ what: String, _ startup: BenchResults.Startup, target: Double?) -> Row {
+        let online = startup.onlineSeconds.map { String(format: "online after %.2f s", $0) } ?? "never online"
+        let ready = startup.readySeconds.map { String(format: "fences in effect after %.2f s", $0) }
+            ?? String(format: "fences NOT loaded within %.0f s (%d added)", startup.timeLimit, startup.fencesAddedAtEnd)
+        let met: Bool? = target.map { limit in (startup.readySeconds ?? .infinity) < limit }
+        return Row(what: what, figure: "\(online); \(ready)", target: target.map { String(format: "< %.0f s", $0) } ?? "",
+                   verdict: target == nil ? "" : verdict(met))
+    }
+
+    private func megabytes(_ bytes: Int) -> String {
+        String(format: "%.1f MB", Double(bytes) / 1_048_576)
+    }
+
+    private func verdict(_ met: Bool?) -> String {
+        guard let met else { return "n/a" }
+        return met ? "ok" : "MISSED"
+    }
+}

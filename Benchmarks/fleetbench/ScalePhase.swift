@@ -1,0 +1,56 @@
+/// Phase 4: resident memory per device known. New devices publish one position each (in chunks,
+/// QoS 0, as fast as the broker takes them) until the service knows `steps` more devices; at each
+/// step, once the service counted them all and its memory settled, VmRSS is read.
+extension BenchRun {
+    func measureScale(_ service: ServiceProcess, steps: [Int], area: FleetArea) async throws -> BenchResults.Scale {
+        guard let publisher else { throw BenchError.failed("no publisher") }
+        let before = try waitForIdle(service)
+        var scale = BenchResults.Scale()
+        scale.baselineRSSBytes = settledRSS(service)
+        scale.baselineDevices = service.log.snapshot.devices
+        var random = SeededRandom(seed: settings.seed &+ 7)
+        var published = 0
+        let chunk = 100_000
+        for target in steps.sorted() where target > published {
+            let stepStart = Monotonic.nanos()
+            let stepFrom = published
+            while published < target {
+                let count = min(chunk, target - published)
+                var stream = PositionStream(reservingMessages: count)
+                for number in published..<(published + count) {
+                    let point = area.randomPoint(using: &random)
+                    let topic = stream.addTopic("fleet/scale-\(number)/position")
+                    stream.append(topic: topic, PositionFix(lat: point.lat, lon: point.lon, ts: Fleet.startTime, acc: 8))
+                }
+                let outcome = publisher.burst(stream, qos: 0)
+                if outcome.dropped > 0 { results.notes.append("scale: publisher dropped \(outcome.dropped) messages") }
+                published += count
+            }
+            let counted = try waitForPositions(service, atLeast: before + target, stall: 30)
+            guard counted.count >= before + target else {
+                throw BenchError.timedOut("scale: service counted \(counted.count - before) of \(target) new devices")
+            }
+            var point = BenchResults.ScalePoint()
+            point.devices = target
+            point.added = target - stepFrom
+            point.seconds = Monotonic.seconds(from: stepStart, to: counted.nanos)
+            point.rssBytes = settledRSS(service)
+            scale.points.append(point)
+            progress(String(format: "scale: +%d devices, RSS %.1f MB", target, Double(point.rssBytes) / 1_048_576))
+        }
+        return scale
+    }
+
+    /// VmRSS once it stops moving (two readings 0.5 s apart within 1%), or after 10 s.
+    func settledRSS(_ service: ServiceProcess) -> Int {
+        let start = Monotonic.nanos()
+        var previous = service.residentBytes ?? 0
+        while Monotonic.since(start) < 10 {
+            Monotonic.sleep(seconds: 0.5)
+            let now = service.residentBytes ?? 0
+            if abs(now - previous) <= previous / 100 { return now }
+            previous = now
+        }
+        return previous
+    }
+}
