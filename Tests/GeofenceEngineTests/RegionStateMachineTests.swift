@@ -385,7 +385,7 @@ struct RegionStateMachineTests {
         #expect(h.engine.state(of: "truck-7", in: "f") == .outside)
         var changed: [Transition] = []
         let devices = h.engine.tick(now: lastArrival + 20, into: &changed)
-        #expect(devices == ["truck-7"])
+        #expect(devices == [StateChange(device: "truck-7", at: T0 + 5 + 20, lat: in2.lat, lon: in2.lon)])
         let enter = try #require(changed.first)
         #expect(changed.count == 1)
         #expect(enter.event == .enter)

@@ -7,6 +7,8 @@ struct FenceFile {
     var path: String
     var definitions: [FenceDefinition] = []
     var problems: [String] = []
+    /// Ids of features that did not decode, where the id itself could be read.
+    var unreadableIDs: Set<String> = []
 
     /// Reads and decodes the file. A missing or unreadable file, or one that is not a
     /// FeatureCollection, throws; a bad feature only adds a problem.
@@ -22,7 +24,9 @@ struct FenceFile {
             for result in try FenceDecoder.decodeCollection(data) {
                 switch result {
                 case let .success(definition): file.definitions.append(definition)
-                case let .failure(problem): file.problems.append(problem.description)
+                case let .failure(problem):
+                    file.problems.append(problem.description)
+                    if let id = problem.id { file.unreadableIDs.insert(id) }
                 }
             }
         } catch {

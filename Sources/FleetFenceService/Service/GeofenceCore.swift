@@ -15,8 +15,13 @@ struct GeofenceCore {
     let client: MQTTClient
     let logger: Logger
     var counters = ServiceCounters()
-    /// Devices whose durable state changed without an alert: written in batches by ``flush()``.
+    /// Devices whose durable state changed without an alert: written with the next alert or by
+    /// ``flush()``, whichever comes first.
     var dirtyDevices: Set<String> = []
+    /// Devices whose only change is the time of their latest sample (rule 4 must hold across a
+    /// restart too). Written by ``flush()`` alone, about once a second, so that a busy fleet does
+    /// not turn every alert into a write of every device.
+    var clockOnlyDevices: Set<String> = []
     var fenceOrigins: [String: JournalFenceRow.Origin] = [:]
     private var transitions: [Transition] = []
     private let encoder = JSONEncoder()
@@ -78,10 +83,10 @@ struct GeofenceCore {
             let at = transitions.last?.confirmedAt ?? sample.timestamp
             addState(device: device, at: at, lat: sample.lat, lon: sample.lon, to: &outbox)
         }
-        if outbox.transitions.isEmpty {
-            if outcome.recordChanged { dirtyDevices.insert(device) }
-        } else {
+        if outcome.recordChanged || !outbox.transitions.isEmpty {
             dirtyDevices.insert(device)
+        } else {
+            clockOnlyDevices.insert(device)
         }
         commit(outbox, devicesNow: !outbox.transitions.isEmpty)
     }
@@ -163,10 +168,9 @@ struct GeofenceCore {
         var outbox = Outbox()
         outbox.transitions = removal.transitions
         for transition in removal.transitions { addAlert(transition, to: &outbox) }
-        for device in removal.changedDevices {
-            dirtyDevices.insert(device)
-            let record = engine.deviceRecord(for: device)
-            addState(device: device, at: now, lat: record?.anchorLat ?? 0, lon: record?.anchorLon ?? 0, to: &outbox)
+        for change in removal.changes {
+            dirtyDevices.insert(change.device)
+            addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &outbox)
         }
         do {
             try journal.writeFences([], removed: [id])
@@ -189,7 +193,8 @@ struct GeofenceCore {
                 payload: ErrorPayload.encode(reason: problem, topic: loaded.path, payload: [UInt8]()),
                 qos: 0, retain: false)
         }
-        var listed = Set<String>()
+        // A feature that no longer reads changes nothing: its fence, if held, stays as it was.
+        var listed = loaded.unreadableIDs
         for definition in loaded.definitions {
             listed.insert(definition.id)
             do {
@@ -233,10 +238,9 @@ struct GeofenceCore {
         var outbox = Outbox()
         outbox.transitions = transitions
         for transition in transitions { addAlert(transition, to: &outbox) }
-        for device in changed {
-            dirtyDevices.insert(device)
-            let last = transitions.last { $0.device == device }
-            addState(device: device, at: last?.confirmedAt ?? now, lat: last?.lat ?? 0, lon: last?.lon ?? 0, to: &outbox)
+        for change in changed {
+            dirtyDevices.insert(change.device)
+            addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &outbox)
         }
         commit(outbox, devicesNow: true)
     }
@@ -258,6 +262,10 @@ struct GeofenceCore {
 
     /// Writes pending device state (called periodically and at shutdown).
     mutating func flush() {
+        if !clockOnlyDevices.isEmpty {
+            dirtyDevices.formUnion(clockOnlyDevices)
+            clockOnlyDevices.removeAll(keepingCapacity: true)
+        }
         if !dirtyDevices.isEmpty { writeJournal([]) }
     }
 

@@ -13,8 +13,9 @@ extension GeofenceEngine {
     public struct FenceRemoval: Sendable {
         /// `exit` alerts with reason `fence_removed` for devices that were inside.
         public var transitions: [Transition] = []
-        /// Devices whose set of inside fences changed.
-        public var changedDevices: [String] = []
+        /// Devices whose set of inside fences changed, with the time and place of the change.
+        public var changes: [StateChange] = []
+        public var changedDevices: [String] { changes.map(\.device) }
     }
 
     /// Adds `definition`, or replaces the fence with its id. A new fence starts unknown for every
@@ -63,9 +64,11 @@ extension GeofenceEngine {
             let entry = record.entries.remove(at: position)
             if entry.state == .inside {
                 let device = Int(deviceSlot)
-                removal.changedDevices.append(devices.ids[device])
+                // The fence goes now, but never before the device's own latest event time.
+                let at = max(now, devices.lastTimestamp[device])
+                removal.changes.append(StateChange(
+                    device: devices.ids[device], at: at, lat: devices.anchorLat[device], lon: devices.anchorLon[device]))
                 if fence.notify.contains(.exit) {
-                    let at = max(now, devices.lastTimestamp[device])
                     removal.transitions.append(
                         makeTransition(
                             .exit, device: deviceSlot, fence: fence, at: at, confirmedAt: at,

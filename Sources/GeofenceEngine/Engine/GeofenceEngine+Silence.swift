@@ -4,23 +4,27 @@ extension GeofenceEngine {
     /// of `now` (the same clock as the samples' `arrival`). Returns the devices whose inside set
     /// changed, and appends the alerts to `transitions`.
     @discardableResult
-    public mutating func tick(now: Double, into transitions: inout [Transition]) -> [String] {
-        var changed: [String] = []
+    public mutating func tick(now: Double, into transitions: inout [Transition]) -> [StateChange] {
+        var changed: [StateChange] = []
         for deviceSlot in devicesAwaitingSilence.sorted() {
             guard var record = regions[deviceSlot], now - record.lastArrival >= settings.silentConfirmSeconds else {
                 continue
             }
             var position = 0
-            var didChange = false
+            var change: StateChange?
             let firstNewTransition = transitions.endIndex
             while position < record.entries.count {
                 var entry = record.entries[position]
                 if let pending = entry.pending, let since = pending.evidenceSince,
                     let fence = fenceSlots[Int(entry.fenceSlot)]
                 {
-                    confirm(&entry, fence: fence, device: deviceSlot, confirmedAt: since + settings.debounceSeconds,
+                    let confirmedAt = since + settings.debounceSeconds
+                    confirm(&entry, fence: fence, device: deviceSlot, confirmedAt: confirmedAt,
                             lat: pending.lat, lon: pending.lon, &transitions)
-                    didChange = true
+                    if confirmedAt >= change?.at ?? -.infinity {
+                        change = StateChange(
+                            device: devices.ids[Int(deviceSlot)], at: confirmedAt, lat: pending.lat, lon: pending.lon)
+                    }
                 }
                 if entry.isDefault {
                     record.entries.remove(at: position)
@@ -31,7 +35,7 @@ extension GeofenceEngine {
             }
             store(record, for: deviceSlot)
             orderBySequence(&transitions, from: firstNewTransition)
-            if didChange { changed.append(devices.ids[Int(deviceSlot)]) }
+            if let change { changed.append(change) }
         }
         return changed
     }

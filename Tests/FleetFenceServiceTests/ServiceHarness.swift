@@ -1,0 +1,410 @@
+import FleetFenceTesting
+import Foundation
+import Testing
+
+// End-to-end support: a private mosquitto, the real `fleetfence serve` as a child process, a
+// collector subscribed to everything the service writes, and a publisher for positions.
+
+// MARK: Geometry and times
+
+/// Fixed event times: every test's samples are `T + offset` seconds.
+let T: Double = 1_795_600_000  // 2026-11-25T09:46:40Z
+
+/// Positions along a meridian, where the great-circle distance is exactly the latitude difference
+/// times the metres per degree, so that a sample's distance to a circle's boundary is exact.
+enum Geo {
+    static let metresPerDegree = 6_371_008.8 * Double.pi / 180
+    /// SAP SE WDF01, the contract's example.
+    static let lat = 49.293406
+    static let lon = 8.641362
+
+    /// The point `metres` north of (`lat`, `lon`) (south when negative).
+    static func north(_ metres: Double, of lat: Double = Geo.lat, lon: Double = Geo.lon) -> (lat: Double, lon: Double) {
+        (lat + metres / metresPerDegree, lon)
+    }
+}
+
+/// RFC 3339 UTC with milliseconds, computed independently of the service's codec.
+func rfc3339(_ seconds: Double) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.string(from: Date(timeIntervalSince1970: seconds))
+}
+
+/// Seconds since the epoch of an RFC 3339 time with fractional seconds, `nil` if it is not one.
+func parseRFC3339(_ text: String) -> Double? {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.date(from: text)?.timeIntervalSince1970
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ`, exactly.
+func isMillisecondUTC(_ text: String) -> Bool {
+    text.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil
+}
+
+// MARK: JSON
+
+/// A decoded JSON object (the service's payloads), with typed accessors.
+struct JSONObject: CustomStringConvertible {
+    let object: [String: Any]
+    let text: String
+
+    init?(_ bytes: [UInt8]) {
+        guard let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]),
+            let object = value as? [String: Any]
+        else { return nil }
+        self.object = object
+        self.text = String(decoding: bytes, as: UTF8.self)
+    }
+
+    var keys: Set<String> { Set(object.keys) }
+    func string(_ key: String) -> String? { object[key] as? String }
+    func double(_ key: String) -> Double? {
+        guard let number = object[key] as? NSNumber, !isBool(number) else { return nil }
+        return number.doubleValue
+    }
+    func int(_ key: String) -> Int? {
+        guard let value = double(key), value == value.rounded() else { return nil }
+        return Int(value)
+    }
+    func strings(_ key: String) -> [String]? { object[key] as? [String] }
+    func bool(_ key: String) -> Bool? {
+        guard let number = object[key] as? NSNumber, isBool(number) else { return nil }
+        return number.boolValue
+    }
+    /// Seconds since the epoch of an RFC 3339 field.
+    func time(_ key: String) -> Double? { string(key).flatMap(parseRFC3339) }
+
+    var description: String { text }
+
+    /// JSON `true`/`false` come back as NSNumbers of a char type, numbers never do.
+    private func isBool(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
+    }
+}
+
+/// One alert as received.
+struct Alert: CustomStringConvertible {
+    let message: ReceivedMessage
+    let json: JSONObject
+
+    var topic: String { message.topic }
+    var event: String? { json.string("event") }
+    var fence: String? { json.string("fence") }
+    var seq: Int? { json.int("seq") }
+    var at: Double? { json.time("at") }
+    var confirmedAt: Double? { json.time("confirmed_at") }
+    var description: String { "\(message.topic) \(json.text)" }
+}
+
+/// Within a millisecond and a bit (times are written with milliseconds).
+func near(_ value: Double?, _ expected: Double, tolerance: Double = 0.0015) -> Bool {
+    guard let value else { return false }
+    return abs(value - expected) <= tolerance
+}
+
+// MARK: Fences
+
+enum Fences {
+    /// A GeoJSON Point feature with a radius.
+    static func circle(
+        _ id: String, lat: Double = Geo.lat, lon: Double = Geo.lon, radius: Double, name: String? = nil,
+        notify: [String]? = nil, dwell: Double? = nil
+    ) -> [String: Any] {
+        var properties: [String: Any] = ["id": id, "radius": radius]
+        if let name { properties["name"] = name }
+        if let notify { properties["notify"] = notify }
+        if let dwell { properties["dwell_s"] = dwell }
+        return ["type": "Feature", "properties": properties, "geometry": ["type": "Point", "coordinates": [lon, lat]]]
+    }
+
+    /// A FeatureCollection of `features`.
+    static func collection(_ features: [[String: Any]]) -> String {
+        json(["type": "FeatureCollection", "features": features])
+    }
+
+    /// A plain `set` definition of a circle.
+    static func circleDefinition(
+        lat: Double = Geo.lat, lon: Double = Geo.lon, radius: Double, name: String? = nil, notify: [String]? = nil
+    ) -> String {
+        var object: [String: Any] = ["lat": lat, "lon": lon, "radius": radius]
+        if let name { object["name"] = name }
+        if let notify { object["notify"] = notify }
+        return json(object)
+    }
+
+    static func json(_ object: Any) -> String {
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+// MARK: The harness
+
+struct HarnessOptions {
+    var fences: String = Fences.collection([Fences.circle("depot", radius: 200, name: "Depot")])
+    var debounce: Double = 2
+    /// Long by default, so that a busy machine pausing between two publishes cannot confirm a
+    /// pending change by silence; the silence tests set it short.
+    var silentConfirm: Double = 30
+    var prefix: String?
+    var positions: [String]?
+    var extraArguments: [String] = []
+    /// A topic the service reads as a position of `barrierDevice`, used by `barrier()`.
+    var barrierTopic = "fleet/zz-barrier/position"
+    var barrierDevice = "zz-barrier"
+    /// Broker persistence (for restarting the broker), in the test's directory.
+    var brokerPersistence = false
+    /// A journal path relative to the service's working directory (the test's directory);
+    /// `nil`: an absolute path in it.
+    var relativeJournal: String?
+}
+
+final class ServiceHarness {
+    let broker: LocalMosquitto
+    let directory: String
+    let options: HarnessOptions
+    let clientID: String
+    var service: ServiceProcess?
+    let collector: MessageCollector
+    let publisher: MQTTClient
+    private var barriers = 0
+
+    var prefix: String { options.prefix ?? "fleetfence" }
+    var fencesPath: String { directory + "/fences.geojson" }
+    /// Where the journal is, absolute.
+    var journalPath: String { directory + "/" + (options.relativeJournal ?? "journal.db") }
+    var url: String { broker.url }
+
+    private init(
+        broker: LocalMosquitto, directory: String, options: HarnessOptions, clientID: String,
+        collector: MessageCollector, publisher: MQTTClient
+    ) {
+        self.broker = broker
+        self.directory = directory
+        self.options = options
+        self.clientID = clientID
+        self.collector = collector
+        self.publisher = publisher
+    }
+
+    /// Broker, fences file, collector, publisher and service; everything started is stopped again
+    /// when a later step fails.
+    static func start(_ options: HarnessOptions, directory: String) async throws -> ServiceHarness {
+        let persistence = options.brokerPersistence ? directory + "/mosquitto" : nil
+        if let persistence { try FileManager.default.createDirectory(atPath: persistence, withIntermediateDirectories: true) }
+        let broker = try LocalMosquitto.start(persistenceDirectory: persistence)
+        var collector: MessageCollector?
+        var publisher: MQTTClient?
+        do {
+            try options.fences.write(toFile: directory + "/fences.geojson", atomically: true, encoding: .utf8)
+            let prefix = options.prefix ?? "fleetfence"
+            // A persistent session: what the service says while the collector reconnects (broker
+            // restart) is queued for it rather than lost.
+            collector = try await MessageCollector.start(
+                url: broker.url, filters: [prefix + "/#"], clientID: "collector-\(UUID().uuidString.prefix(8))",
+                cleanSession: false)
+            publisher = try await broker.connectedClient()
+            let harness = ServiceHarness(
+                broker: broker, directory: directory, options: options,
+                clientID: "fleetfence-test-\(UUID().uuidString.prefix(8))", collector: collector!, publisher: publisher!)
+            try await harness.startService()
+            return harness
+        } catch {
+            await collector?.stop()
+            await publisher?.disconnect()
+            broker.stop()
+            throw error
+        }
+    }
+
+    var serviceOptions: ServiceProcess.Options {
+        ServiceProcess.Options(
+            brokerURL: broker.url, fencesFile: fencesPath, journalPath: options.relativeJournal ?? journalPath,
+            clientID: clientID,
+            debounce: options.debounce, silentConfirm: options.silentConfirm, prefix: options.prefix,
+            positions: options.positions, extraArguments: options.extraArguments)
+    }
+
+    /// Starts (or restarts) the service on the same journal and client id.
+    /// Ready means `online` said and the fences file read (the service loads it just after
+    /// connecting; its log says when).
+    func startService() async throws {
+        let service = try await ServiceProcess.start(serviceOptions, workingDirectory: directory)
+        self.service = service
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !service.log.contains("fences loaded") && !service.log.contains("fences not loaded") {
+            guard ContinuousClock.now < deadline else { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Stops everything; on failure, writes the service's log to standard error.
+    func shutdown(failed: Bool) async {
+        if let service {
+            await service.terminate()
+            if failed || ProcessInfo.processInfo.environment["FLEETFENCE_TEST_SERVICE_LOG"] != nil {
+                FileHandle.standardError.write(Data("---- fleetfence log (\(service.logPath)):\n\(serviceLogs)\n".utf8))
+            }
+        }
+        await collector.stop()
+        await publisher.disconnect()
+        broker.stop()
+    }
+
+    /// The logs of every run of the service in this test.
+    var serviceLogs: String {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return files.filter { $0.hasPrefix("fleetfence-") && $0.hasSuffix(".log") }.sorted()
+            .compactMap { try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8) }
+            .joined(separator: "\n----\n")
+    }
+
+    // MARK: Publishing
+
+    /// Publishes and waits for the broker's acknowledgement.
+    func publish(_ topic: String, _ payload: [UInt8], qos: Int32 = 1, retain: Bool = false) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !publisher.isConnected {
+            guard ContinuousClock.now < deadline else { throw TestSupportError("publisher not connected") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let result = publisher.publish(topic: topic, payload: payload, qos: qos, retain: retain)
+        guard result.isAccepted else { throw TestSupportError("publish to \(topic): \(result)") }
+        guard await publisher.waitForPublishes(timeout: .seconds(10)) else {
+            throw TestSupportError("publish to \(topic) not acknowledged")
+        }
+    }
+
+    func publish(_ topic: String, _ payload: String, qos: Int32 = 1, retain: Bool = false) async throws {
+        try await publish(topic, Array(payload.utf8), qos: qos, retain: retain)
+    }
+
+    /// A native position of `device` on `fleet/<device>/position`, `metres` north of the centre.
+    func position(
+        _ device: String, north metres: Double, ts: Double?, of centre: (lat: Double, lon: Double) = (Geo.lat, Geo.lon),
+        acc: Double? = nil, topic: String? = nil
+    ) async throws {
+        let point = Geo.north(metres, of: centre.lat, lon: centre.lon)
+        var object: [String: Any] = ["lat": point.lat, "lon": point.lon]
+        if let ts { object["ts"] = ts }
+        if let acc { object["acc"] = acc }
+        try await publish(topic ?? "fleet/\(device)/position", Fences.json(object))
+    }
+
+    /// Returns once the service has handled everything published before: a message it must
+    /// reject goes in behind them, and its answer on the errors topic comes out behind their
+    /// alerts and state (one connection each way, handled in order).
+    func barrier(timeout: Duration = .seconds(10)) async throws {
+        barriers += 1
+        let token = "barrier-\(barriers)-\(UUID().uuidString.prefix(8))"
+        try await publish(options.barrierTopic, token)
+        let topic = "\(prefix)/errors/\(options.barrierDevice)"
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if collector.collected.contains(where: { $0.topic == topic && $0.text.contains(token) }) { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw TestSupportError("barrier \(token) not answered on \(topic) within \(timeout)")
+    }
+
+    // MARK: Reading
+
+    func messages(_ filter: String) -> [ReceivedMessage] {
+        collector.collected.filter { MQTTTopicFilter.matches(filter, topic: $0.topic) }
+    }
+
+    /// Alerts of `device` received so far (all devices when nil), in arrival order.
+    func alerts(_ device: String? = nil) -> [Alert] {
+        messages("\(prefix)/alerts/\(device ?? "+")/#").compactMap { message in
+            JSONObject(message.payload).map { Alert(message: message, json: $0) }
+        }
+    }
+
+    /// Waits until `device` has at least `count` alerts; returns them all.
+    @discardableResult
+    func waitForAlerts(_ device: String, count: Int, timeout: Duration = .seconds(10)) async -> [Alert] {
+        _ = await collector.messages(matching: "\(prefix)/alerts/\(device)/#", count: count, timeout: timeout)
+        return alerts(device)
+    }
+
+    /// Waits until `filter` matched at least `count` messages; returns them all.
+    @discardableResult
+    func waitForMessages(_ filter: String, count: Int = 1, timeout: Duration = .seconds(10)) async -> [ReceivedMessage] {
+        await collector.messages(matching: filter, count: count, timeout: timeout)
+    }
+
+    /// The state messages of `device` received so far.
+    func states(_ device: String) -> [JSONObject] {
+        messages("\(prefix)/state/\(device)").compactMap { JSONObject($0.payload) }
+    }
+
+    /// Errors answered for `scope` (a device, or `fences`).
+    func errors(_ scope: String) -> [ReceivedMessage] {
+        messages("\(prefix)/errors/\(scope)")
+    }
+
+    /// What a subscriber arriving now gets for `filter`: the retained messages.
+    func retained(_ filter: String, settle: Duration = .milliseconds(300)) async throws -> [ReceivedMessage] {
+        let late = try await MessageCollector.start(url: broker.url, filters: [filter])
+        try await Task.sleep(for: settle)
+        let messages = late.collected
+        await late.stop()
+        return messages
+    }
+
+    /// Waits until a retained message on `topic` satisfies `condition`; returns the last one seen.
+    func waitForRetained(
+        _ topic: String, timeout: Duration = .seconds(10), _ condition: (ReceivedMessage?) -> Bool
+    ) async throws -> ReceivedMessage? {
+        let deadline = ContinuousClock.now + timeout
+        var last: ReceivedMessage?
+        repeat {
+            last = try await retained(topic, settle: .milliseconds(150)).last
+            if condition(last) { return last }
+        } while ContinuousClock.now < deadline
+        return last
+    }
+
+    /// Waits until the service's log contains `text`.
+    func waitForLog(_ text: String, timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if serviceLogs.contains(text) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes; returns its last value.
+func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return true
+}
+
+/// Runs `body` against a fresh broker and service in a fresh directory, and stops both whatever
+/// happens; the service's log is printed when `body` throws (always with FLEETFENCE_TEST_SERVICE_LOG=1).
+func withService<Result>(
+    _ options: HarnessOptions = HarnessOptions(),
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (ServiceHarness) async throws -> Result
+) async throws -> Result {
+    try await withTemporaryDirectory { directory in
+        let harness = try await ServiceHarness.start(options, directory: directory)
+        do {
+            let value = try await body(harness)
+            await harness.shutdown(failed: false)
+            return value
+        } catch {
+            await harness.shutdown(failed: true)
+            throw error
+        }
+    }
+}

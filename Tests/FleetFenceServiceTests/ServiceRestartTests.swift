@@ -1,0 +1,267 @@
+import FleetFenceTesting
+import Foundation
+import Testing
+
+/// Rule 5 end to end: the service stopped (SIGTERM) or killed (SIGKILL) and started again on the
+/// same journal and client id, and the broker restarted under a running service.
+@Suite("Service end to end: restarts", .timeLimit(.minutes(1)))
+struct ServiceRestartTests {
+    /// Enter at T+5 (confirmed T+12) and wait for its alert.
+    private func enter(_ h: ServiceHarness, _ device: String) async throws {
+        try await h.position(device, north: 300, ts: T)
+        try await h.position(device, north: 100, ts: T + 10)
+        try await h.position(device, north: 100, ts: T + 12)
+        let alerts = await h.waitForAlerts(device, count: 1)
+        try #require(alerts.map(\.event) == ["enter"], "\(alerts)")
+    }
+
+    /// While the service is down: still inside at T+14, then out from T+20 (crossed at T+17).
+    private func exitWhileDown(_ h: ServiceHarness, _ device: String) async throws {
+        try await h.position(device, north: 100, ts: T + 14)
+        try await h.position(device, north: 300, ts: T + 20)
+        try await h.position(device, north: 300, ts: T + 22)
+    }
+
+    private func expectExitAfterRestart(_ h: ServiceHarness, _ device: String) async throws {
+        let alerts = await h.waitForAlerts(device, count: 2, timeout: .seconds(10))
+        #expect(alerts.map(\.event) == ["enter", "exit"], "the enter is not repeated: \(alerts)")
+        let exit = try #require(alerts.last)
+        #expect(exit.event == "exit")
+        #expect(exit.seq == 2, "seq continues across the restart")
+        #expect(near(exit.at, T + 17), "\(exit)")
+        #expect(exit.json.string("confirmed_at") == rfc3339(T + 22))
+        #expect(near(exit.json.double("duration_s"), 12, tolerance: 0.002), "\(exit)")
+
+        // And afterwards: a new enter gets the next seq.
+        try await h.position(device, north: 100, ts: T + 30)
+        try await h.position(device, north: 100, ts: T + 32)
+        try await h.barrier()
+        #expect(h.alerts(device).map(\.event) == ["enter", "exit", "enter"])
+        #expect(h.alerts(device).map(\.seq) == [1, 2, 3])
+    }
+
+    @Test func restartAfterSigterm() async throws {
+        try await withService { h in
+            try await enter(h, "rt")
+            let first = try #require(h.service)
+            #expect(await first.terminate() == 0, "SIGTERM: exit code 0")
+            #expect(try await h.retained("fleetfence/status").map(\.text) == ["offline"])
+            #expect(FileManager.default.fileExists(atPath: h.journalPath))
+
+            try await exitWhileDown(h, "rt")  // QoS 1: queued by the broker for the service's session
+            try await h.startService()
+            #expect(h.service?.processID != first.processID)
+            try await expectExitAfterRestart(h, "rt")
+            #expect(try await h.retained("fleetfence/status").map(\.text) == ["online"])
+            let state = try await h.retained("fleetfence/state/rt")
+            #expect(state.first.flatMap { JSONObject($0.payload) }?.strings("inside") == ["depot"])
+        }
+    }
+
+    @Test func restartAfterSigkill() async throws {
+        try await withService { h in
+            try await enter(h, "rk")
+            let first = try #require(h.service)
+            #expect(await first.kill() == 128 + SIGKILL)
+            #expect(await eventually { h.messages("fleetfence/status").last?.text == "offline" }, "last will")
+
+            try await exitWhileDown(h, "rk")
+            try await h.startService()
+            try await expectExitAfterRestart(h, "rk")
+        }
+    }
+
+    @Test func restartWithNothingQueuedRepeatsNothing() async throws {
+        try await withService { h in
+            try await enter(h, "quiet")
+            #expect(await h.service?.terminate() == 0)
+            try await h.startService()
+            try await h.position("quiet", north: 100, ts: T + 20)  // still inside
+            try await h.position("quiet", north: 120, ts: T + 22)
+            try await h.barrier()
+            #expect(await h.service?.kill() == 128 + SIGKILL)
+            try await h.startService()
+            try await h.position("quiet", north: 100, ts: T + 30)
+            try await h.barrier()
+            #expect(h.alerts("quiet").map(\.event) == ["enter"], "\(h.alerts("quiet"))")
+            // The registry is back after each start.
+            #expect(try await h.retained("fleetfence/fences/+").map(\.topic) == ["fleetfence/fences/depot"])
+        }
+    }
+
+    @Test func brokerRestartInTheMiddleOfARun() async throws {
+        var options = HarnessOptions()
+        options.brokerPersistence = true
+        try await withService(options) { h in
+            try await enter(h, "bk")
+            h.collector.clear()
+            try h.broker.restart()
+
+            // The service reconnects and says online again (a live message, not the retained one).
+            #expect(await eventually(timeout: .seconds(20)) {
+                h.messages("fleetfence/status").contains { $0.text == "online" && !$0.retain }
+            }, "\(h.messages("fleetfence/status"))")
+            try await h.barrier(timeout: .seconds(20))  // re-subscribed: positions reach it again
+            #expect(h.service?.isRunning == true)
+
+            try await h.position("bk", north: 300, ts: T + 20)
+            try await h.position("bk", north: 300, ts: T + 22)
+            let alerts = await h.waitForAlerts("bk", count: 1)
+            #expect(alerts.map(\.event) == ["exit"])
+            #expect(alerts.first?.seq == 2)
+            #expect(try await h.retained("fleetfence/status").map(\.text) == ["online"])
+            #expect(try await h.retained("fleetfence/fences/+").map(\.topic) == ["fleetfence/fences/depot"])
+        }
+    }
+
+    @Test func sigintStopsCleanlyAndFlushesTheJournal() async throws {
+        try await withService { h in
+            try await h.position("si", north: 100, ts: T)  // first sight inside: state only, no alert
+            try await h.barrier()
+            let service = try #require(h.service)
+            service.signal(SIGINT)  // at once, before any periodic write
+            #expect(await service.waitForExit(timeout: .seconds(10)))
+            #expect(service.exitStatus == 0, "SIGINT: exit code 0")
+            #expect(try await h.retained("fleetfence/status").map(\.text) == ["offline"])
+
+            try await h.startService()
+            try await h.position("si", north: 300, ts: T + 10)  // crossed at T+5
+            try await h.position("si", north: 300, ts: T + 12)
+            let alerts = await h.waitForAlerts("si", count: 1)
+            #expect(alerts.map(\.event) == ["exit"], "the first sight was journaled at the stop")
+            #expect(alerts.first?.seq == 1)
+            #expect(near(alerts.first?.at, T + 5))
+        }
+    }
+
+    @Test func aPendingChangeSurvivesARestartAndSilenceConfirmsIt() async throws {
+        var options = HarnessOptions()
+        options.silentConfirm = 2
+        try await withService(options) { h in
+            try await h.position("pc", north: 300, ts: T)
+            try await h.position("pc", north: 100, ts: T + 10)  // pending enter, evidence from T+10
+            try await h.barrier()
+            #expect(await h.service?.terminate() == 0)
+            try await h.startService()
+            let alerts = await h.waitForAlerts("pc", count: 1, timeout: .seconds(10))
+            #expect(alerts.map(\.event) == ["enter"], "still silent after the restart: confirmed")
+            #expect(alerts.first?.json.string("confirmed_at") == rfc3339(T + 12))
+            #expect(near(alerts.first?.at, T + 5))
+            #expect(alerts.first?.seq == 1)
+        }
+    }
+
+    @Test func anExitWhileDownFollowedBySilenceIsConfirmedAfterTheRestart() async throws {
+        var options = HarnessOptions()
+        options.silentConfirm = 2
+        try await withService(options) { h in
+            try await enter(h, "ws")
+            #expect(await h.service?.terminate() == 0)
+            try await h.position("ws", north: 100, ts: T + 14)
+            try await h.position("ws", north: 300, ts: T + 20)  // the last word before silence
+            try await h.startService()
+            let alerts = await h.waitForAlerts("ws", count: 2, timeout: .seconds(10))
+            #expect(alerts.map(\.event) == ["enter", "exit"])
+            #expect(alerts.last?.json.string("confirmed_at") == rfc3339(T + 22), "t0 + debounce")
+            #expect(near(alerts.last?.at, T + 17))
+            #expect(alerts.last?.seq == 2)
+        }
+    }
+
+    @Test func fenceRemovedFromTheFileWhileDownExitsTheDevicesInside() async throws {
+        let goneCentre = Geo.north(10_000)
+        var options = HarnessOptions()
+        options.fences = Fences.collection([
+            Fences.circle("depot", radius: 200), Fences.circle("gone", lat: goneCentre.lat, radius: 200),
+        ])
+        try await withService(options) { h in
+            try await h.position("fd", north: 300, ts: T, of: goneCentre)
+            try await h.position("fd", north: 100, ts: T + 10, of: goneCentre)
+            try await h.position("fd", north: 100, ts: T + 12, of: goneCentre)  // enter gone, seq 1
+            await h.waitForAlerts("fd", count: 1)
+            #expect(await h.service?.terminate() == 0)
+            try Fences.collection([Fences.circle("depot", radius: 200)])
+                .write(toFile: h.fencesPath, atomically: true, encoding: .utf8)
+            try await h.startService()
+            let alerts = await h.waitForAlerts("fd", count: 2)
+            #expect(alerts.map(\.topic) == ["fleetfence/alerts/fd/gone/enter", "fleetfence/alerts/fd/gone/exit"])
+            #expect(alerts.last?.json.string("reason") == "fence_removed")
+            #expect(alerts.last?.seq == 2)
+            try await h.barrier()
+            #expect(try await h.retained("fleetfence/fences/+").map(\.topic) == ["fleetfence/fences/depot"])
+        }
+    }
+
+    @Test func aRelativeJournalPathIsFromTheWorkingDirectory() async throws {
+        var options = HarnessOptions()
+        options.relativeJournal = "state/../fleet.db"
+        try await withService(options) { h in
+            try await enter(h, "rel")
+            #expect(await h.service?.terminate() == 0)
+            #expect(FileManager.default.fileExists(atPath: h.directory + "/fleet.db"))
+            try await h.startService()
+            try await h.position("rel", north: 300, ts: T + 20)
+            try await h.position("rel", north: 300, ts: T + 22)
+            let alerts = await h.waitForAlerts("rel", count: 2)
+            #expect(alerts.map(\.event) == ["enter", "exit"])
+            #expect(alerts.last?.seq == 2)
+        }
+    }
+
+    @Test func brokerRestartWithoutPersistenceGetsStatusAndRegistryBack() async throws {
+        try await withService { h in
+            try await enter(h, "np")
+            try h.broker.restart()  // no persistence: retained messages and sessions are gone
+            #expect(await eventually(timeout: .seconds(20)) {
+                h.messages("fleetfence/status").contains { $0.text == "online" && !$0.retain }
+            })
+            #expect(try await h.waitForRetained("fleetfence/status") { $0?.text == "online" }?.text == "online")
+            let registry = try await h.waitForRetained("fleetfence/fences/depot") { $0 != nil }
+            #expect(registry.flatMap { JSONObject($0.payload) }?.double("radius") == 200, "the registry is published again")
+            try await h.barrier(timeout: .seconds(20))  // subscribed again, without a stored session
+            try await h.position("np", north: 300, ts: T + 20)
+            try await h.position("np", north: 300, ts: T + 22)
+            let alerts = await h.waitForAlerts("np", count: 2)
+            #expect(alerts.map(\.event) == ["enter", "exit"])
+            #expect(alerts.last?.seq == 2)
+        }
+    }
+
+    @Test func eventOrderSurvivesARestart() async throws {
+        try await withService { h in
+            try await enter(h, "ord")
+            try await h.position("ord", north: 100, ts: T + 14)
+            try await h.barrier()
+            #expect(await h.service?.terminate() == 0)
+            try await h.startService()
+            try await h.position("ord", north: 300, ts: T + 13)  // older than T+14: dropped, also now
+            try await h.position("ord", north: 300, ts: T + 20)
+            try await h.position("ord", north: 300, ts: T + 21)  // 1 s of evidence only (5 s with T+13)
+            try await h.barrier()
+            #expect(h.alerts("ord").map(\.event) == ["enter"], "\(h.alerts("ord"))")
+            try await h.position("ord", north: 300, ts: T + 22)
+            let alerts = await h.waitForAlerts("ord", count: 2)
+            #expect(alerts.last?.json.string("confirmed_at") == rfc3339(T + 22))
+            #expect(near(alerts.last?.at, T + 17))
+        }
+    }
+
+    @Test func anAlertRaisedDuringABrokerOutageIsDeliveredAfterwards() async throws {
+        var options = HarnessOptions()
+        options.brokerPersistence = true
+        options.silentConfirm = 2
+        try await withService(options) { h in
+            try await h.position("out", north: 300, ts: T)
+            try await h.position("out", north: 100, ts: T + 10)  // pending enter, then silence
+            try await h.barrier()
+            h.broker.stop()
+            try await Task.sleep(for: .milliseconds(3_000))  // confirmed by silence while the broker is down
+            try h.broker.restart()
+            let alerts = await h.waitForAlerts("out", count: 1, timeout: .seconds(20))
+            #expect(alerts.map(\.event) == ["enter"])
+            #expect(alerts.first?.json.string("confirmed_at") == rfc3339(T + 12))
+            try await h.barrier(timeout: .seconds(20))
+            #expect(h.alerts("out").count == 1)
+        }
+    }
+}
