@@ -82,7 +82,7 @@ struct GeometryTests {
             let difference = abs(poly.signedDistance(to: p) - disc.signedDistance(to: p))
             #expect(difference <= sagitta + 0.05)
         }
-        // Regular polygon: area / perimeter is half the apothem.
+        // A regular polygon's inscribed circle is its apothem.
         #expect(abs(poly.marginCap - r * cos(.pi / Double(n)) / 2) < 0.01)
     }
 

@@ -247,7 +247,7 @@ struct RegionStateMachineTests {
     }
 
     @Test func accuracyMarginOfAPolygonIsCappedAtHalfItsInscribedSize() throws {
-        // A 200 m square: area / perimeter = 40 000 / 800 = 50 m (half its 100 m apothem).
+        // A 200 m square: its inscribed circle has a radius of 100 m, so the cap is 50 m.
         var h = try Harness([square("sq", half: 100)])
         let cap = try #require(h.engine.fence(id: "sq")?.marginCap)
         #expect(abs(cap - 50) < 0.01)
@@ -256,9 +256,27 @@ struct RegionStateMachineTests {
         h.feed([sample(local(depot, x: 0, y: 49.5), t: T0 + 1, acc: 80)])  // 50.5 m inside
         #expect(h.engine.state(of: "truck-7", in: "sq") == .inside)
 
-        // The concave L: area 30 000, perimeter 800, cap 37.5 m.
+        // The concave L: the deepest point sits on the diagonal at c = 100 / (1 + sqrt 2) from the
+        // inner corner, as far from the outer edges (100 - c) as from the corner (c sqrt 2).
         let l = try makeFence(polygon("L", lShape))
-        #expect(abs(l.marginCap - 37.5) < 0.01)
+        let lRadius = 100 - 100 / (1 + 2.0.squareRoot())
+        #expect(abs(l.marginCap - lRadius / 2) < 0.05, "\(l.marginCap)")
+    }
+
+    @Test func accuracyMarginOfARectangleIsHalfItsShortSideOverTwo() throws {
+        // 146 m x 222 m: the inscribed circle is 73 m, the cap 36.5 m (area / perimeter would say 44).
+        var h = try Harness([polygon("rect", [(-73, -111), (73, -111), (73, 111), (-73, 111)])])
+        let cap = try #require(h.engine.fence(id: "rect")?.marginCap)
+        #expect(abs(cap - 36.5) < 0.01)
+        h.feed([sample(local(depot, x: -200, y: 0), t: T0)])  // first sight outside
+        // 40 m inside the west edge with acc 42: the margin is capped at 36.5, so this is evidence.
+        h.feed([sample(local(depot, x: -33, y: 0), t: T0 + 1, acc: 42)])
+        h.feed([sample(local(depot, x: -33, y: 0), t: T0 + 21, acc: 42)])
+        #expect(events(h.alerts) == ["enter rect"])
+
+        // A long thin strip, 40 m x 1 km: the cap is 10 m, a quarter of its width.
+        let strip = try makeFence(polygon("strip", [(-20, -500), (20, -500), (20, 500), (-20, 500)]))
+        #expect(abs(strip.marginCap - 10) < 0.01)
     }
 
     // MARK: Rule 4: order

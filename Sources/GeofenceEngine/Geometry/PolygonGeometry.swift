@@ -12,8 +12,8 @@ final class PolygonGeometry: Sendable {
     /// Ring in local metres, closed (first point repeated at the end).
     private let xs: [Double]
     private let ys: [Double]
-    let area: Double
-    let perimeter: Double
+    /// Radius of the largest circle inside the ring, in metres.
+    let inscribedRadius: Double
 
     /// `vertices` must be validated: at least 3 distinct points, not self-intersecting, ring open.
     init(vertices: [Coordinate]) {
@@ -34,20 +34,32 @@ final class PolygonGeometry: Sendable {
         self.metersPerDegreeLon = metersPerDegreeLon
         self.xs = xs
         self.ys = ys
-        var twiceArea = 0.0
-        var perimeter = 0.0
-        for i in 0..<(xs.count - 1) {
-            twiceArea += xs[i] * ys[i + 1] - xs[i + 1] * ys[i]
-            perimeter += ((xs[i + 1] - xs[i]) * (xs[i + 1] - xs[i]) + (ys[i + 1] - ys[i]) * (ys[i + 1] - ys[i])).squareRoot()
-        }
-        area = abs(twiceArea) / 2
-        self.perimeter = perimeter
+        let minX = xs.min()!, maxX = xs.max()!, minY = ys.min()!, maxY = ys.max()!
+        // A decimetre for fences of a few hundred metres, coarser for huge ones: the cap is
+        // compared with GPS accuracies, and a long strip whose whole spine is deepest would
+        // otherwise be searched cell by cell along its length.
+        let precision = max(0.1, 1e-3 * min(maxX - minX, maxY - minY))
+        inscribedRadius = InscribedCircle.radius(
+            minX: minX, maxX: maxX, minY: minY, maxY: maxY, centroid: Self.centroid(xs, ys), precision: precision,
+            signedDistance: { x, y in Self.signedDistance(x, y, xs: xs, ys: ys) })
     }
 
-    /// Area over perimeter approximates half the inscribed radius: exact for a circle (r/2) and for
-    /// regular polygons (half the apothem), up to 2x high for long thin shapes. The contract's
-    /// "half its inscribed size" cap uses it as an honest approximation.
-    var halfInscribedSize: Double { perimeter > 0 ? area / perimeter : 0 }
+    /// The contract's "half its inscribed size": half the radius of the largest inscribed circle,
+    /// as a circle's cap is half its radius.
+    var halfInscribedSize: Double { inscribedRadius / 2 }
+
+    /// The area centroid of a closed ring; a good first guess for the deepest point.
+    private static func centroid(_ xs: [Double], _ ys: [Double]) -> (x: Double, y: Double) {
+        var twiceArea = 0.0, cx = 0.0, cy = 0.0
+        for i in 0..<(xs.count - 1) {
+            let cross = xs[i] * ys[i + 1] - xs[i + 1] * ys[i]
+            twiceArea += cross
+            cx += (xs[i] + xs[i + 1]) * cross
+            cy += (ys[i] + ys[i + 1]) * cross
+        }
+        guard twiceArea != 0 else { return (xs[0], ys[0]) }
+        return (cx / (3 * twiceArea), cy / (3 * twiceArea))
+    }
 
     func localPoint(_ point: Coordinate) -> (x: Double, y: Double) {
         let x = Earth.wrappedLongitudeDelta(point.lon, from: originLon) * metersPerDegreeLon
@@ -58,6 +70,11 @@ final class PolygonGeometry: Sendable {
     /// Positive inside, negative outside, in metres: the distance to the nearest edge.
     func signedDistance(to point: Coordinate) -> Double {
         let (px, py) = localPoint(point)
+        return Self.signedDistance(px, py, xs: xs, ys: ys)
+    }
+
+    /// The same for a point in local metres, against a closed ring in local metres.
+    private static func signedDistance(_ px: Double, _ py: Double, xs: [Double], ys: [Double]) -> Double {
         var inside = false
         var best = Double.infinity
         for i in 0..<(xs.count - 1) {
