@@ -134,6 +134,47 @@ struct FenceDefinitionTests {
         #expect(throws: FenceError.self) { try makeFence(FenceDefinition(id: "p", shape: .polygon([]))) }
     }
 
+    @Test func polygonWithMoreThanTheLimitOfPointsIsRejected() throws {
+        func ring(_ n: Int) -> [Coordinate] {
+            (0..<n).map { k in
+                let angle = Double(k) * 2 * .pi / Double(n)
+                return local(depot, x: 500 * cos(angle), y: 500 * sin(angle))
+            }
+        }
+        let limit = FenceValidation.maxPolygonPoints
+        #expect(throws: FenceError.tooManyPoints(count: limit + 1, limit: limit)) {
+            try makeFence(FenceDefinition(id: "p", shape: .polygon(ring(limit + 1))))
+        }
+        let largest = try makeFence(FenceDefinition(id: "p", shape: .polygon(ring(limit))))
+        #expect(largest.signedDistance(to: depot) > 499)
+    }
+
+    /// The sweep must find exactly what comparing every pair of edges finds.
+    @Test func selfIntersectionSweepAgreesWithEveryPairOnRandomRings() {
+        typealias P = (x: Double, y: Double)
+        func crosses(_ a: P, _ b: P, _ c: P, _ d: P) -> Bool {
+            func side(_ o: P, _ p: P, _ q: P) -> Double { (p.x - o.x) * (q.y - o.y) - (p.y - o.y) * (q.x - o.x) }
+            return side(c, d, a) * side(c, d, b) < 0 && side(a, b, c) * side(a, b, d) < 0
+        }
+        var rng = SplitMix64(seed: 7)
+        var simple = 0
+        for _ in 0..<2_000 {
+            let n = Int(rng.uniform(4...9))
+            let ring = (0..<n).map { _ in local(depot, x: rng.uniform(-100...100), y: rng.uniform(-100...100)) }
+            let points = ring.map { (x: $0.lon, y: $0.lat) }
+            var expected = false
+            for i in 0..<n {
+                for j in (i + 1)..<n where j != i + 1 && !(i == 0 && j == n - 1) {
+                    if crosses(points[i], points[(i + 1) % n], points[j], points[(j + 1) % n]) { expected = true }
+                }
+            }
+            // Random points in general position: no touching or collinear edges to tell apart.
+            #expect(FenceValidation.isSelfIntersecting(ring) == expected, "\(ring)")
+            if !expected { simple += 1 }
+        }
+        #expect(simple > 100)
+    }
+
     @Test func selfIntersectingBowTieIsRejected() {
         #expect(throws: FenceError.selfIntersecting) {
             try makeFence(polygon("bowtie", [(-100, -100), (100, 100), (100, -100), (-100, 100)]))

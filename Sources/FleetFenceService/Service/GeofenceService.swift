@@ -27,6 +27,9 @@ public final class GeofenceService: Service, Sendable {
     static func now() -> Double { Date().timeIntervalSince1970 }
 
     public func run() async throws {
+        // Trapped first: SIGHUP's default action ends the process, and start-up (journal, broker
+        // connect) can take seconds. A hangup that arrives meanwhile reloads once serving.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
         for warning in configuration.warnings { logger.warning("configuration: \(warning)") }
         let layout = TopicLayout(prefix: configuration.prefix)
         let journal = try Journal(path: configuration.journalPath, logger: logger)
@@ -64,7 +67,6 @@ public final class GeofenceService: Service, Sendable {
             ])
         reloadFences(locked)
 
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
         try? await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {

@@ -4,6 +4,7 @@ public enum FenceError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidCoordinate(lat: Double, lon: Double)
     case invalidRadius(Double)
     case tooFewPoints(distinct: Int)
+    case tooManyPoints(count: Int, limit: Int)
     case selfIntersecting
     case invalidDwell(Double)
     case dwellWithoutDuration
@@ -14,6 +15,7 @@ public enum FenceError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .invalidCoordinate(lat, lon): "coordinate lat=\(lat) lon=\(lon) is not a finite WGS84 position"
         case let .invalidRadius(r): "radius \(r) is not a positive finite number of metres"
         case let .tooFewPoints(n): "polygon has \(n) distinct points, needs at least 3"
+        case let .tooManyPoints(n, limit): "polygon has \(n) points, at most \(limit) are accepted"
         case .selfIntersecting: "polygon ring intersects itself"
         case let .invalidDwell(s): "dwell_s \(s) is not a positive finite number of seconds"
         case .dwellWithoutDuration: "notify has dwell but dwell_s is missing"

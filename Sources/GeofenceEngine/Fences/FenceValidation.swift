@@ -1,6 +1,10 @@
 /// The checks a definition must pass before it becomes a fence. Invalid values are rejected,
 /// never repaired: a clamp is only for finite, positive radii.
 public enum FenceValidation {
+    /// The self-intersection check compares every pair of edges, and every sample near a polygon
+    /// measures every edge: beyond this a single fence could stall the service for seconds.
+    public static let maxPolygonPoints = 10_000
+
     public static func validate(_ definition: FenceDefinition) throws(FenceError) {
         if definition.id.isEmpty { throw .emptyID }
         if let dwell = definition.dwellSeconds, !(dwell.isFinite && dwell > 0) { throw .invalidDwell(dwell) }
@@ -14,6 +18,7 @@ public enum FenceValidation {
                 throw .invalidCoordinate(lat: point.lat, lon: point.lon)
             }
             let ring = openRing(points)
+            if ring.count > maxPolygonPoints { throw .tooManyPoints(count: ring.count, limit: maxPolygonPoints) }
             let distinct = Set(ring).count
             if distinct < 3 { throw .tooFewPoints(distinct: distinct) }
             if ring.count != distinct || isSelfIntersecting(ring) { throw .selfIntersecting }
@@ -30,18 +35,27 @@ public enum FenceValidation {
     }
 
     /// Any two non-adjacent edges touching, or collinear overlap, makes the ring invalid.
+    /// Sweep and prune: edges in order of their west end, each compared only with the edges whose
+    /// east-west extent still overlaps it, so a ring of thousands of points takes milliseconds.
     static func isSelfIntersecting(_ ring: [Coordinate]) -> Bool {
         let origin = ring[0]
         let points = ring.map { (x: Earth.wrappedLongitudeDelta($0.lon, from: origin.lon), y: $0.lat) }
         let n = points.count
-        for i in 0..<n {
-            let a = points[i], b = points[(i + 1) % n]
-            for j in (i + 1)..<n {
+        func edge(_ i: Int) -> (Point, Point) { (points[i], points[(i + 1) % n]) }
+        let west = (0..<n).map { i in min(points[i].x, points[(i + 1) % n].x) }
+        let east = (0..<n).map { i in max(points[i].x, points[(i + 1) % n].x) }
+        var active: [Int] = []
+        for i in (0..<n).sorted(by: { west[$0] < west[$1] }) {
+            active.removeAll { east[$0] < west[i] }
+            let (a, b) = edge(i)
+            for j in active {
                 // Adjacent edges share a vertex by construction.
-                if j == i + 1 || (i == 0 && j == n - 1) { continue }
-                let c = points[j], d = points[(j + 1) % n]
+                if j == (i + 1) % n || i == (j + 1) % n { continue }
+                let (c, d) = edge(j)
+                if max(a.y, b.y) < min(c.y, d.y) || max(c.y, d.y) < min(a.y, b.y) { continue }
                 if segmentsIntersect(a, b, c, d) { return true }
             }
+            active.append(i)
         }
         // Adjacent edges folding back onto each other.
         for i in 0..<n {
