@@ -132,6 +132,17 @@ struct ConfigurationTests {
         #expect(error?.message.contains(scratch.missingFile) == true)
     }
 
+    @Test func emptyOrCommentOnlyFileSetsNothing() async throws {
+        let scratch = try ScratchDirectory()
+        for (name, text) in [("empty.yaml", ""), ("comments.yaml", "# nothing here yet\n\n  # indented\n---\n")] {
+            let file = try scratch.file(name, text)
+            let configuration = try await load(environment: ["FLEETFENCE_GEOFENCE_DEBOUNCE_S": "3"], file: file, scratch: scratch)
+            #expect(configuration.geofence.debounceSeconds == 3)
+            #expect(configuration.brokerURL == "mqtt://127.0.0.1:1883")
+            #expect(configuration.warnings.isEmpty)
+        }
+    }
+
     @Test func defaultFileIsReadWhenPresent() async throws {
         let scratch = try ScratchDirectory()
         let defaultFile = try scratch.file("fleetfence.yaml", "geofence:\n  debounce_s: 7\n")

@@ -4,7 +4,7 @@ import Foundation
 /// The config file layer: the YAML provider plus the file's text, which the unknown-key warnings read.
 struct ConfigFileLayer {
     var path: String
-    var provider: FileProvider<YAMLSnapshot>
+    var provider: any ConfigProvider
     /// `nil` when the default file is absent.
     var text: String?
 
@@ -24,7 +24,19 @@ struct ConfigFileLayer {
         } catch {
             throw ConfigurationError(key: nil, source: source, message: "cannot read \(path): \(error.localizedDescription)")
         }
+        // An empty or comment-only file is a file that sets nothing, as a user would expect; the
+        // YAML provider would refuse it for not holding a mapping.
+        if !hasContent(text) {
+            return ConfigFileLayer(path: path, provider: InMemoryProvider(values: [:]), text: text)
+        }
         return ConfigFileLayer(path: path, provider: try await provider(path, allowMissing: false), text: text)
+    }
+
+    private static func hasContent(_ yaml: String) -> Bool {
+        yaml.split(whereSeparator: \.isNewline).contains { line in
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            return !trimmed.isEmpty && !trimmed.hasPrefix("#") && trimmed != "---" && trimmed != "..."
+        }
     }
 
     private static func provider(_ path: String, allowMissing: Bool) async throws(ConfigurationError)
