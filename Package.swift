@@ -59,7 +59,9 @@ let package = Package(
         .executableTarget(
             name: "fleetfence",
             dependencies: [
-                "FleetFenceService", "FleetSimulator", "LocalBroker",
+                // MQTT and GeofenceEngine: the demo waits for the service on MQTT and hands the
+                // same GeofenceSettings to the service and the verifier.
+                "FleetFenceService", "FleetSimulator", "LocalBroker", "MQTT", "GeofenceEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

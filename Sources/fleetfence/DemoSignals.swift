@@ -1,0 +1,74 @@
+import Dispatch
+import FleetSimulator
+import Foundation
+import Synchronization
+
+/// SIGINT (Ctrl-C) and SIGTERM while the demo runs.
+///
+/// While trucks drive, Ctrl-C escalates: the first stops publishing and still reports (after the
+/// wait for the service's last alerts), the second reports at once, the third quits. SIGTERM
+/// comes from a program that wants the demo gone, so it starts at the second step. Before the
+/// trucks start and after they finished there is nothing to report, so any signal quits.
+/// Quitting always runs the teardown first: no broker or service is left behind.
+final class DemoSignals: Sendable {
+    private struct State {
+        var simulation: Simulation?
+        var steps = 0
+        var received: Int32?
+        var quitting = false
+    }
+
+    private let state = Mutex(State())
+    private let teardown: DemoTeardown
+
+    init(teardown: DemoTeardown) {
+        self.teardown = teardown
+    }
+
+    /// Takes over SIGINT and SIGTERM; cancel the sources to let go.
+    func install() -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            // Ignored here, delivered to the Dispatch source instead; children get the default
+            // handlers back (see DemoChildProcess).
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in self?.received(number) }
+            source.resume()
+            return source
+        }
+    }
+
+    /// The signal that interrupted the run, if any.
+    var received: Int32? { state.withLock { $0.received } }
+
+    /// The demo is being torn down by a signal: whatever fails now is a consequence, not news.
+    var quitting: Bool { state.withLock { $0.quitting } }
+
+    /// Signals now stop `simulation` (`nil`: they quit again).
+    func driving(_ simulation: Simulation?) {
+        state.withLock { $0.simulation = simulation }
+    }
+
+    private func received(_ number: Int32) {
+        let (simulation, step) = state.withLock { state -> (Simulation?, Int) in
+            state.received = state.received ?? number
+            if state.simulation != nil {
+                state.steps = number == SIGTERM ? max(state.steps + 1, 2) : state.steps + 1
+            }
+            state.quitting = state.simulation == nil || state.steps >= 3
+            return (state.simulation, state.steps)
+        }
+        guard let simulation, step < 3 else {
+            DemoOutput.note("fleetfence demo: stopping the service and the broker")
+            teardown.run()
+            exit(128 + number)
+        }
+        // Each call moves the simulation one step: stop publishing, then stop waiting.
+        while simulation.stopRequests < step { simulation.stop() }
+        if step == 1 {
+            DemoOutput.note("fleetfence demo: trucks stopped; waiting for the service's last alerts (interrupt again to report now)")
+        } else {
+            DemoOutput.note("fleetfence demo: reporting now (interrupt again to quit)")
+        }
+    }
+}

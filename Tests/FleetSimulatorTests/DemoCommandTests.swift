@@ -1,0 +1,179 @@
+import FleetFenceTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `fleetfence demo` as a user runs it: the built binary, its own mosquitto and service, the
+/// bundled routes. A short run (6 trucks at 100x, 2 s silent confirmation) keeps it near 15 s.
+@Suite("fleetfence demo, end to end", .serialized, .timeLimit(.minutes(3)))
+struct DemoCommandTests {
+    static let shortRun = ["demo", "--trucks", "6", "--speedup", "100", "--silent-confirm", "2"]
+
+    @Test func printsAlertsTheWatchCommandAndASummaryAndLeavesNothingBehind() async throws {
+        let run = try await DemoRun.start(Self.shortRun)
+        let status = try await run.finish(within: .seconds(120))
+        let output = run.output
+        #expect(status == 0, "\(run.transcript)")
+
+        let broker = try #require(run.pid(of: "mosquitto:"), "\(run.transcript)")
+        let port = try #require(output.firstMatch(of: /127\.0\.0\.1:(\d+)/).map { String($0.1) })
+        #expect(output.contains("mosquitto_sub -h 127.0.0.1 -p \(port) -t 'fleetfence/alerts/#' -v"))
+        let alerts = output.split(separator: "\n").filter(Self.isAlertLine)
+        #expect(alerts.count >= 6, "\(run.transcript)")
+        // The summary comes last, after every alert.
+        let summary = try #require(output.range(of: "verify: 6 trucks"), "\(run.transcript)")
+        #expect(alerts.allSatisfy { output.range(of: $0)!.lowerBound < summary.lowerBound })
+        #expect(output.contains("result: "))
+        #expect(output.firstMatch(of: /matched +[1-9]/) != nil, "\(run.transcript)")
+
+        try run.expectNothingLeft(broker: broker)
+    }
+
+    @Test func ctrlCStillReportsAndLeavesNothingBehind() async throws {
+        // Full speed: long enough a run that the interrupt lands while trucks drive.
+        let run = try await DemoRun.start(["demo", "--trucks", "6", "--silent-confirm", "2"])
+        try await run.waitForOutput("Alerts (simulated time, UTC):", within: .seconds(30))
+        try await Task.sleep(for: .seconds(2))
+        run.signal(SIGINT)
+        let status = try await run.finish(within: .seconds(60))
+        #expect(status == 128 + SIGINT, "\(run.transcript)")
+        #expect(run.output.contains("verify: 6 trucks"), "\(run.transcript)")
+        #expect(run.errors.contains("trucks stopped"), "\(run.transcript)")
+        try run.expectNothingLeft(broker: try #require(run.pid(of: "mosquitto:")))
+    }
+
+    @Test func aMissingFencesFileIsAClearError() async throws {
+        let run = try await DemoRun.start(["demo", "--fences", "/nonexistent/fences.geojson"])
+        let status = try await run.finish(within: .seconds(30))
+        #expect(status == 1)
+        #expect(run.errors.contains("fences file /nonexistent/fences.geojson not found"), "\(run.transcript)")
+    }
+
+    /// `HH:MM:SS truck-N EVENT fence ...`, as AlertLine writes it.
+    static func isAlertLine(_ line: Substring) -> Bool {
+        line.wholeMatch(of: /\d\d:\d\d:\d\d truck-\d+ (ENTER|EXIT |DWELL) [a-z0-9-]+ .*/) != nil
+    }
+}
+
+/// One run of the built `fleetfence`, its output in files so that it can never block on a pipe.
+private final class DemoRun: Sendable {
+    let process: Process
+    let directory: URL
+
+    static func start(_ arguments: [String]) async throws -> DemoRun {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-demotest-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try ServiceProcess.locateExecutable())
+        process.arguments = arguments
+        // The package root: where the demo's default routes and fences are.
+        process.currentDirectoryURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLEETFENCE_") }
+        for name in ["out", "err"] {
+            _ = FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: nil)
+        }
+        let out = try FileHandle(forWritingTo: directory.appendingPathComponent("out"))
+        let err = try FileHandle(forWritingTo: directory.appendingPathComponent("err"))
+        defer {
+            try? out.close()
+            try? err.close()
+        }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return DemoRun(process: process, directory: directory)
+    }
+
+    private init(process: Process, directory: URL) {
+        self.process = process
+        self.directory = directory
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var output: String { read("out") }
+    var errors: String { read("err") }
+    var transcript: String { "stdout:\n\(output)\nstderr:\n\(errors)" }
+
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    /// The exit status; on timeout the demo is sent SIGTERM (it cleans up) and the test fails.
+    func finish(within timeout: Duration) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now >= deadline {
+                signal(SIGTERM)
+                try await Task.sleep(for: .seconds(15))
+                throw TestSupportError("fleetfence demo did not finish within \(timeout)\n\(transcript)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    func waitForOutput(_ text: String, within timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !output.contains(text) {
+            guard ContinuousClock.now < deadline, process.isRunning else {
+                throw TestSupportError("no \"\(text)\" from fleetfence demo\n\(transcript)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// The pid the demo printed on the line starting with `label` (`mosquitto:`, `service:`).
+    func pid(of label: String) -> Int32? {
+        output.split(separator: "\n").first { $0.hasPrefix(label) }?
+            .firstMatch(of: /\(pid (\d+)/).flatMap { Int32($0.1) }
+    }
+
+    /// The broker, the service, their watchdogs and the demo's temporary directory are gone.
+    func expectNothingLeft(broker: Int32, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let service = try #require(pid(of: "service:"), "\(transcript)", sourceLocation: sourceLocation)
+        let workspace = try #require(
+            output.firstMatch(of: /journal in (\S+)/).map { String($0.1) }, sourceLocation: sourceLocation)
+        for pid in [broker, service] {
+            #expect(!Self.isAlive(pid), "pid \(pid) survived the demo", sourceLocation: sourceLocation)
+        }
+        // Watchdogs name the pid they guard; the service names the workspace (its journal).
+        let leftovers = Self.commandLines().filter { _, line in
+            line.contains(workspace) || line.contains("kill -TERM \(broker) ") || line.contains("kill -TERM \(service) ")
+        }
+        #expect(leftovers.isEmpty, "left behind: \(leftovers)", sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: workspace), "\(workspace) left behind", sourceLocation: sourceLocation)
+    }
+
+    private func read(_ name: String) -> String {
+        (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
+    }
+
+    /// A zombie still answers `kill(pid, 0)`: only a process that runs counts as alive.
+    private static func isAlive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return !(stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? false)
+    }
+
+    /// Every process's command line, arguments joined by spaces (Linux /proc).
+    private static func commandLines() -> [(Int32, String)] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry in
+            guard let pid = Int32(entry),
+                let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"), !data.isEmpty
+            else { return nil }
+            return (pid, String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self))
+        }
+    }
+}
