@@ -249,6 +249,53 @@ struct ServiceFencesTests {
         }
     }
 
+    /// Contract: fences "added, changed or removed there" take effect. A file that did not change a
+    /// fence leaves what run time made of it, across reloads and restarts alike.
+    @Test func sighupAppliesOnlyWhatChangedInTheFile() async throws {
+        let otherCentre = Geo.north(5_000)
+        var options = HarnessOptions()
+        options.fences = Fences.collection([
+            Fences.circle("depot", radius: 200, name: "Depot"),
+            Fences.circle("other", lat: otherCentre.lat, radius: 200, name: "Other"),
+        ])
+        try await withService(options) { h in
+            try await h.publish("fleetfence/fences/depot/set", Fences.circleDefinition(radius: 300, name: "Depot (run time)"))
+            try await h.publish("fleetfence/fences/other/set", "")
+            await h.waitForMessages("fleetfence/fences/other")
+            try await h.barrier()
+
+            h.collector.clear()
+            h.service?.hangup()  // the file is as it was
+            #expect(await eventually { h.serviceLogs.components(separatedBy: "fences loaded").count >= 3 })
+            try await h.barrier()
+            #expect(h.messages("fleetfence/fences/+").isEmpty, "nothing changed: \(h.messages("fleetfence/fences/+"))")
+            var registry = try await h.retained("fleetfence/fences/+")
+            #expect(registry.map(\.topic) == ["fleetfence/fences/depot"])
+            #expect(registry.first.flatMap { JSONObject($0.payload) }?.double("radius") == 300)
+
+            // A restart reads the same file: still nothing to apply.
+            #expect(await h.service?.terminate() == 0)
+            try await h.startService()
+            try await h.barrier()
+            registry = try await h.retained("fleetfence/fences/+")
+            #expect(registry.map(\.topic) == ["fleetfence/fences/depot"])
+            #expect(registry.first.flatMap { JSONObject($0.payload) }?.double("radius") == 300)
+
+            // Now the file changes depot: the file's new version takes effect.
+            try Fences.collection([
+                Fences.circle("depot", radius: 250, name: "Depot"),
+                Fences.circle("other", lat: otherCentre.lat, radius: 200, name: "Other"),
+            ]).write(toFile: h.fencesPath, atomically: true, encoding: .utf8)
+            h.service?.hangup()
+            let changed = try await h.waitForRetained("fleetfence/fences/depot") {
+                $0.flatMap { JSONObject($0.payload) }?.double("radius") == 250
+            }
+            #expect(changed != nil)
+            registry = try await h.retained("fleetfence/fences/+")
+            #expect(registry.map(\.topic) == ["fleetfence/fences/depot"], "other is unchanged in the file: still deleted")
+        }
+    }
+
     @Test func sighupWithABrokenFileChangesNothing() async throws {
         try await withService { h in
             try await h.position("k", north: 100, ts: T)  // first sight inside depot

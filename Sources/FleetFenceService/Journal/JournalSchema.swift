@@ -2,10 +2,12 @@ import SQLiteNIO
 
 /// The journal's tables, versioned with `PRAGMA user_version` so that later builds can migrate.
 enum JournalSchema {
-    static let version = 1
+    /// Each version's statements bring a journal of the version before up to it.
+    private static let migrations = [version1, version2]
+    static var version: Int { migrations.count }
 
     /// `alert` is TEXT so that `json_extract(alert, ...)` works in the sqlite3 shell.
-    private static let statements = [
+    private static let version1 = [
         """
         CREATE TABLE transitions (
             id INTEGER PRIMARY KEY,
@@ -45,7 +47,18 @@ enum JournalSchema {
         """,
     ]
 
-    /// Creates the schema in a new file; accepts the current version; refuses a newer one.
+    /// The fences file as last applied, so that a reload (or restart) applies only what changed
+    /// in the file and leaves run-time changes to the file's fences alone.
+    private static let version2 = [
+        """
+        CREATE TABLE file_fences (
+            id TEXT PRIMARY KEY,
+            definition BLOB NOT NULL
+        )
+        """,
+    ]
+
+    /// Creates or migrates the schema to the current version; refuses a newer one.
     static func prepare(_ db: BlockingSQLite, path: String) throws {
         try db.transaction {
             let found = try db.run("PRAGMA user_version").first?.column("user_version")?.integer ?? 0
@@ -53,7 +66,9 @@ enum JournalSchema {
             if found > version {
                 throw JournalError.schemaTooNew(path: path, found: found, supported: version)
             }
-            for statement in statements { try db.run(statement) }
+            for statements in migrations[found...] {
+                for statement in statements { try db.run(statement) }
+            }
             try db.run("PRAGMA user_version = \(version)")
         }
     }

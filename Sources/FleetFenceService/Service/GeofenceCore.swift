@@ -23,6 +23,8 @@ struct GeofenceCore {
     /// not turn every alert into a write of every device.
     var clockOnlyDevices: Set<String> = []
     var fenceOrigins: [String: JournalFenceRow.Origin] = [:]
+    /// The fences file as last applied: a reload acts on the file's own changes only.
+    var lastFileFences: [String: FenceDefinition] = [:]
     private var transitions: [Transition] = []
     private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
@@ -182,8 +184,9 @@ struct GeofenceCore {
         commit(outbox, devicesNow: true)
     }
 
-    /// Brings the fences of `fences.file` into effect: added, changed or removed ones as if set
-    /// at run time. Fences set at run time stay unless the file defines the same id.
+    /// Brings the changes of `fences.file` into effect, as if set at run time: fences new or
+    /// changed in the file since it was last applied are set, fences gone from it are removed.
+    /// A fence the file did not change keeps whatever run time made of it (replaced, deleted).
     mutating func applyFenceFile(_ loaded: FenceFile, now: Double) {
         for problem in loaded.problems {
             counters.fenceErrors += 1
@@ -193,13 +196,20 @@ struct GeofenceCore {
                 payload: ErrorPayload.encode(reason: problem, topic: loaded.path, payload: [UInt8]()),
                 qos: 0, retain: false)
         }
+        var applied: [String: FenceDefinition] = [:]
         // A feature that no longer reads changes nothing: its fence, if held, stays as it was.
-        var listed = loaded.unreadableIDs
+        for id in loaded.unreadableIDs { applied[id] = lastFileFences[id] }
         for definition in loaded.definitions {
-            listed.insert(definition.id)
+            if lastFileFences[definition.id] == definition {
+                applied[definition.id] = definition
+                continue
+            }
             do {
                 try setFence(definition, origin: .file)
+                applied[definition.id] = definition
             } catch {
+                // Rejected: the file's previous version of it, if any, stays the one applied.
+                applied[definition.id] = lastFileFences[definition.id]
                 counters.fenceErrors += 1
                 logger.warning(
                     "fence in file rejected", metadata: ["fence": "\(definition.id)", "reason": "\(error)"])
@@ -210,9 +220,16 @@ struct GeofenceCore {
                     qos: 0, retain: false)
             }
         }
-        for (id, origin) in fenceOrigins where origin == .file && !listed.contains(id) {
+        let listed = Set(loaded.definitions.map(\.id)).union(loaded.unreadableIDs)
+        for (id, origin) in fenceOrigins.sorted(by: { $0.key < $1.key }) where origin == .file && !listed.contains(id) {
             removeFence(id: id, now: now)
             logger.notice("fence removed from file", metadata: ["fence": "\(id)"])
+        }
+        lastFileFences = applied.compactMapValues { $0 }
+        do {
+            try journal.writeFileFences(lastFileFences.compactMapValues { try? encoder.encode($0) }.mapValues(Array.init))
+        } catch {
+            logger.error("journal write failed", metadata: ["error": "\(error)"])
         }
     }
 

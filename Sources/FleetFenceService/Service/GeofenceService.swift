@@ -38,6 +38,7 @@ public final class GeofenceService: Service, Sendable {
         var core = GeofenceCore(
             engine: restored.engine, configuration: configuration, journal: journal, client: client, logger: logger)
         core.fenceOrigins = restored.origins
+        core.lastFileFences = restored.fileFences
         let locked = LockedCore(core)
 
         client.onMessage { message in

@@ -9,6 +9,8 @@ enum StateRestorer {
     struct Restored {
         var engine: GeofenceEngine
         var origins: [String: JournalFenceRow.Origin]
+        /// The fences file as last applied.
+        var fileFences: [String: FenceDefinition]
     }
 
     static func restore(from journal: Journal, settings: GeofenceSettings, logger: Logger) throws -> Restored {
@@ -44,6 +46,11 @@ enum StateRestorer {
         if devices > 0 || !fences.isEmpty {
             logger.info("state restored from journal", metadata: ["devices": "\(devices)", "fences": "\(fences.count)"])
         }
-        return Restored(engine: engine, origins: origins)
+        var fileFences: [String: FenceDefinition] = [:]
+        for (id, bytes) in try journal.loadFileFences() {
+            // An unreadable entry counts as changed: the file's version is applied again.
+            fileFences[id] = try? decoder.decode(FenceDefinition.self, from: Data(bytes))
+        }
+        return Restored(engine: engine, origins: origins, fileFences: fileFences)
     }
 }
