@@ -1,4 +1,5 @@
 import Foundation
+import LocalBroker
 import Synchronization
 
 #if canImport(Glibc)
@@ -11,24 +12,23 @@ import Darwin
 /// hold, which stops the service if this process dies without stopping it (as LocalBroker does
 /// for mosquitto).
 final class ServiceProcess: Sendable {
-    let pid: pid_t
     let startNanos: UInt64
     let log = ServiceLog()
-    private let watchdog: pid_t
+    private let process: ChildProcess
+    private let watchdog: ChildProcess
     private let watchdogInput: Int32
-    private let waitStatus = Mutex<Int32?>(nil)
     private let stopped = Atomic<Bool>(false)
 
     /// - Parameter wrapper: words put before the executable (e.g. `valgrind --tool=callgrind`).
     init(executable: String, arguments: [String], wrapper: [String], logPath: String) throws {
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { close(null) }
-        let errors = try Spawn.makePipe()
+        let errors = try Self.makePipe()
         let program = wrapper.isEmpty ? executable : "/usr/bin/env"
         let argv = wrapper.isEmpty ? arguments : wrapper + [executable] + arguments
         startNanos = Monotonic.nanos()
         do {
-            pid = try Spawn.launch(executable: program, arguments: argv, stdin: null, stdout: errors.write, stderr: errors.write)
+            process = try ChildProcess(executable: program, arguments: argv, stdin: null, stdout: errors.write, stderr: errors.write)
         } catch {
             close(errors.read)
             close(errors.write)
@@ -37,32 +37,34 @@ final class ServiceProcess: Sendable {
         close(errors.write)
         log.startReading(errors.read, copyTo: logPath)
 
-        let guardPipe = try Spawn.makePipe()
-        let script = "read -r line; [ \"$line\" = done ] || { kill -TERM \(pid); sleep 10; kill -KILL \(pid); } 2>/dev/null"
+        let guardPipe = try Self.makePipe()
+        let script = "read -r line; [ \"$line\" = done ] || { kill -TERM \(process.pid); sleep 10; kill -KILL \(process.pid); } 2>/dev/null"
         do {
-            watchdog = try Spawn.launch(executable: "/bin/sh", arguments: ["-c", script], stdin: guardPipe.read, stdout: null, stderr: null)
+            watchdog = try ChildProcess(executable: "/bin/sh", arguments: ["-c", script], stdin: guardPipe.read, stdout: null, stderr: null)
         } catch {
-            kill(pid, SIGKILL)
-            _ = waitpid(pid, nil, 0)
+            close(guardPipe.read)
+            close(guardPipe.write)
+            process.end(with: SIGKILL)
             throw error
         }
         close(guardPipe.read)
         watchdogInput = guardPipe.write
     }
 
-    var isRunning: Bool {
-        waitStatus.withLock { status in
-            if status != nil { return false }
-            status = Spawn.reap(pid)
-            return status == nil
-        }
+    /// A pipe whose ends are both close-on-exec (`dup2` in the child clears it for the end it takes).
+    private static func makePipe() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw BenchError.failed("pipe: \(String(cString: strerror(errno)))") }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        return (ends[0], ends[1])
     }
 
+    var pid: pid_t { process.pid }
+    var isRunning: Bool { process.isRunning }
+
     /// Exit code (128 + signal if killed), nil while running.
-    var exitCode: Int32? {
-        guard !isRunning else { return nil }
-        return waitStatus.withLock { $0 }.map(Spawn.exitCode)
-    }
+    var exitCode: Int32? { process.terminationStatus }
 
     /// VmRSS from /proc/<pid>/status, in bytes.
     var residentBytes: Int? {
@@ -86,15 +88,10 @@ final class ServiceProcess: Sendable {
         _ = "done\n".utf8CString.withUnsafeBufferPointer { write(watchdogInput, $0.baseAddress, 5) }
         close(watchdogInput)
         let start = Monotonic.nanos()
-        if isRunning { kill(pid, SIGTERM) }
-        while isRunning, Monotonic.since(start) < grace { Monotonic.sleep(nanoseconds: 2_000_000) }
-        if isRunning {
-            kill(pid, SIGKILL)
-            while isRunning { Monotonic.sleep(nanoseconds: 2_000_000) }
-        }
+        process.end(with: SIGTERM, grace: .seconds(grace))
         let seconds = Monotonic.since(start)
-        var status: Int32 = 0
-        _ = waitpid(watchdog, &status, 0)
+        // It read "done" and is ending; the grace only bounds a shell that did not.
+        watchdog.end(with: SIGKILL, grace: .seconds(1))
         return seconds
     }
 

@@ -7,20 +7,26 @@ import Glibc
 import Darwin
 #endif
 
-/// A child process started with `posix_spawn`, with an empty signal mask and default
-/// signal handlers.
+/// A child process started with `posix_spawn`: empty signal mask, default signal handlers,
+/// its own process group, and no descriptor of ours but the three it is given.
 ///
-/// Foundation's `Process` passes on the signal mask of the spawning thread. Called from
-/// a Swift concurrency or Dispatch thread, that mask blocks SIGTERM and SIGINT, and
-/// mosquitto (which restores its inherited mask around its event wait) then ignores
-/// SIGTERM for good. It is also started in its own process group, so a Ctrl-C meant for
-/// `fleetfence demo` does not stop the broker before the service has disconnected.
-final class ChildProcess: Sendable {
-    let pid: pid_t
+/// Foundation's `Process` passes on the spawning thread's signal mask, which on a Swift
+/// concurrency or Dispatch thread blocks SIGTERM and SIGINT (mosquitto then ignores SIGTERM
+/// for good), and a caller's ignored SIGINT/SIGTERM. Its own process group keeps a terminal's
+/// Ctrl-C away from it, so the owner can stop its children in order. Other descriptors are
+/// closed because libmosquitto's sockets are not close-on-exec: a child holding one would
+/// keep our connections open.
+public final class ChildProcess: Sendable {
+    public let pid: pid_t
     private let exitStatus = Mutex<Int32?>(nil)
 
-    /// - Parameter fileDescriptors: the child's stdin, stdout and stderr.
-    init(executable: String, arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32) throws(LocalBrokerError) {
+    /// `stdin`, `stdout` and `stderr` become the child's 0, 1 and 2.
+    ///
+    /// - Parameter environment: the child's whole environment; `nil` passes on ours.
+    public init(
+        executable: String, arguments: [String], environment: [String: String]? = nil,
+        stdin: Int32, stdout: Int32, stderr: Int32
+    ) throws(LocalBrokerError) {
         #if canImport(Darwin)
         var attributes: posix_spawnattr_t?
         var actions: posix_spawn_file_actions_t?
@@ -43,17 +49,29 @@ final class ChildProcess: Sendable {
         for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        var flags = Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)
 
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        #if canImport(Darwin)
+        flags |= Int16(POSIX_SPAWN_CLOEXEC_DEFAULT)
+        #else
+        if !Self.closeFrom(3, actions: &actions) { Self.markOpenDescriptorsCloseOnExec() }
+        #endif
+        posix_spawnattr_setflags(&attributes, flags)
 
         let argv = ([executable] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
+        let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } }
+        defer { (argv + (envp ?? [])).forEach { free($0) } }
         var pid: pid_t = 0
         let rc = (argv + [nil]).withUnsafeBufferPointer { argvPointer in
-            posix_spawn(&pid, executable, &actions, &attributes, argvPointer.baseAddress!, environ)
+            guard let envp else {
+                return posix_spawn(&pid, executable, &actions, &attributes, argvPointer.baseAddress!, environ)
+            }
+            return (envp + [nil]).withUnsafeBufferPointer { envPointer in
+                posix_spawn(&pid, executable, &actions, &attributes, argvPointer.baseAddress!, envPointer.baseAddress!)
+            }
         }
         guard rc == 0 else {
             throw .launchFailed(executable: executable, reason: String(cString: strerror(rc)))
@@ -61,8 +79,29 @@ final class ChildProcess: Sendable {
         self.pid = pid
     }
 
+    #if !canImport(Darwin)
+    /// glibc 2.34+ has `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not show.
+    private static func closeFrom(_ lowest: Int32, actions: inout posix_spawn_file_actions_t) -> Bool {
+        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return false }
+        let addCloseFrom = unsafeBitCast(symbol, to: AddCloseFrom.self)
+        return addCloseFrom(&actions, lowest) == 0
+    }
+
+    /// Fallback: every descriptor above 2 that is open now gets FD_CLOEXEC.
+    private static func markOpenDescriptorsCloseOnExec() {
+        let limit = min(Int32(getdtablesize()), 65_536)
+        var descriptor: Int32 = 3
+        while descriptor < limit {
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+            descriptor += 1
+        }
+    }
+    #endif
+
     /// Reaps the child if it has ended; `true` while it runs.
-    var isRunning: Bool {
+    public var isRunning: Bool {
         exitStatus.withLock { exitStatus in
             guard exitStatus == nil else { return false }
             var status: Int32 = 0
@@ -80,19 +119,21 @@ final class ChildProcess: Sendable {
         }
     }
 
-    /// The exit code, or 128 + signal for a child ended by a signal; `nil` while running.
-    var terminationStatus: Int32? {
+    /// The exit code, or 128 + signal for a child ended by a signal (-1 if reaped elsewhere);
+    /// `nil` while running.
+    public var terminationStatus: Int32? {
         guard !isRunning, let status = exitStatus.withLock({ $0 }) else { return nil }
+        if status < 0 { return -1 }
         let signal = status & 0x7F
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
 
-    func send(_ signal: Int32) {
+    public func send(_ signal: Int32) {
         if isRunning { kill(pid, signal) }
     }
 
     /// Sends `signal`, waits up to `grace`, then SIGKILL; returns once the child is reaped.
-    func end(with signal: Int32, grace: Duration = .seconds(5)) {
+    public func end(with signal: Int32, grace: Duration = .seconds(5)) {
         send(signal)
         if !waitForExit(within: grace) {
             send(SIGKILL)
@@ -100,7 +141,8 @@ final class ChildProcess: Sendable {
         }
     }
 
-    func waitForExit(within timeout: Duration) -> Bool {
+    /// `true` once the child has ended and is reaped, `false` if it still runs after `timeout`.
+    public func waitForExit(within timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while isRunning {
             if ContinuousClock.now >= deadline { return false }

@@ -1,5 +1,6 @@
 import Foundation
 import GeofenceEngine
+import LocalBroker
 
 #if canImport(Glibc)
 import Glibc
@@ -52,10 +53,10 @@ final class DemoServiceProcess: Sendable {
         }
     }
 
-    let process: DemoChildProcess
+    let process: ChildProcess
     /// The service's standard output and error.
     let logPath: String
-    private let watchdog: DemoChildProcess
+    private let watchdog: ChildProcess
     private let watchdogInput: Int32
 
     /// Starts `executable serve` with an empty config file and no `FLEETFENCE_*` variables: the
@@ -74,7 +75,7 @@ final class DemoServiceProcess: Sendable {
         let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
         defer { close(null) }
         let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLEETFENCE_") }
-        let process = try DemoChildProcess(
+        let process = try Self.spawn(
             executable: executable, arguments: options.arguments, environment: environment, stdin: null, stdout: log, stderr: log)
 
         var ends: [Int32] = [-1, -1]
@@ -93,7 +94,7 @@ final class DemoServiceProcess: Sendable {
             kill -KILL \(pid) 2>/dev/null
             """
         do {
-            watchdog = try DemoChildProcess(
+            watchdog = try Self.spawn(
                 executable: "/bin/sh", arguments: ["-c", script], environment: environment, stdin: ends[0], stdout: null, stderr: null)
         } catch {
             close(ends[0])
@@ -105,6 +106,20 @@ final class DemoServiceProcess: Sendable {
         watchdogInput = ends[1]
         self.process = process
         self.logPath = logPath
+    }
+
+    /// A `ChildProcess`, its launch failure worded as the demo's other errors.
+    private static func spawn(
+        executable: String, arguments: [String], environment: [String: String], stdin: Int32, stdout: Int32, stderr: Int32
+    ) throws -> ChildProcess {
+        do {
+            return try ChildProcess(
+                executable: executable, arguments: arguments, environment: environment, stdin: stdin, stdout: stdout,
+                stderr: stderr)
+        } catch {
+            guard case let .launchFailed(executable, reason) = error else { throw DemoError("\(error)") }
+            throw DemoError("cannot start \(executable): \(reason)")
+        }
     }
 
     var pid: pid_t { process.pid }

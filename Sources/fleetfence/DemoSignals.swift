@@ -29,7 +29,7 @@ final class DemoSignals: Sendable {
     func install() -> [any DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
             // Ignored here, delivered to the Dispatch source instead; children get the default
-            // handlers back (see DemoChildProcess).
+            // handlers back (see LocalBroker's ChildProcess).
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [weak self] in self?.received(number) }
