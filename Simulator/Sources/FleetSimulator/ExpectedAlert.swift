@@ -17,6 +17,11 @@ public struct ExpectedAlert: Sendable, Hashable {
     /// When the event truly happened: the crossing, or for `dwell` the crossing plus `dwell_s`.
     /// Delays are measured from here.
     public var due: Double
+    /// Where the service's estimated crossing (the alert's `at`) may fall: the true crossing, or
+    /// later when noise can put samples after it back on the old side (a device lingering
+    /// within the noise of the boundary), or earlier when noise can put samples before it on
+    /// the new side. Scoring measures an alert's `at` against this span.
+    public var atWindow: ClosedRange<Double>
     public var certainty: Certainty
     /// Why it is ambiguous, for the report.
     public var note: String?
@@ -26,13 +31,14 @@ public struct ExpectedAlert: Sendable, Hashable {
 
     public init(
         device: String, fence: String, event: AlertEvent, at: Double, due: Double? = nil,
-        certainty: Certainty, note: String? = nil, bySilence: Bool = false
+        certainty: Certainty, note: String? = nil, bySilence: Bool = false, atWindow: ClosedRange<Double>? = nil
     ) {
         self.device = device
         self.fence = fence
         self.event = event
         self.at = at
         self.due = due ?? at
+        self.atWindow = atWindow.map { min($0.lowerBound, at)...max($0.upperBound, at) } ?? at...at
         self.certainty = certainty
         self.note = note
         self.bySilence = bySilence

@@ -30,6 +30,13 @@ struct RunJudgement {
     var evidenceSpan: Double
     /// The sample after the crossing into this run (the crossing lies between it and the one before).
     var crossingSample: Int
+    /// Where the service's estimate of the crossing (an alert's `at`) may fall. The service
+    /// interpolates between the last old-side sample before the change it confirms and the
+    /// first new-side one; noise can put a sample near the boundary on the old side, so a
+    /// device that lingers there (a truck standing on a small fence) can have its `at` anywhere
+    /// along the stay, long after the true crossing.
+    var earliestCrossing: Double
+    var latestCrossing: Double
 
     init(times: [Double], distances: [Double], lo: Int, hi: Int, inside: Bool, _ t: Thresholds) {
         let sign: Double = inside ? 1 : -1
@@ -43,12 +50,13 @@ struct RunJudgement {
         // Certain: evidence at both ends of a stretch surely on this side, debounce apart; or
         // evidence on a stretch that runs into the silence at the end.
         var confirmedBy: Double?
+        var confirmedByIndex: Int?
         var stretchStart: Double?
         for j in lo...hi {
             guard certainSide(j) else { stretchStart = nil; continue }
             guard isCertainEvidence(j) else { continue }
             if let start = stretchStart {
-                if times[j] - start >= t.debounce + t.slack { confirmedBy = times[j]; break }
+                if times[j] - start >= t.debounce + t.slack { confirmedBy = times[j]; confirmedByIndex = j; break }
             } else {
                 stretchStart = times[j]
             }
@@ -72,5 +80,20 @@ struct RunJudgement {
         var j = max((lo...hi).first(where: certainSide) ?? lo, 1)
         while j > 1, !(v(j) > 0 && v(j - 1) <= 0) { j -= 1 }
         crossingSample = j
+
+        // The crossing the service reports: after the last sample before the confirmation that
+        // noise may put on the old side (a certain change is confirmed by `confirmedBy`; any
+        // other may be confirmed as late as the widened run's end, by silence), and no earlier
+        // than the first sample noise may put on this side. Twice the band here: what matters
+        // is the last of many samples, and one sample two deviations deep still lands on the
+        // old side 2 % of the time (13 % at the centre of a circle 2 deviations wide, where the
+        // radial error counts), four deviations deep 0.03 % at most.
+        earliestCrossing = times[max(elo - 1, 0)]
+        var latest = times[crossingSample]
+        let limit = (confirmedByIndex ?? ehi) - 1
+        if lo <= limit {
+            for k in lo...limit where v(k) < 2 * t.band || v(k) <= 0 { latest = max(latest, times[k + 1]) }
+        }
+        latestCrossing = latest
     }
 }

@@ -86,20 +86,24 @@ public struct TrackTruth: Sendable {
             }
 
             let event: AlertEvent = run.inside ? .enter : .exit
+            // Where the service's `at` for this crossing may fall (see RunJudgement).
+            let window = at.map { _ in judged.earliestCrossing...judged.latestCrossing }
             if let at, fence.notify.contains(event) {
                 if happens, always {
                     alerts.append(ExpectedAlert(
                         device: device, fence: fence.id, event: event, at: at, certainty: .expected,
-                        bySilence: judged.confirmedBy == nil))
+                        bySilence: judged.confirmedBy == nil, atWindow: window))
                 } else if happens {
                     let note = judged.certain ? "after an ambiguous change"
                         : String(format: "new side for %.0f s of %.0f s debounce", judged.evidenceSpan, thresholds.debounce)
-                    alerts.append(ExpectedAlert(device: device, fence: fence.id, event: event, at: at, certainty: .ambiguous, note: note))
+                    alerts.append(ExpectedAlert(
+                        device: device, fence: fence.id, event: event, at: at, certainty: .ambiguous, note: note, atWindow: window))
                 } else if judged.depth < thresholds.margin + thresholds.band, possible.contains(opposite) {
                     alerts.append(ExpectedAlert(
                         device: device, fence: fence.id, event: event, at: at, certainty: .ambiguous,
                         note: String(format: "graze: %.1f m past the boundary, evidence needs %.1f",
-                                     judged.depth, thresholds.margin + thresholds.band)))
+                                     judged.depth, thresholds.margin + thresholds.band),
+                        atWindow: window))
                 }
             }
 
@@ -109,12 +113,13 @@ public struct TrackTruth: Sendable {
                 let stay = times[run.hi] - start
                 if happens, always, let confirmedBy = judged.confirmedBy, start + stay >= max(start + dwell, confirmedBy) + thresholds.slack {
                     alerts.append(ExpectedAlert(
-                        device: device, fence: fence.id, event: .dwell, at: start, due: start + dwell, certainty: .expected))
+                        device: device, fence: fence.id, event: .dwell, at: start, due: start + dwell, certainty: .expected,
+                        atWindow: window))
                 } else if stay >= dwell - thresholds.slack || possible.contains(.inside) || possible.contains(.unknown) {
                     // Close to dwell_s, or a stay that may have begun before this run.
                     alerts.append(ExpectedAlert(
                         device: device, fence: fence.id, event: .dwell, at: start, due: start + dwell, certainty: .ambiguous,
-                        note: String(format: "stay of %.0f s against dwell_s %.0f", stay, dwell)))
+                        note: String(format: "stay of %.0f s against dwell_s %.0f", stay, dwell), atWindow: window))
                 }
             }
             possible = next

@@ -1,7 +1,8 @@
 import GeofenceEngine
 
-/// Matches received alerts to ground truth: same device, fence and event, nearest `at` within
-/// a tolerance, each used once.
+/// Matches received alerts to ground truth: same device, fence and event, `at` within a
+/// tolerance of where the service may place the crossing (`ExpectedAlert.atWindow`), nearest
+/// first, each used once.
 public enum VerifyScoring {
     /// `devices`/`fences`: what the simulation knows; alerts about anything else are ignored.
     /// `wallTime` maps a simulated time to the wall clock at which the simulation reached it.
@@ -45,17 +46,25 @@ public enum VerifyScoring {
         for key in Set(alertsByKey.keys).union(expectedByKey.keys) {
             let alerts = alertsByKey[key] ?? []
             let truths = expectedByKey[key] ?? []
-            // Every close pair, nearest first; expected before ambiguous on ties.
-            var pairs: [(alert: Int, truth: Int, gap: Double)] = []
+            // Every close pair, nearest first; expected before ambiguous on ties, then the pair
+            // closest to the true crossing. The gap is measured to the window the service's
+            // estimate of the crossing may fall in, not to the true crossing alone: noise near
+            // the boundary can move that estimate by much more than the tolerance.
+            var pairs: [(alert: Int, truth: Int, gap: Double, offset: Double)] = []
             for (a, alert) in alerts.enumerated() {
                 for (t, truth) in truths.enumerated() {
-                    let gap = min(abs(alert.at - truth.at), abs(alert.at - truth.due))
-                    if gap <= tolerance { pairs.append((a, t, gap)) }
+                    let window = truth.atWindow
+                    let outside = max(0, window.lowerBound - alert.at, alert.at - window.upperBound)
+                    let gap = min(outside, abs(alert.at - truth.due))
+                    if gap <= tolerance { pairs.append((a, t, gap, abs(alert.at - truth.at))) }
                 }
             }
             pairs.sort { lhs, rhs in
                 if lhs.gap != rhs.gap { return lhs.gap < rhs.gap }
-                return truths[lhs.truth].certainty == .expected && truths[rhs.truth].certainty != .expected
+                let lhsExpected = truths[lhs.truth].certainty == .expected
+                let rhsExpected = truths[rhs.truth].certainty == .expected
+                if lhsExpected != rhsExpected { return lhsExpected }
+                return lhs.offset < rhs.offset
             }
             var usedAlerts = Set<Int>(), usedTruths = Set<Int>()
             for pair in pairs where !usedAlerts.contains(pair.alert) && !usedTruths.contains(pair.truth) {
