@@ -12,6 +12,7 @@ struct GeofenceCore {
     let layout: TopicLayout
     var router: PositionTopicRouter
     let journal: Journal
+    let pipeline: JournalPipeline
     let client: MQTTClient
     let logger: Logger
     var counters = ServiceCounters()
@@ -29,8 +30,12 @@ struct GeofenceCore {
     private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
 
-    init(engine: GeofenceEngine, configuration: ServiceConfiguration, journal: Journal, client: MQTTClient, logger: Logger) {
+    init(
+        engine: GeofenceEngine, configuration: ServiceConfiguration, journal: Journal, pipeline: JournalPipeline,
+        client: MQTTClient, logger: Logger
+    ) {
         self.engine = engine
+        self.pipeline = pipeline
         self.layout = TopicLayout(prefix: configuration.prefix)
         self.router = PositionTopicRouter(positionFilters: configuration.positionTopics, layout: layout)
         self.journal = journal
@@ -96,9 +101,7 @@ struct GeofenceCore {
     /// Says why a message was refused, on the device's errors topic and in the log.
     mutating func reject(device: String, topic: String, payload: UnsafeRawBufferPointer, reason: String) {
         counters.rejected += 1
-        _ = client.publish(
-            topic: layout.errors(device), payload: ErrorPayload.encode(reason: reason, topic: topic, payload: payload),
-            qos: 0, retain: false)
+        say(layout.errors(device), ErrorPayload.encode(reason: reason, topic: topic, payload: payload))
         // A misbehaving publisher must not drown the log: the rest are counted in the stats line.
         if counters.loggedRejectionsThisInterval < 20 {
             counters.loggedRejectionsThisInterval += 1
@@ -131,35 +134,48 @@ struct GeofenceCore {
 
     mutating func rejectFence(id: String?, topic: String, payload: UnsafeRawBufferPointer, reason: String) {
         counters.fenceErrors += 1
-        _ = client.publish(
-            topic: layout.errors("fences"), payload: ErrorPayload.encode(reason: reason, topic: topic, payload: payload),
-            qos: 0, retain: false)
+        say(layout.errors("fences"), ErrorPayload.encode(reason: reason, topic: topic, payload: payload))
         logger.warning("fence rejected", metadata: ["fence": "\(id ?? "?")", "reason": "\(reason)"])
     }
 
     /// Validates, clamps, journals and publishes a fence definition.
     mutating func setFence(_ definition: FenceDefinition, origin: JournalFenceRow.Origin) throws {
+        if let row = try applyFence(definition, origin: origin) { writeFences([row]) }
+    }
+
+    /// `setFence` without the journal write: returns the row to journal, nil when nothing changed.
+    /// A file of many fences is journaled in one transaction rather than one per fence.
+    private mutating func applyFence(_ definition: FenceDefinition, origin: JournalFenceRow.Origin) throws
+        -> JournalFenceRow?
+    {
         try FenceIDRules.validate(definition.id)
         let update = try engine.setFence(definition)
         fenceOrigins[definition.id] = origin
-        if update.unchanged, origin == .file { return }
+        if update.unchanged, origin == .file { return nil }
         counters.fenceChanges += 1
         if let requested = update.fence.clampedFrom, let effective = update.fence.effectiveRadius {
             logger.notice(
                 "fence radius clamped",
                 metadata: ["fence": "\(definition.id)", "radius": "\(requested)", "effective": "\(effective)"])
         }
-        do {
-            try journal.writeFences([fenceRow(definition.id, origin: origin)])
-        } catch {
-            logger.error("journal write failed", metadata: ["error": "\(error)"])
+        defer {
+            // A file of 100,000 fences is one "fences loaded" line at info, not 100,000.
+            logger.log(
+                level: origin == .runtime ? .info : .debug, update.replaced ? "fence replaced" : "fence added",
+                metadata: ["fence": "\(definition.id)", "origin": "\(origin.rawValue)"])
         }
         var outbox = Outbox()
         outbox.publish(layout.fence(definition.id), registryPayload(update.fence), qos: 1, retain: true)
         commit(outbox, devicesNow: false)
-        logger.info(
-            update.replaced ? "fence replaced" : "fence added",
-            metadata: ["fence": "\(definition.id)", "origin": "\(origin.rawValue)"])
+        return fenceRow(definition.id, origin: origin)
+    }
+
+    private func writeFences(_ rows: [JournalFenceRow], removed: [String] = []) {
+        do {
+            try journal.writeFences(rows, removed: removed)
+        } catch {
+            logger.error("journal write failed", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Removes a fence: devices inside it exit with reason `fence_removed`.
@@ -191,21 +207,19 @@ struct GeofenceCore {
         for problem in loaded.problems {
             counters.fenceErrors += 1
             logger.warning("fence in file rejected", metadata: ["file": "\(loaded.path)", "reason": "\(problem)"])
-            _ = client.publish(
-                topic: layout.errors("fences"),
-                payload: ErrorPayload.encode(reason: problem, topic: loaded.path, payload: [UInt8]()),
-                qos: 0, retain: false)
+            say(layout.errors("fences"), ErrorPayload.encode(reason: problem, topic: loaded.path, payload: [UInt8]()))
         }
         var applied: [String: FenceDefinition] = [:]
         // A feature that no longer reads changes nothing: its fence, if held, stays as it was.
         for id in loaded.unreadableIDs { applied[id] = lastFileFences[id] }
+        var rows: [JournalFenceRow] = []
         for definition in loaded.definitions {
             if lastFileFences[definition.id] == definition {
                 applied[definition.id] = definition
                 continue
             }
             do {
-                try setFence(definition, origin: .file)
+                if let row = try applyFence(definition, origin: .file) { rows.append(row) }
                 applied[definition.id] = definition
             } catch {
                 // Rejected: the file's previous version of it, if any, stays the one applied.
@@ -213,13 +227,12 @@ struct GeofenceCore {
                 counters.fenceErrors += 1
                 logger.warning(
                     "fence in file rejected", metadata: ["fence": "\(definition.id)", "reason": "\(error)"])
-                _ = client.publish(
-                    topic: layout.errors("fences"),
-                    payload: ErrorPayload.encode(
-                        reason: "fence \(definition.id): \(error)", topic: loaded.path, payload: [UInt8]()),
-                    qos: 0, retain: false)
+                say(
+                    layout.errors("fences"),
+                    ErrorPayload.encode(reason: "fence \(definition.id): \(error)", topic: loaded.path, payload: [UInt8]()))
             }
         }
+        writeFences(rows)
         let listed = Set(loaded.definitions.map(\.id)).union(loaded.unreadableIDs)
         for (id, origin) in fenceOrigins.sorted(by: { $0.key < $1.key }) where origin == .file && !listed.contains(id) {
             removeFence(id: id, now: now)
@@ -264,17 +277,19 @@ struct GeofenceCore {
 
     // MARK: Durability
 
-    /// Journals the outbox's transitions with the dirty devices' state, then publishes. A journal
-    /// failure is logged and the alerts still go out: an operator would rather see a late
-    /// duplicate after a restart than lose the alert now.
+    /// Publishes a message that needs no journal, in order with the alerts queued before it.
+    private func say(_ topic: String, _ payload: [UInt8]) {
+        pipeline.submit(JournalPipeline.Step(messages: [Outbox.Message(topic: topic, payload: payload, qos: 0, retain: false)]))
+    }
+
+    /// Hands the outbox's transitions, with the dirty devices' state when they are due, to the
+    /// journal pipeline, which writes them and then publishes the outbox's messages.
     mutating func commit(_ outbox: Outbox, devicesNow: Bool) {
-        if !outbox.transitions.isEmpty || (devicesNow && !dirtyDevices.isEmpty) {
-            writeJournal(outbox.transitions)
-        }
+        var step = JournalPipeline.Step(transitions: outbox.transitions, messages: outbox.messages)
+        if !outbox.transitions.isEmpty || devicesNow { step.devices = takeDirtyRecords() }
+        guard !step.transitions.isEmpty || !step.devices.isEmpty || !step.messages.isEmpty else { return }
         counters.alerts += outbox.transitions.count
-        for message in outbox.messages {
-            _ = client.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
-        }
+        pipeline.submit(step)
     }
 
     /// Writes pending device state (called periodically and at shutdown).
@@ -283,33 +298,17 @@ struct GeofenceCore {
             dirtyDevices.formUnion(clockOnlyDevices)
             clockOnlyDevices.removeAll(keepingCapacity: true)
         }
-        if !dirtyDevices.isEmpty { writeJournal([]) }
+        if !dirtyDevices.isEmpty { pipeline.submit(JournalPipeline.Step(devices: takeDirtyRecords())) }
     }
 
-    private mutating func writeJournal(_ transitions: [Transition]) {
-        let rows = dirtyDevices.compactMap { device -> JournalDeviceRow? in
-            guard let record = engine.deviceRecord(for: device), let bytes = try? encoder.encode(record) else {
-                return nil
-            }
-            return JournalDeviceRow(device: device, state: Array(bytes))
-        }
-        let journaled = transitions.map { transition in
-            JournalTransition(
-                device: transition.device, fence: transition.fenceID, event: transition.event.rawValue,
-                at: transition.at, confirmedAt: transition.confirmedAt, lat: transition.lat, lon: transition.lon,
-                seq: Int64(transition.seq), reason: transition.reason, durationSeconds: transition.durationSeconds,
-                dwellSeconds: transition.dwellSeconds, alertJSON: AlertPayload.encode(transition))
-        }
-        do {
-            try journal.write(transitions: journaled, devices: rows)
-            dirtyDevices.removeAll(keepingCapacity: true)
-        } catch {
-            logger.error("journal write failed", metadata: ["error": "\(error)"])
-        }
+    /// The dirty devices' records, copied here under the lock; the pipeline encodes them.
+    private mutating func takeDirtyRecords() -> [DeviceRecord] {
+        defer { dirtyDevices.removeAll(keepingCapacity: true) }
+        return dirtyDevices.compactMap { engine.deviceRecord(for: $0) }
     }
 
     func fenceRow(_ id: String, origin: JournalFenceRow.Origin) -> JournalFenceRow {
-        let record = engine.fenceRecords().first { $0.definition.id == id }
+        let record = engine.fenceRecord(id: id)
         let bytes = (try? encoder.encode(record)) ?? Data()
         return JournalFenceRow(id: id, record: Array(bytes), origin: origin)
     }

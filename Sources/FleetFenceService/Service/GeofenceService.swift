@@ -35,8 +35,10 @@ public final class GeofenceService: Service, Sendable {
         let journal = try Journal(path: configuration.journalPath, logger: logger)
         let restored = try StateRestorer.restore(from: journal, settings: configuration.geofence, logger: logger)
         let client = try MQTTClient(options: try clientOptions(layout: layout), logger: logger)
+        let pipeline = JournalPipeline(journal: journal, client: client, logger: logger)
         var core = GeofenceCore(
-            engine: restored.engine, configuration: configuration, journal: journal, client: client, logger: logger)
+            engine: restored.engine, configuration: configuration, journal: journal, pipeline: pipeline, client: client,
+            logger: logger)
         core.fenceOrigins = restored.origins
         core.lastFileFences = restored.fileFences
         let locked = LockedCore(core)
@@ -86,6 +88,7 @@ public final class GeofenceService: Service, Sendable {
         logger.info("stopping")
         stopping.store(true, ordering: .relaxed)
         locked.withLock { $0.flush() }
+        await pipeline.stop()
         _ = client.publish(topic: statusTopic, payload: Array("offline".utf8), qos: 1, retain: true)
         _ = await client.waitForPublishes(timeout: .seconds(5))
         await client.disconnect()
@@ -105,13 +108,26 @@ public final class GeofenceService: Service, Sendable {
     private func reloadFences(_ locked: LockedCore) {
         let path = configuration.fencesFile
         do {
+            let clock = ContinuousClock()
+            let start = clock.now
             let file = try FenceFile.load(path: path)
+            let read = clock.now
             locked.withLock { $0.applyFenceFile(file, now: GeofenceService.now()) }
             let count = locked.withLock { $0.engine.fenceCount }
-            logger.info("fences loaded", metadata: ["file": "\(path)", "fences": "\(count)"])
+            logger.info(
+                "fences loaded",
+                metadata: [
+                    "file": "\(path)", "fences": "\(count)", "read_s": "\(Self.seconds(read - start))",
+                    "apply_s": "\(Self.seconds(clock.now - read))",
+                ])
         } catch {
             logger.error("fences not loaded; keeping the fences held", metadata: ["error": "\(error)"])
         }
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let (whole, fraction) = duration.components
+        return String(format: "%.3f", Double(whole) + Double(fraction) * 1e-18)
     }
 
     /// Silence checks and batched journal writes several times a second; a stats line every interval.

@@ -57,26 +57,29 @@ public struct FenceIndex: Sendable {
         remove(slot)
         let span = max(reach.maxLat - reach.minLat, min(360, reach.maxLon - reach.minLon))
         let levelIndex = levels.firstIndex { $0.cellDegrees * 3 >= span } ?? (levels.count - 1)
-        let level = levels[levelIndex]
+        // The level's scalars only: holding the Level itself would keep a second reference to its
+        // cells and make every insert copy the whole dictionary.
+        let (cellDegrees, lonCellDegrees, lonCells) =
+            (levels[levelIndex].cellDegrees, levels[levelIndex].lonCellDegrees, levels[levelIndex].lonCells)
         var placed: [UInt64] = []
-        let lowY = Self.cell(reach.minLat + 90, level.cellDegrees)
-        let highY = Self.cell(reach.maxLat + 90, level.cellDegrees)
+        let lowY = Self.cell(reach.minLat + 90, cellDegrees)
+        let highY = Self.cell(reach.maxLat + 90, cellDegrees)
         if reach.coversAllLongitudes {
             let everywhere = BoundingBox(minLat: reach.minLat, maxLat: reach.maxLat, minLon: -181, maxLon: 181)
             for y in lowY...highY {
-                for x in 0..<level.lonCells {
+                for x in 0..<lonCells {
                     add(Entry(slot: slot, reach: everywhere, lonShift: 0), key: Self.key(x: x, y: y), level: levelIndex, &placed)
                 }
             }
         } else {
-            let lowX = Self.cell(reach.minLon + 180, level.lonCellDegrees)
-            let highX = Self.cell(reach.maxLon + 180, level.lonCellDegrees)
+            let lowX = Self.cell(reach.minLon + 180, lonCellDegrees)
+            let highX = Self.cell(reach.maxLon + 180, lonCellDegrees)
             for y in lowY...highY {
                 for rawX in lowX...highX {
                     // Cells past ±180 wrap around; the box is shifted by the same turn so that
                     // queries compare in the cell's own longitudes.
-                    let turns = rawX >= 0 ? rawX / level.lonCells : (rawX - level.lonCells + 1) / level.lonCells
-                    let x = rawX - turns * level.lonCells
+                    let turns = rawX >= 0 ? rawX / lonCells : (rawX - lonCells + 1) / lonCells
+                    let x = rawX - turns * lonCells
                     let entry = Entry(slot: slot, reach: reach, lonShift: -360 * Double(turns))
                     add(entry, key: Self.key(x: x, y: y), level: levelIndex, &placed)
                 }

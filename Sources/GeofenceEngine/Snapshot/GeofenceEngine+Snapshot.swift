@@ -12,6 +12,12 @@ extension GeofenceEngine {
         }.sorted { $0.definition.id < $1.definition.id }
     }
 
+    /// The durable form of one fence, or nil if the engine holds no fence with that id.
+    public func fenceRecord(id: String) -> FenceRecord? {
+        guard let slot = slotsByFenceID[id], let fence = fenceSlots[Int(slot)] else { return nil }
+        return FenceRecord(definition: fence.definition, generation: fenceGenerations[Int(slot)])
+    }
+
     public var currentGeneration: UInt32 { generation }
 
     /// The durable state of `device`, or nil if the engine has never seen it.
