@@ -65,7 +65,6 @@ final class JournalPipeline: Sendable {
     }
 
     private func run() {
-        let encoder = JSONEncoder()
         while true {
             let (steps, stopping) = queue.withLock { queue in
                 let steps = queue.steps
@@ -78,7 +77,7 @@ final class JournalPipeline: Sendable {
                 wake.wait()
                 continue
             }
-            write(steps, encoder: encoder)
+            write(steps)
             for step in steps {
                 for message in step.messages {
                     _ = client.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
@@ -91,17 +90,14 @@ final class JournalPipeline: Sendable {
 
     /// One transaction for every step taken. A failure is logged and the alerts still go out:
     /// an operator would rather see a late duplicate after a restart than lose the alert now.
-    private func write(_ steps: [Step], encoder: JSONEncoder) {
+    private func write(_ steps: [Step]) {
         var transitions: [JournalTransition] = []
         var latest: [String: DeviceRecord] = [:]
         for step in steps {
             transitions += step.transitions.map(JournalTransition.init)
             for record in step.devices { latest[record.device] = record }
         }
-        let rows = latest.values.compactMap { record -> JournalDeviceRow? in
-            guard let bytes = try? encoder.encode(record) else { return nil }
-            return JournalDeviceRow(device: record.device, state: Array(bytes))
-        }
+        let rows = latest.values.map { JournalDeviceRow(device: $0.device, state: DeviceRecordEncoding.encode($0)) }
         do {
             try journal.write(transitions: transitions, devices: rows)
         } catch {
