@@ -17,11 +17,12 @@ struct GeofenceCore {
     let logger: Logger
     var counters = ServiceCounters()
     /// Devices whose durable state changed without an alert: written with the next alert or by
-    /// ``flush()``, whichever comes first.
+    /// ``flush(clocks:)``, whichever comes first.
     var dirtyDevices: Set<String> = []
     /// Devices whose only change is the time of their latest sample (rule 4 must hold across a
-    /// restart too). Written by ``flush()`` alone, about once a second, so that a busy fleet does
-    /// not turn every alert into a write of every device.
+    /// restart too). Written by ``flush(clocks:)`` alone, every few seconds and at a clean stop,
+    /// so that a busy fleet does not turn every alert into a write of every device: a kill -9
+    /// forgets at most those seconds of "latest sample" times, never a state or an alert.
     var clockOnlyDevices: Set<String> = []
     var fenceOrigins: [String: JournalFenceRow.Origin] = [:]
     /// The fences file as last applied: a reload acts on the file's own changes only.
@@ -292,9 +293,10 @@ struct GeofenceCore {
         pipeline.submit(step)
     }
 
-    /// Writes pending device state (called periodically and at shutdown).
-    mutating func flush() {
-        if !clockOnlyDevices.isEmpty {
+    /// Writes pending device state (called periodically and at shutdown); with `clocks`, also the
+    /// latest sample times of devices that changed nothing else.
+    mutating func flush(clocks: Bool) {
+        if clocks, !clockOnlyDevices.isEmpty {
             dirtyDevices.formUnion(clockOnlyDevices)
             clockOnlyDevices.removeAll(keepingCapacity: true)
         }

@@ -87,7 +87,7 @@ public final class GeofenceService: Service, Sendable {
         // Clean stop: state written, offline said, everything acknowledged, then goodbye.
         logger.info("stopping")
         stopping.store(true, ordering: .relaxed)
-        locked.withLock { $0.flush() }
+        locked.withLock { $0.flush(clocks: true) }
         await pipeline.stop()
         _ = client.publish(topic: statusTopic, payload: Array("offline".utf8), qos: 1, retain: true)
         _ = await client.waitForPublishes(timeout: .seconds(5))
@@ -135,6 +135,7 @@ public final class GeofenceService: Service, Sendable {
         let clock = ContinuousClock()
         var nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)
         var nextFlush = clock.now + .seconds(1)
+        var flushes = 0
         var lastPositions = 0
         var lastStatsTime = clock.now
         while true {
@@ -143,7 +144,8 @@ public final class GeofenceService: Service, Sendable {
             locked.withLock { $0.tick(now: now) }
             if clock.now >= nextFlush {
                 nextFlush = clock.now + .seconds(1)
-                locked.withLock { $0.flush() }
+                flushes += 1
+                locked.withLock { $0.flush(clocks: flushes % 5 == 0) }
             }
             if clock.now >= nextStats {
                 nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)
