@@ -298,14 +298,16 @@ struct GeofenceCore {
     mutating func flush(clocks: Bool) {
         if clocks, !clockOnlyDevices.isEmpty {
             dirtyDevices.formUnion(clockOnlyDevices)
-            clockOnlyDevices.removeAll(keepingCapacity: true)
+            // Not keeping capacity: after a burst of a million new devices the table would
+            // stay a million entries large for good.
+            clockOnlyDevices.removeAll()
         }
         if !dirtyDevices.isEmpty { pipeline.submit(JournalPipeline.Step(devices: takeDirtyRecords())) }
     }
 
     /// The dirty devices' records, copied here under the lock; the pipeline encodes them.
     private mutating func takeDirtyRecords() -> [DeviceRecord] {
-        defer { dirtyDevices.removeAll(keepingCapacity: true) }
+        defer { dirtyDevices.removeAll() }
         return dirtyDevices.compactMap { engine.deviceRecord(for: $0) }
     }
 

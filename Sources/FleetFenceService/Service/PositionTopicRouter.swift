@@ -12,62 +12,92 @@ struct PositionTopicRouter {
         case ownTracks
     }
 
+    /// A filter level: literal bytes, `+` or `#`.
+    private enum Level {
+        case literal([UInt8])
+        case single
+        case rest
+    }
+
     private struct Filter {
-        let levels: [Substring]
+        let levels: [Level]
         let format: Format
     }
 
     private let filters: [Filter]
-    private let layout: TopicLayout
-    /// Topics repeat per device: caching the route skips splitting and matching for every message.
-    private var cache: [String: Route] = [:]
-    private static let cacheLimit = 2_000_000
+    /// `<prefix>/fences/`, the head of a fence definition topic.
+    private let fenceSetHead: [UInt8]
 
     init(positionFilters: [String], layout: TopicLayout) {
         self.filters = positionFilters.map { filter in
-            let levels = filter.split(separator: "/", omittingEmptySubsequences: false)
-            return Filter(levels: levels, format: levels.first == "owntracks" ? .ownTracks : .native)
+            let levels = filter.split(separator: "/", omittingEmptySubsequences: false).map { level -> Level in
+                switch level {
+                case "+": .single
+                case "#": .rest
+                default: .literal(Array(level.utf8))
+                }
+            }
+            return Filter(levels: levels, format: filter.hasPrefix("owntracks/") ? .ownTracks : .native)
         }
-        self.layout = layout
+        fenceSetHead = Array("\(layout.prefix)/fences/".utf8)
     }
 
-    mutating func route(_ topic: String) -> Route {
-        if let cached = cache[topic] { return cached }
-        let route = resolve(topic)
-        if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
-        cache[topic] = route
-        return route
+    /// Matched on the topic's bytes, without splitting it or caching: a cache of every topic
+    /// seen cost more memory per device than the engine's own state.
+    func route(_ topic: String) -> Route {
+        var topic = topic
+        return topic.withUTF8 { route(UnsafeRawBufferPointer($0)) }
     }
 
-    private func resolve(_ topic: String) -> Route {
-        if let id = layout.fenceID(fromSetTopic: topic) { return .fenceSet(id: id) }
-        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+    func route(_ topic: UnsafeRawBufferPointer) -> Route {
+        if let id = fenceSetID(topic) { return .fenceSet(id: id) }
         for filter in filters {
-            guard let wildcards = Self.match(filter.levels, levels) else { continue }
+            guard let wildcards = Self.match(filter.levels, topic) else { continue }
             switch filter.format {
             case .native:
                 guard let device = wildcards.first, !device.isEmpty else { continue }
-                return .position(device: String(device), format: .native)
+                return .position(device: Self.string(topic, device), format: .native)
             case .ownTracks:
                 guard wildcards.count >= 2, !wildcards[0].isEmpty, !wildcards[1].isEmpty else { continue }
-                return .position(device: "\(wildcards[0])-\(wildcards[1])", format: .ownTracks)
+                return .position(
+                    device: "\(Self.string(topic, wildcards[0]))-\(Self.string(topic, wildcards[1]))", format: .ownTracks)
             }
         }
         return .unrelated
     }
 
-    /// The levels the filter's `+` wildcards matched, or nil when the topic does not match.
-    private static func match(_ filter: [Substring], _ topic: [Substring]) -> [Substring]? {
-        var wildcards: [Substring] = []
+    /// `<prefix>/fences/<id>/set` with a one-level id, or nil.
+    private func fenceSetID(_ topic: UnsafeRawBufferPointer) -> String? {
+        let tail = Array("/set".utf8)
+        guard topic.count > fenceSetHead.count + tail.count,
+            topic.starts(with: fenceSetHead), topic.suffix(tail.count).elementsEqual(tail)
+        else { return nil }
+        let id = fenceSetHead.count..<(topic.count - tail.count)
+        guard !topic[id].contains(UInt8(ascii: "/")) else { return nil }
+        return Self.string(topic, id)
+    }
+
+    /// The byte ranges the filter's `+` wildcards matched, or nil when the topic does not match.
+    private static func match(_ filter: [Level], _ topic: UnsafeRawBufferPointer) -> [Range<Int>]? {
+        var wildcards: [Range<Int>] = []
+        var start = 0
         for (position, level) in filter.enumerated() {
-            if level == "#" { return wildcards }
-            guard position < topic.count else { return nil }
-            if level == "+" {
-                wildcards.append(topic[position])
-            } else if level != topic[position] {
-                return nil
+            if case .rest = level { return wildcards }
+            guard start <= topic.count else { return nil }
+            let end = topic[start...].firstIndex(of: UInt8(ascii: "/")) ?? topic.count
+            switch level {
+            case .single: wildcards.append(start..<end)
+            case let .literal(bytes): guard topic[start..<end].elementsEqual(bytes) else { return nil }
+            case .rest: return wildcards
             }
+            start = end + 1
+            // The topic ended: it matches only if the filter ends here too.
+            if end == topic.count { return position == filter.count - 1 ? wildcards : nil }
         }
-        return filter.count == topic.count ? wildcards : nil
+        return nil
+    }
+
+    private static func string(_ topic: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
+        String(decoding: topic[range], as: UTF8.self)
     }
 }

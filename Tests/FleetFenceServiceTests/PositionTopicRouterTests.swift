@@ -1,0 +1,38 @@
+import Testing
+
+@testable import FleetFenceService
+
+@Suite("Position topic router")
+struct PositionTopicRouterTests {
+    let router = PositionTopicRouter(
+        positionFilters: ["fleet/+/position", "owntracks/+/+", "site/+/gps/#"], layout: TopicLayout(prefix: "ff"))
+
+    @Test func nativePositionsTakeTheFirstWildcardAsDevice() {
+        #expect(router.route("fleet/truck-7/position") == .position(device: "truck-7", format: .native))
+        #expect(router.route("fleet/a-device-id-longer-than-fifteen/position")
+            == .position(device: "a-device-id-longer-than-fifteen", format: .native))
+        #expect(router.route("site/gate/gps") == .unrelated, "# needs the level before it")
+        #expect(router.route("site/gate/gps/raw/1") == .position(device: "gate", format: .native))
+    }
+
+    @Test func ownTracksDevicesAreUserDashDevice() {
+        #expect(router.route("owntracks/alice/phone") == .position(device: "alice-phone", format: .ownTracks))
+        #expect(router.route("owntracks/alice/") == .unrelated)
+        #expect(router.route("owntracks/alice/phone/event") == .unrelated)
+    }
+
+    @Test func fenceDefinitionsUnderThePrefix() {
+        #expect(router.route("ff/fences/depot/set") == .fenceSet(id: "depot"))
+        #expect(router.route("ff/fences//set") == .unrelated)
+        #expect(router.route("ff/fences/a/b/set") == .unrelated)
+        #expect(router.route("ff/fences/depot") == .unrelated)
+        #expect(router.route("other/fences/depot/set") == .unrelated)
+    }
+
+    @Test func everythingElseIsUnrelated() {
+        for topic in ["", "/", "fleet", "fleet/", "fleet//position", "fleet/x/position/extra", "fleet/x/positions",
+                      "Fleet/x/position", "fleet/x"] {
+            #expect(router.route(topic) == .unrelated, "\(topic)")
+        }
+    }
+}
