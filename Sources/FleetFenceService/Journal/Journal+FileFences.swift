@@ -1,13 +1,14 @@
 import SQLiteNIO
 
 extension Journal {
-    /// Replaces the record of the fences file as last applied: id to encoded definition.
-    public func writeFileFences(_ definitions: [String: [UInt8]]) throws {
+    /// Updates the record of the fences file as last applied: id to encoded definition.
+    public func writeFileFences(_ definitions: [String: [UInt8]], removed: [String] = []) throws {
+        if definitions.isEmpty && removed.isEmpty { return }
         try locked {
             try db.transaction {
-                try db.run("DELETE FROM file_fences")
+                for id in removed { try db.run("DELETE FROM file_fences WHERE id = ?", [.text(id)]) }
                 for batch in definitions.sorted(by: { $0.key < $1.key }).batches(of: 500) {
-                    let sql = "INSERT INTO file_fences (id, definition) VALUES "
+                    let sql = "INSERT OR REPLACE INTO file_fences (id, definition) VALUES "
                         + Array(repeating: "(?, ?)", count: batch.count).joined(separator: ", ")
                     let binds = batch.flatMap { [SQLiteData.text($0.key), .blob(ByteBuffer(bytes: $0.value))] }
                     try db.run(sql, binds)

@@ -146,9 +146,10 @@ struct GeofenceCore {
 
     /// `setFence` without the journal write: returns the row to journal, nil when nothing changed.
     /// A file of many fences is journaled in one transaction rather than one per fence.
-    private mutating func applyFence(_ definition: FenceDefinition, origin: JournalFenceRow.Origin) throws
-        -> JournalFenceRow?
-    {
+    /// `encoded`: the definition as `JSONEncoder` writes it, when the caller has it already.
+    private mutating func applyFence(
+        _ definition: FenceDefinition, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil
+    ) throws -> JournalFenceRow? {
         try FenceIDRules.validate(definition.id)
         let update = try engine.setFence(definition)
         fenceOrigins[definition.id] = origin
@@ -168,7 +169,7 @@ struct GeofenceCore {
         var outbox = Outbox()
         outbox.publish(layout.fence(definition.id), registryPayload(update.fence), qos: 1, retain: true)
         commit(outbox, devicesNow: false)
-        return fenceRow(definition.id, origin: origin)
+        return fenceRow(definition.id, origin: origin, encoded: encoded)
     }
 
     private func writeFences(_ rows: [JournalFenceRow], removed: [String] = []) {
@@ -214,14 +215,18 @@ struct GeofenceCore {
         // A feature that no longer reads changes nothing: its fence, if held, stays as it was.
         for id in loaded.unreadableIDs { applied[id] = lastFileFences[id] }
         var rows: [JournalFenceRow] = []
+        // The file's record changes by what changed in the file: new and changed definitions.
+        var fileUpserts: [String: [UInt8]] = [:]
         for definition in loaded.definitions {
             if lastFileFences[definition.id] == definition {
                 applied[definition.id] = definition
                 continue
             }
             do {
-                if let row = try applyFence(definition, origin: .file) { rows.append(row) }
+                let encoded = try Array(encoder.encode(definition))
+                if let row = try applyFence(definition, origin: .file, encoded: encoded) { rows.append(row) }
                 applied[definition.id] = definition
+                fileUpserts[definition.id] = encoded
             } catch {
                 // Rejected: the file's previous version of it, if any, stays the one applied.
                 applied[definition.id] = lastFileFences[definition.id]
@@ -239,9 +244,10 @@ struct GeofenceCore {
             removeFence(id: id, now: now)
             logger.notice("fence removed from file", metadata: ["fence": "\(id)"])
         }
-        lastFileFences = applied.compactMapValues { $0 }
+        let fileRemovals = lastFileFences.keys.filter { applied[$0] == nil }
+        lastFileFences = applied
         do {
-            try journal.writeFileFences(lastFileFences.compactMapValues { try? encoder.encode($0) }.mapValues(Array.init))
+            try journal.writeFileFences(fileUpserts, removed: fileRemovals)
         } catch {
             logger.error("journal write failed", metadata: ["error": "\(error)"])
         }
@@ -311,10 +317,14 @@ struct GeofenceCore {
         return dirtyDevices.compactMap { engine.deviceRecord(for: $0) }
     }
 
-    func fenceRow(_ id: String, origin: JournalFenceRow.Origin) -> JournalFenceRow {
-        let record = engine.fenceRecord(id: id)
-        let bytes = (try? encoder.encode(record)) ?? Data()
-        return JournalFenceRow(id: id, record: Array(bytes), origin: origin)
+    /// The fence's journal row: its `FenceRecord` as JSON, put together from the encoded
+    /// definition so that a file of many fences encodes each definition once.
+    func fenceRow(_ id: String, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil) -> JournalFenceRow {
+        guard let record = engine.fenceRecord(id: id),
+            let definition = encoded ?? (try? encoder.encode(record.definition)).map(Array.init)
+        else { return JournalFenceRow(id: id, record: [], origin: origin) }
+        let bytes = Array(#"{"definition":"#.utf8) + definition + Array(#","generation":\#(record.generation)}"#.utf8)
+        return JournalFenceRow(id: id, record: bytes, origin: origin)
     }
 
     // MARK: Payloads
