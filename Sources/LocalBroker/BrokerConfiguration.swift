@@ -15,6 +15,8 @@ struct BrokerConfiguration {
             ("max_queued_messages", "max_queued_messages 1000000",
              "the default 1000 silently drops QoS 1 messages queued for an offline persistent client"),
             ("max_inflight_messages", "max_inflight_messages 1000", "QoS 1 window per client, default 20 is slow"),
+            ("set_tcp_nodelay", "set_tcp_nodelay true",
+             "without it a busy subscriber (the service) gets each message up to a delayed ACK late: ~25 ms"),
             ("log_dest", "log_dest stderr", "captured in the broker's log file"),
             ("log_type", "log_type error\nlog_type warning\nlog_type notice\nlog_type information", "start-up and connection lines"),
         ]

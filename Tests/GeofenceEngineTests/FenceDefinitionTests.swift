@@ -149,6 +149,16 @@ struct FenceDefinitionTests {
         #expect(largest.signedDistance(to: depot) > 499)
     }
 
+    /// A sliver kilometres long and a millimetre wide is valid; finding its (tiny) inscribed
+    /// circle must not start from millions of cells.
+    @Test func aSliverPolygonIsHeldWithATinyCap() throws {
+        let ring = [Coordinate(lat: 49.29, lon: 8.60), Coordinate(lat: 49.29, lon: 8.65), Coordinate(lat: 49.29000001, lon: 8.625)]
+        let start = ContinuousClock.now
+        let sliver = try makeFence(FenceDefinition(id: "sliver", shape: .polygon(ring)))
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(sliver.marginCap >= 0 && sliver.marginCap < 0.01)
+    }
+
     /// The sweep must find exactly what comparing every pair of edges finds.
     @Test func selfIntersectionSweepAgreesWithEveryPairOnRandomRings() {
         typealias P = (x: Double, y: Double)

@@ -4,23 +4,25 @@ import SQLiteNIO
 extension Journal {
     /// Upserts and deletes fences in one transaction.
     public func writeFences(_ fences: [JournalFenceRow], removed: [String] = []) throws {
-        if fences.isEmpty && removed.isEmpty { return }
-        let updatedAt = Date().timeIntervalSince1970
-        try locked {
-            try db.transaction {
-                for id in removed { try db.run("DELETE FROM fences WHERE id = ?", [.text(id)]) }
-                for batch in fences.batches(of: 500) {
-                    let sql = "INSERT INTO fences (id, record, origin, updated_at) VALUES "
-                        + Array(repeating: "(?, ?, ?, ?)", count: batch.count).joined(separator: ", ")
-                        + " ON CONFLICT (id) DO UPDATE SET record = excluded.record, origin = excluded.origin,"
-                        + " updated_at = excluded.updated_at"
-                    let binds = batch.flatMap { row -> [SQLiteData] in
-                        [.text(row.id), .blob(ByteBuffer(bytes: row.record)), .text(row.origin.rawValue), .float(updatedAt)]
-                    }
-                    try db.run(sql, binds)
-                }
+        try write(transitions: [], devices: [], fences: fences, removedFences: removed)
+    }
+
+    /// The statements that delete `removed` and upsert `fences`.
+    static func fenceStatements(_ fences: [JournalFenceRow], removed: [String], updatedAt: Double)
+        -> [(sql: String, binds: [SQLiteData])]
+    {
+        var statements: [(sql: String, binds: [SQLiteData])] = removed.map { ("DELETE FROM fences WHERE id = ?", [.text($0)]) }
+        for batch in fences.batches(of: 500) {
+            let sql = "INSERT INTO fences (id, record, origin, updated_at) VALUES "
+                + Array(repeating: "(?, ?, ?, ?)", count: batch.count).joined(separator: ", ")
+                + " ON CONFLICT (id) DO UPDATE SET record = excluded.record, origin = excluded.origin,"
+                + " updated_at = excluded.updated_at"
+            let binds = batch.flatMap { row -> [SQLiteData] in
+                [.text(row.id), .blob(ByteBuffer(bytes: row.record)), .text(row.origin.rawValue), .float(updatedAt)]
             }
+            statements.append((sql, binds))
         }
+        return statements
     }
 
     /// Every stored fence, ordered by id.

@@ -2,15 +2,20 @@ import Foundation
 import SQLiteNIO
 
 extension Journal {
-    /// Appends `transitions`, upserts `devices` and deletes `removedDevices`, all in one transaction:
-    /// after a crash the journal holds all of a call or none of it. Removals apply before upserts.
+    /// Appends `transitions`, upserts `devices` and `fences`, deletes `removedDevices` and
+    /// `removedFences`, all in one transaction: after a crash the journal holds all of a call or
+    /// none of it. Removals apply before upserts.
     public func write(
-        transitions: [JournalTransition], devices: [JournalDeviceRow], removedDevices: [String] = []
+        transitions: [JournalTransition], devices: [JournalDeviceRow], removedDevices: [String] = [],
+        fences: [JournalFenceRow] = [], removedFences: [String] = []
     ) throws {
-        if transitions.isEmpty && devices.isEmpty && removedDevices.isEmpty { return }
+        if transitions.isEmpty && devices.isEmpty && removedDevices.isEmpty && fences.isEmpty && removedFences.isEmpty {
+            return
+        }
         let updatedAt = Date().timeIntervalSince1970
         // Many rows per statement: every statement is a round trip to sqlite-nio's thread pool.
-        var statements: [(sql: String, binds: [SQLiteData])] = []
+        // Fences first: a removal's exits and the removal itself land in one transaction.
+        var statements = Self.fenceStatements(fences, removed: removedFences, updatedAt: updatedAt)
         for batch in transitions.batches(of: JournalSQL.transitionsPerStatement) {
             statements.append((JournalSQL.insertTransitions(count: batch.count), batch.flatMap(\.binds)))
         }

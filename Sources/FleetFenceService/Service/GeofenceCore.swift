@@ -141,43 +141,37 @@ struct GeofenceCore {
 
     /// Validates, clamps, journals and publishes a fence definition.
     mutating func setFence(_ definition: FenceDefinition, origin: JournalFenceRow.Origin) throws {
-        if let row = try applyFence(definition, origin: origin) { writeFences([row]) }
+        var step = JournalPipeline.Step()
+        try applyFence(definition, origin: origin, into: &step)
+        submit(step)
     }
 
-    /// `setFence` without the journal write: returns the row to journal, nil when nothing changed.
-    /// A file of many fences is journaled in one transaction rather than one per fence.
+    /// Puts a definition into effect and adds its journal row and registry entry to `step`
+    /// (nothing when a file brings a fence the engine holds as it is). A file of many fences
+    /// is one step: one transaction, then its registry entries.
     /// `encoded`: the definition as `JSONEncoder` writes it, when the caller has it already.
     private mutating func applyFence(
-        _ definition: FenceDefinition, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil
-    ) throws -> JournalFenceRow? {
+        _ definition: FenceDefinition, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil,
+        into step: inout JournalPipeline.Step
+    ) throws {
         try FenceIDRules.validate(definition.id)
         let update = try engine.setFence(definition)
+        // The file bringing a fence exactly as held (set at run time, say) leaves its origin.
+        if update.unchanged, origin == .file, fenceOrigins[definition.id] != nil { return }
         fenceOrigins[definition.id] = origin
-        if update.unchanged, origin == .file { return nil }
         counters.fenceChanges += 1
         if let requested = update.fence.clampedFrom, let effective = update.fence.effectiveRadius {
             logger.notice(
                 "fence radius clamped",
                 metadata: ["fence": "\(definition.id)", "radius": "\(requested)", "effective": "\(effective)"])
         }
-        defer {
-            // A file of 100,000 fences is one "fences loaded" line at info, not 100,000.
-            logger.log(
-                level: origin == .runtime ? .info : .debug, update.replaced ? "fence replaced" : "fence added",
-                metadata: ["fence": "\(definition.id)", "origin": "\(origin.rawValue)"])
-        }
-        var outbox = Outbox()
-        outbox.publish(layout.fence(definition.id), registryPayload(update.fence), qos: 1, retain: true)
-        commit(outbox, devicesNow: false)
-        return fenceRow(definition.id, origin: origin, encoded: encoded)
-    }
-
-    private func writeFences(_ rows: [JournalFenceRow], removed: [String] = []) {
-        do {
-            try journal.writeFences(rows, removed: removed)
-        } catch {
-            logger.error("journal write failed", metadata: ["error": "\(error)"])
-        }
+        // A file of 100,000 fences is one "fences loaded" line at info, not 100,000.
+        logger.log(
+            level: origin == .runtime ? .info : .debug, update.replaced ? "fence replaced" : "fence added",
+            metadata: ["fence": "\(definition.id)", "origin": "\(origin.rawValue)"])
+        step.fences.append(fenceRow(definition.id, origin: origin, encoded: encoded))
+        step.messages.append(
+            Outbox.Message(topic: layout.fence(definition.id), payload: registryPayload(update.fence), qos: 1, retain: true))
     }
 
     /// Removes a fence: devices inside it exit with reason `fence_removed`.
@@ -192,14 +186,11 @@ struct GeofenceCore {
             dirtyDevices.insert(change.device)
             addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &outbox)
         }
-        do {
-            try journal.writeFences([], removed: [id])
-        } catch {
-            logger.error("journal write failed", metadata: ["error": "\(error)"])
-        }
         // An empty retained message clears the registry entry.
         outbox.publish(layout.fence(id), [], qos: 1, retain: true)
-        commit(outbox, devicesNow: true)
+        // The exits and the removal are journaled together: a crash between them would lose
+        // the exits for good (a restart drops state at fences it no longer holds).
+        commit(outbox, devicesNow: true, removedFences: [id])
     }
 
     /// Brings the changes of `fences.file` into effect, as if set at run time: fences new or
@@ -214,7 +205,7 @@ struct GeofenceCore {
         var applied: [String: FenceDefinition] = [:]
         // A feature that no longer reads changes nothing: its fence, if held, stays as it was.
         for id in loaded.unreadableIDs { applied[id] = lastFileFences[id] }
-        var rows: [JournalFenceRow] = []
+        var step = JournalPipeline.Step()
         // The file's record changes by what changed in the file: new and changed definitions.
         var fileUpserts: [String: [UInt8]] = [:]
         for definition in loaded.definitions {
@@ -224,7 +215,7 @@ struct GeofenceCore {
             }
             do {
                 let encoded = try Array(encoder.encode(definition))
-                if let row = try applyFence(definition, origin: .file, encoded: encoded) { rows.append(row) }
+                try applyFence(definition, origin: .file, encoded: encoded, into: &step)
                 applied[definition.id] = definition
                 fileUpserts[definition.id] = encoded
             } catch {
@@ -238,7 +229,7 @@ struct GeofenceCore {
                     ErrorPayload.encode(reason: "fence \(definition.id): \(error)", topic: loaded.path, payload: [UInt8]()))
             }
         }
-        writeFences(rows)
+        submit(step)
         let listed = Set(loaded.definitions.map(\.id)).union(loaded.unreadableIDs)
         for (id, origin) in fenceOrigins.sorted(by: { $0.key < $1.key }) where origin == .file && !listed.contains(id) {
             removeFence(id: id, now: now)
@@ -291,11 +282,17 @@ struct GeofenceCore {
 
     /// Hands the outbox's transitions, with the dirty devices' state when they are due, to the
     /// journal pipeline, which writes them and then publishes the outbox's messages.
-    mutating func commit(_ outbox: Outbox, devicesNow: Bool) {
-        var step = JournalPipeline.Step(transitions: outbox.transitions, messages: outbox.messages)
+    mutating func commit(_ outbox: Outbox, devicesNow: Bool, removedFences: [String] = []) {
+        var step = JournalPipeline.Step(transitions: outbox.transitions, removedFences: removedFences, messages: outbox.messages)
         if !outbox.transitions.isEmpty || devicesNow { step.devices = takeDirtyRecords() }
-        guard !step.transitions.isEmpty || !step.devices.isEmpty || !step.messages.isEmpty else { return }
         counters.alerts += outbox.transitions.count
+        submit(step)
+    }
+
+    private func submit(_ step: JournalPipeline.Step) {
+        guard !step.transitions.isEmpty || !step.devices.isEmpty || !step.fences.isEmpty || !step.removedFences.isEmpty
+            || !step.messages.isEmpty
+        else { return }
         pipeline.submit(step)
     }
 

@@ -33,7 +33,8 @@ public final class GeofenceService: Service, Sendable {
         for warning in configuration.warnings { logger.warning("configuration: \(warning)") }
         let layout = TopicLayout(prefix: configuration.prefix)
         let journal = try Journal(path: configuration.journalPath, logger: logger)
-        let restored = try StateRestorer.restore(from: journal, settings: configuration.geofence, logger: logger)
+        let restored = try StateRestorer.restore(
+            from: journal, settings: configuration.geofence, now: GeofenceService.now(), logger: logger)
         let client = try MQTTClient(options: try clientOptions(layout: layout), logger: logger)
         let pipeline = JournalPipeline(journal: journal, client: client, logger: logger)
         var core = GeofenceCore(
@@ -88,10 +89,14 @@ public final class GeofenceService: Service, Sendable {
         logger.info("stopping")
         stopping.store(true, ordering: .relaxed)
         locked.withLock { $0.flush(clocks: true) }
+        // From here on the pipeline writes on the caller's thread: messages that still arrive
+        // until the disconnect are journaled and alerted at once.
         await pipeline.stop()
         _ = client.publish(topic: statusTopic, payload: Array("offline".utf8), qos: 1, retain: true)
         _ = await client.waitForPublishes(timeout: .seconds(5))
         await client.disconnect()
+        // What those last messages changed without an alert.
+        locked.withLock { $0.flush(clocks: true) }
         try journal.close()
         logger.info("stopped")
     }

@@ -19,6 +19,8 @@ final class JournalPipeline: Sendable {
     struct Step: Sendable {
         var transitions: [Transition] = []
         var devices: [DeviceRecord] = []
+        var fences: [JournalFenceRow] = []
+        var removedFences: [String] = []
         var messages: [Outbox.Message] = []
     }
 
@@ -43,10 +45,18 @@ final class JournalPipeline: Sendable {
         Thread.detachNewThread { [self] in run() }
     }
 
+    /// Queues `step`. Once stopped, writes and publishes it on the caller's thread instead: the
+    /// network thread still delivers (already acknowledged) messages until the client disconnects,
+    /// and what they change must not wait in a queue nobody reads.
     func submit(_ step: Step) {
-        let wasIdle = queue.withLock { queue in
+        let wasIdle: Bool? = queue.withLock { queue in
+            if queue.finished { return nil }
             queue.steps.append(step)
             return queue.steps.count == 1 && !queue.writing
+        }
+        guard let wasIdle else {
+            deliver([step])
+            return
         }
         if wasIdle { wake.signal() }
     }
@@ -77,15 +87,19 @@ final class JournalPipeline: Sendable {
                 wake.wait()
                 continue
             }
-            write(steps)
-            for step in steps {
-                for message in step.messages {
-                    _ = client.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
-                }
-            }
+            deliver(steps)
             queue.withLock { $0.writing = false }
         }
         queue.withLock { $0.finished = true }
+    }
+
+    private func deliver(_ steps: [Step]) {
+        write(steps)
+        for step in steps {
+            for message in step.messages {
+                _ = client.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
+            }
+        }
     }
 
     /// One transaction for every step taken. A failure is logged and the alerts still go out:
@@ -93,13 +107,23 @@ final class JournalPipeline: Sendable {
     private func write(_ steps: [Step]) {
         var transitions: [JournalTransition] = []
         var latest: [String: DeviceRecord] = [:]
+        var fences: [String: JournalFenceRow] = [:]
+        var removedFences: [String] = []
         for step in steps {
             transitions += step.transitions.map(JournalTransition.init)
             for record in step.devices { latest[record.device] = record }
+            // In order: a fence set again after a removal in the same batch is set.
+            for id in step.removedFences {
+                fences[id] = nil
+                removedFences.append(id)
+            }
+            for row in step.fences { fences[row.id] = row }
         }
         let rows = latest.values.map { JournalDeviceRow(device: $0.device, state: DeviceRecordEncoding.encode($0)) }
         do {
-            try journal.write(transitions: transitions, devices: rows)
+            try journal.write(
+                transitions: transitions, devices: rows, fences: fences.values.sorted { $0.id < $1.id },
+                removedFences: removedFences)
         } catch {
             logger.error("journal write failed", metadata: ["error": "\(error)"])
         }

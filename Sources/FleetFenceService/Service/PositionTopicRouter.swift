@@ -91,8 +91,13 @@ struct PositionTopicRouter {
             case .rest: return wildcards
             }
             start = end + 1
-            // The topic ended: it matches only if the filter ends here too.
-            if end == topic.count { return position == filter.count - 1 ? wildcards : nil }
+            // The topic ended: it matches if the filter ends here too, or goes on with a final `#`,
+            // which also matches its parent level (MQTT 3.1.1, 4.7.1.2: `a/#` matches `a`).
+            if end == topic.count {
+                if position == filter.count - 1 { return wildcards }
+                if position == filter.count - 2, case .rest = filter[position + 1] { return wildcards }
+                return nil
+            }
         }
         return nil
     }

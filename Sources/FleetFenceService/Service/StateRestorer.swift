@@ -13,7 +13,10 @@ enum StateRestorer {
         var fileFences: [String: FenceDefinition]
     }
 
-    static func restore(from journal: Journal, settings: GeofenceSettings, logger: Logger) throws -> Restored {
+    /// `now`: the restart's wall clock. Silence is counted from it, not from the last sample
+    /// before the downtime, so that positions the broker queued meanwhile are heard before a
+    /// pending change is confirmed by silence.
+    static func restore(from journal: Journal, settings: GeofenceSettings, now: Double, logger: Logger) throws -> Restored {
         let decoder = JSONDecoder()
         var engine = GeofenceEngine(settings: settings)
         var origins: [String: JournalFenceRow.Origin] = [:]
@@ -40,6 +43,7 @@ enum StateRestorer {
             }
             // seq never goes back, even if a device row lagged behind its alerts.
             record.seq = max(record.seq, UInt64(max(0, journaledSeq[row.device] ?? 0)))
+            if let arrival = record.lastArrival { record.lastArrival = max(arrival, now) }
             engine.restore(record)
             devices += 1
         }

@@ -9,8 +9,10 @@ enum InscribedCircle {
         precision: Double, signedDistance: (Double, Double) -> Double
     ) -> Double {
         let width = maxX - minX, height = maxY - minY
-        let cellSize = min(width, height)
-        guard cellSize > 0 else { return 0 }
+        guard min(width, height) > 0 else { return 0 }
+        // Square cells on the short side, but never more than 64 along the long side: a sliver
+        // kilometres long and millimetres wide would otherwise start with millions of cells.
+        let cellSize = max(min(width, height), max(width, height) / 64)
         var best = max(0, signedDistance(centroid.x, centroid.y))
         var queue = CellQueue()
         func push(_ x: Double, _ y: Double, _ half: Double) {
