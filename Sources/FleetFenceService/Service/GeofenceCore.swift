@@ -299,13 +299,14 @@ struct GeofenceCore {
     /// Writes pending device state (called periodically and at shutdown); with `clocks`, also the
     /// latest sample times of devices that changed nothing else.
     mutating func flush(clocks: Bool) {
+        if !dirtyDevices.isEmpty { pipeline.submit(JournalPipeline.Step(devices: takeDirtyRecords())) }
         if clocks, !clockOnlyDevices.isEmpty {
-            dirtyDevices.formUnion(clockOnlyDevices)
+            let records = clockOnlyDevices.compactMap { engine.deviceRecord(for: $0) }
             // Not keeping capacity: after a burst of a million new devices the table would
             // stay a million entries large for good.
             clockOnlyDevices.removeAll()
+            pipeline.submitBackground(records)
         }
-        if !dirtyDevices.isEmpty { pipeline.submit(JournalPipeline.Step(devices: takeDirtyRecords())) }
     }
 
     /// The dirty devices' records, copied here under the lock; the pipeline encodes them.

@@ -26,12 +26,17 @@ final class JournalPipeline: Sendable {
 
     private struct Queue {
         var steps: [Step] = []
+        /// Device records that may wait (latest-sample times): written in chunks when no step is
+        /// queued, so that a flush of every device never holds an alert up. Keyed by device; a
+        /// step's newer record of the same device replaces its entry here.
+        var background: [String: DeviceRecord] = [:]
         /// The writer holds steps it has taken but not yet published.
         var writing = false
         var stopping = false
         var finished = false
     }
 
+    private static let backgroundChunk = 1_000
     private let journal: Journal
     private let client: MQTTClient
     private let logger: Logger
@@ -51,6 +56,9 @@ final class JournalPipeline: Sendable {
     func submit(_ step: Step) {
         let wasIdle: Bool? = queue.withLock { queue in
             if queue.finished { return nil }
+            if !queue.background.isEmpty {
+                for record in step.devices { queue.background[record.device] = nil }
+            }
             queue.steps.append(step)
             return queue.steps.count == 1 && !queue.writing
         }
@@ -61,8 +69,23 @@ final class JournalPipeline: Sendable {
         if wasIdle { wake.signal() }
     }
 
+    /// Queues records that may wait behind alerts (see `Queue.background`).
+    func submitBackground(_ records: [DeviceRecord]) {
+        let wasIdle: Bool? = queue.withLock { queue in
+            if queue.finished { return nil }
+            let wasIdle = queue.steps.isEmpty && queue.background.isEmpty && !queue.writing
+            for record in records { queue.background[record.device] = record }
+            return wasIdle
+        }
+        guard let wasIdle else {
+            deliver([Step(devices: records)])
+            return
+        }
+        if wasIdle { wake.signal() }
+    }
+
     /// True once every submitted step is journaled and handed to the MQTT client.
-    var isDrained: Bool { queue.withLock { $0.steps.isEmpty && !$0.writing } }
+    var isDrained: Bool { queue.withLock { $0.steps.isEmpty && $0.background.isEmpty && !$0.writing } }
 
     /// Writes and publishes what is queued, then ends the writer thread. Returns once it has.
     func stop(timeout: Duration = .seconds(10)) async {
@@ -77,8 +100,13 @@ final class JournalPipeline: Sendable {
     private func run() {
         while true {
             let (steps, stopping) = queue.withLock { queue in
-                let steps = queue.steps
+                var steps = queue.steps
                 queue.steps.removeAll(keepingCapacity: true)
+                if steps.isEmpty, !queue.background.isEmpty {
+                    // A chunk at a time: a step queued meanwhile goes before the next chunk.
+                    let chunk = Array(queue.background.keys.prefix(Self.backgroundChunk))
+                    steps = [Step(devices: chunk.compactMap { queue.background.removeValue(forKey: $0) })]
+                }
                 queue.writing = !steps.isEmpty
                 return (steps, queue.stopping)
             }

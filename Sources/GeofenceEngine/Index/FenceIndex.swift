@@ -62,13 +62,22 @@ public struct FenceIndex: Sendable {
         let (cellDegrees, lonCellDegrees, lonCells) =
             (levels[levelIndex].cellDegrees, levels[levelIndex].lonCellDegrees, levels[levelIndex].lonCells)
         var placed: [UInt64] = []
+        // Taken out of the level while entries are added, so that it is certainly the only
+        // reference: a shared one would be copied whole by every insert (seen: minutes for 100k).
+        var cells = levels[levelIndex].cells
+        levels[levelIndex].cells = [:]
+        defer { levels[levelIndex].cells = cells }
+        func add(_ entry: Entry, key: UInt64) {
+            cells[key, default: []].append(entry)
+            if !placed.contains(key) { placed.append(key) }
+        }
         let lowY = Self.cell(reach.minLat + 90, cellDegrees)
         let highY = Self.cell(reach.maxLat + 90, cellDegrees)
         if reach.coversAllLongitudes {
             let everywhere = BoundingBox(minLat: reach.minLat, maxLat: reach.maxLat, minLon: -181, maxLon: 181)
             for y in lowY...highY {
                 for x in 0..<lonCells {
-                    add(Entry(slot: slot, reach: everywhere, lonShift: 0), key: Self.key(x: x, y: y), level: levelIndex, &placed)
+                    add(Entry(slot: slot, reach: everywhere, lonShift: 0), key: Self.key(x: x, y: y))
                 }
             }
         } else {
@@ -81,7 +90,7 @@ public struct FenceIndex: Sendable {
                     let turns = rawX >= 0 ? rawX / lonCells : (rawX - lonCells + 1) / lonCells
                     let x = rawX - turns * lonCells
                     let entry = Entry(slot: slot, reach: reach, lonShift: -360 * Double(turns))
-                    add(entry, key: Self.key(x: x, y: y), level: levelIndex, &placed)
+                    add(entry, key: Self.key(x: x, y: y))
                 }
             }
         }
@@ -90,17 +99,16 @@ public struct FenceIndex: Sendable {
         refreshOccupied()
     }
 
-    private mutating func add(_ entry: Entry, key: UInt64, level: Int, _ placed: inout [UInt64]) {
-        levels[level].cells[key, default: []].append(entry)
-        if !placed.contains(key) { placed.append(key) }
-    }
-
     public mutating func remove(_ slot: Int32) {
         guard let placement = placements.removeValue(forKey: slot) else { return }
+        // Taken out while changed, as in insert.
+        var cells = levels[placement.level].cells
+        levels[placement.level].cells = [:]
         for key in placement.keys {
-            levels[placement.level].cells[key]?.removeAll { $0.slot == slot }
-            if levels[placement.level].cells[key]?.isEmpty == true { levels[placement.level].cells[key] = nil }
+            cells[key]?.removeAll { $0.slot == slot }
+            if cells[key]?.isEmpty == true { cells[key] = nil }
         }
+        levels[placement.level].cells = cells
         levels[placement.level].fenceCount -= 1
         refreshOccupied()
     }
