@@ -104,7 +104,9 @@ final class JournalPipeline: Sendable {
                 queue.steps.removeAll(keepingCapacity: true)
                 if steps.isEmpty, !queue.background.isEmpty {
                     // A chunk at a time: a step queued meanwhile goes before the next chunk.
-                    let chunk = Array(queue.background.keys.prefix(Self.backgroundChunk))
+                    // Stopping, all at once: a million small transactions would outlast the stop.
+                    let size = queue.stopping ? queue.background.count : Self.backgroundChunk
+                    let chunk = Array(queue.background.keys.prefix(size))
                     steps = [Step(devices: chunk.compactMap { queue.background.removeValue(forKey: $0) })]
                 }
                 queue.writing = !steps.isEmpty
