@@ -47,7 +47,8 @@ struct GeofenceCore {
     // MARK: Messages
 
     /// One incoming message: a position or a fence definition.
-    mutating func handle(topic: String, payload: UnsafeRawBufferPointer, arrival: Double) {
+    /// `topic` as the broker's bytes: turned into a `String` only for an error reply.
+    mutating func handle(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, arrival: Double) {
         switch router.route(topic) {
         case let .position(device, format):
             handlePosition(device: device, format: format, topic: topic, payload: payload, arrival: arrival)
@@ -59,7 +60,8 @@ struct GeofenceCore {
     }
 
     private mutating func handlePosition(
-        device: String, format: PositionTopicRouter.Format, topic: String, payload: UnsafeRawBufferPointer, arrival: Double
+        device: String, format: PositionTopicRouter.Format, topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer,
+        arrival: Double
     ) {
         let decoded = switch format {
         case .native: PositionDecoder.decode(payload, deviceID: device)
@@ -73,7 +75,9 @@ struct GeofenceCore {
             if rejection.isIgnored {
                 counters.ignored += 1
             } else {
-                reject(device: device, topic: topic, payload: payload, reason: rejection.description)
+                reject(
+                    device: device, topic: String(decoding: topic, as: UTF8.self), payload: payload,
+                    reason: rejection.description)
             }
             return
         }

@@ -45,9 +45,10 @@ public final class GeofenceService: Service, Sendable {
         let locked = LockedCore(core)
 
         client.onMessage { message in
-            let topic = message.topic
             let arrival = GeofenceService.now()
-            locked.withLock { $0.handle(topic: topic, payload: message.payload, arrival: arrival) }
+            message.withTopicBytes { topic in
+                locked.withLock { $0.handle(topic: topic, payload: message.payload, arrival: arrival) }
+            }
         }
         let statusTopic = layout.status
         let stopping = Atomic(false)
