@@ -2,11 +2,6 @@ import Foundation
 import SQLiteNIO
 
 extension Journal {
-    /// Upserts and deletes fences in one transaction.
-    public func writeFences(_ fences: [JournalFenceRow], removed: [String] = []) throws {
-        try write(transitions: [], devices: [], fences: fences, removedFences: removed)
-    }
-
     /// The statements that delete `removed` and upsert `fences`.
     static func fenceStatements(_ fences: [JournalFenceRow], removed: [String], updatedAt: Double)
         -> [(sql: String, binds: [SQLiteData])]

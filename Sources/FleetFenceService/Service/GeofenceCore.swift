@@ -29,7 +29,6 @@ struct GeofenceCore {
     var lastFileFences: [String: FenceDefinition] = [:]
     private var transitions: [Transition] = []
     private let encoder = JSONEncoder()
-    private let decoder = JSONDecoder()
 
     init(
         engine: GeofenceEngine, configuration: ServiceConfiguration, journal: Journal, pipeline: JournalPipeline,
@@ -88,7 +87,6 @@ struct GeofenceCore {
         guard outcome.status == .accepted else { return }
         var outbox = Outbox()
         if !transitions.isEmpty {
-            outbox.transitions = transitions
             for transition in transitions { addAlert(transition, to: &outbox) }
         }
         if outcome.insideChanged || outcome.firstSight {
@@ -184,7 +182,6 @@ struct GeofenceCore {
         fenceOrigins[id] = nil
         counters.fenceChanges += 1
         var outbox = Outbox()
-        outbox.transitions = removal.transitions
         for transition in removal.transitions { addAlert(transition, to: &outbox) }
         for change in removal.changes {
             dirtyDevices.insert(change.device)
@@ -268,7 +265,6 @@ struct GeofenceCore {
         transitions.removeAll(keepingCapacity: true)
         let changed = engine.tick(now: now, into: &transitions)
         var outbox = Outbox()
-        outbox.transitions = transitions
         for transition in transitions { addAlert(transition, to: &outbox) }
         for change in changed {
             dirtyDevices.insert(change.device)
@@ -294,10 +290,7 @@ struct GeofenceCore {
     }
 
     private func submit(_ step: JournalPipeline.Step) {
-        guard !step.transitions.isEmpty || !step.devices.isEmpty || !step.fences.isEmpty || !step.removedFences.isEmpty
-            || !step.messages.isEmpty
-        else { return }
-        pipeline.submit(step)
+        if !step.isEmpty { pipeline.submit(step) }
     }
 
     /// Writes pending device state (called periodically and at shutdown); with `clocks`, also the
@@ -331,10 +324,13 @@ struct GeofenceCore {
 
     // MARK: Payloads
 
+    /// The alert's payload is encoded once: it is both the message and the journal's `alert`.
     private func addAlert(_ transition: Transition, to outbox: inout Outbox) {
+        let payload = AlertPayload.encode(transition)
+        outbox.transitions.append(JournalTransition(transition, alertJSON: payload))
         outbox.publish(
             layout.alert(device: transition.device, fence: transition.fenceID, event: transition.event.rawValue),
-            AlertPayload.encode(transition), qos: 1, retain: false)
+            payload, qos: 1, retain: false)
     }
 
     private func addState(device: String, at: Double, lat: Double, lon: Double, to outbox: inout Outbox) {

@@ -70,14 +70,14 @@ public final class GeofenceService: Service, Sendable {
                 "broker": "\(configuration.brokerURL)", "positions": "\(configuration.positionTopics)",
                 "prefix": "\(configuration.prefix)", "journal": "\(configuration.journalPath)",
             ])
-        reloadFences(locked)
+        await reloadFences(locked, pipeline: pipeline)
 
         try? await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await _ in hangups {
                         self.logger.info("SIGHUP: reloading fences", metadata: ["file": "\(self.configuration.fencesFile)"])
-                        self.reloadFences(locked)
+                        await self.reloadFences(locked, pipeline: pipeline)
                     }
                 }
                 group.addTask { try await self.periodic(locked) }
@@ -111,7 +111,8 @@ public final class GeofenceService: Service, Sendable {
     }
 
     /// Loads `fences.file` and brings it into effect. A missing or broken file changes nothing.
-    private func reloadFences(_ locked: LockedCore) {
+    /// "fences loaded" is said once the changes are journaled and their registry entries sent.
+    private func reloadFences(_ locked: LockedCore, pipeline: JournalPipeline) async {
         let path = configuration.fencesFile
         do {
             let clock = ContinuousClock()
@@ -119,6 +120,7 @@ public final class GeofenceService: Service, Sendable {
             let file = try FenceFile.load(path: path)
             let read = clock.now
             locked.withLock { $0.applyFenceFile(file, now: GeofenceService.now()) }
+            await pipeline.waitUntilDelivered()
             let count = locked.withLock { $0.engine.fenceCount }
             logger.info(
                 "fences loaded",

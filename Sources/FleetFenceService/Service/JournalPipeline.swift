@@ -17,11 +17,15 @@ import Synchronization
 final class JournalPipeline: Sendable {
     /// One step of the core: what must be durable, then what to say.
     struct Step: Sendable {
-        var transitions: [Transition] = []
+        var transitions: [JournalTransition] = []
         var devices: [DeviceRecord] = []
         var fences: [JournalFenceRow] = []
         var removedFences: [String] = []
         var messages: [Outbox.Message] = []
+
+        var isEmpty: Bool {
+            transitions.isEmpty && devices.isEmpty && fences.isEmpty && removedFences.isEmpty && messages.isEmpty
+        }
     }
 
     private struct Queue {
@@ -84,8 +88,13 @@ final class JournalPipeline: Sendable {
         if wasIdle { wake.signal() }
     }
 
-    /// True once every submitted step is journaled and handed to the MQTT client.
-    var isDrained: Bool { queue.withLock { $0.steps.isEmpty && $0.background.isEmpty && !$0.writing } }
+    /// Returns once every step submitted so far is journaled and handed to the MQTT client
+    /// (latest-sample times waiting in the background aside).
+    func waitUntilDelivered() async {
+        while queue.withLock({ !$0.steps.isEmpty || $0.writing }) {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+    }
 
     /// Writes and publishes what is queued, then ends the writer thread. Returns once it has.
     func stop(timeout: Duration = .seconds(10)) async {
@@ -140,7 +149,7 @@ final class JournalPipeline: Sendable {
         var fences: [String: JournalFenceRow] = [:]
         var removedFences: [String] = []
         for step in steps {
-            transitions += step.transitions.map(JournalTransition.init)
+            transitions += step.transitions
             for record in step.devices { latest[record.device] = record }
             // In order: a fence set again after a removal in the same batch is set.
             for id in step.removedFences {
@@ -157,15 +166,5 @@ final class JournalPipeline: Sendable {
         } catch {
             logger.error("journal write failed", metadata: ["error": "\(error)"])
         }
-    }
-}
-
-extension JournalTransition {
-    init(_ transition: Transition) {
-        self.init(
-            device: transition.device, fence: transition.fenceID, event: transition.event.rawValue,
-            at: transition.at, confirmedAt: transition.confirmedAt, lat: transition.lat, lon: transition.lon,
-            seq: Int64(transition.seq), reason: transition.reason, durationSeconds: transition.durationSeconds,
-            dwellSeconds: transition.dwellSeconds, alertJSON: AlertPayload.encode(transition))
     }
 }

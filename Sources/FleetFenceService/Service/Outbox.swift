@@ -11,17 +11,21 @@ struct Outbox {
         var retain: Bool
     }
 
-    var transitions: [Transition] = []
+    /// Alerted transitions, as the journal stores them.
+    var transitions: [JournalTransition] = []
     var messages: [Message] = []
-
-    var isEmpty: Bool { transitions.isEmpty && messages.isEmpty }
 
     mutating func publish(_ topic: String, _ payload: [UInt8], qos: Int32, retain: Bool) {
         messages.append(Message(topic: topic, payload: payload, qos: qos, retain: retain))
     }
+}
 
-    mutating func removeAll() {
-        transitions.removeAll(keepingCapacity: true)
-        messages.removeAll(keepingCapacity: true)
+extension JournalTransition {
+    init(_ transition: Transition, alertJSON: [UInt8]) {
+        self.init(
+            device: transition.device, fence: transition.fenceID, event: transition.event.rawValue,
+            at: transition.at, confirmedAt: transition.confirmedAt, lat: transition.lat, lon: transition.lon,
+            seq: Int64(transition.seq), reason: transition.reason, durationSeconds: transition.durationSeconds,
+            dwellSeconds: transition.dwellSeconds, alertJSON: alertJSON)
     }
 }
