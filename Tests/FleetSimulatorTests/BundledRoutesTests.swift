@@ -7,10 +7,8 @@ import Testing
 /// engine in-process agrees with ground truth on them.
 @Suite("Bundled routes and fences")
 struct BundledRoutesTests {
-    let routes = try! RouteLoader.load(paths: [Fixtures.routesDirectory.path])
-    let fences = try! FenceFile.load(contentsOf: Fixtures.fencesFile).map {
-        try! Fence(definition: $0, settings: GeofenceSettings())
-    }
+    let routes = Fixtures.bundledRoutes
+    let fences = Fixtures.bundledFences
 
     func plan(_ change: (inout FleetOptions) -> Void = { _ in }) -> FleetPlan {
         var options = FleetOptions()
@@ -56,31 +54,10 @@ struct BundledRoutesTests {
         }
     }
 
-    /// The engine, fed the published (noisy) positions in time order, against ground truth.
-    func engineReport(_ plan: FleetPlan) -> VerifyReport {
-        var engine = GeofenceEngine()
-        for fence in fences { _ = try! engine.setFence(fence.definition) }
-        var schedule = FleetSchedule(plan: plan)
-        var transitions: [Transition] = []
-        var last = 0.0
-        while let sample = schedule.next(through: .infinity) {
-            let position = PositionSample(
-                lat: sample.observed.lat, lon: sample.observed.lon, timestamp: sample.time, accuracy: sample.accuracy)
-            engine.process(device: plan.trucks[sample.truck].device, sample: position, arrival: sample.time, into: &transitions)
-            last = sample.time
-        }
-        engine.tick(now: last + 1000, into: &transitions)
-        let received = transitions.map {
-            ReceivedAlert(event: $0.event, device: $0.device, fence: $0.fenceID, at: $0.at, confirmedAt: $0.confirmedAt, seq: $0.seq)
-        }
-        let truth = GroundTruth.expectedAlerts(plan: plan, fences: fences, rules: GroundTruthRules())
-        return VerifyScoring.score(
-            expected: truth, received: received, devices: Set(plan.trucks.map(\.device)), fences: Set(fences.map(\.id)))
-    }
 
     @Test(arguments: [0.0, 3.0])
     func theEngineAgreesWithGroundTruth(noise: Double) {
-        let report = engineReport(plan {
+        let report = Fixtures.engineReport(plan {
             $0.trucks = 70
             $0.noise = noise
             $0.reverse = true

@@ -38,4 +38,48 @@ enum Fixtures {
                 notify: notify, dwellSeconds: dwell),
             settings: GeofenceSettings())
     }
+
+    static let bundledRoutes = try! RouteLoader.load(paths: [routesDirectory.path])
+    static let bundledFences = try! FenceFile.load(contentsOf: fencesFile).map {
+        try! Fence(definition: $0, settings: GeofenceSettings())
+    }
+
+    /// A path given as signed distances at corner times, sampled every second from t = 1000,
+    /// linear between.
+    static func track(
+        _ corners: [(t: Double, d: Double)], accuracy: Double = 5, noise: Double = 0, silent: Bool = true
+    ) -> TrackTruth {
+        var times: [Double] = [], distances: [Double] = []
+        for t in stride(from: corners.first!.t, through: corners.last!.t, by: 1) {
+            let k = corners.lastIndex { $0.t <= t }!
+            let a = corners[k], b = corners[min(k + 1, corners.count - 1)]
+            let f = b.t > a.t ? (t - a.t) / (b.t - a.t) : 0
+            times.append(1000 + t)
+            distances.append(a.d + (b.d - a.d) * f)
+        }
+        return TrackTruth(device: "t", times: times, distances: distances, accuracy: accuracy, noise: noise, endsInSilence: silent)
+    }
+
+    /// The engine in-process, fed a plan's published (noisy) positions in time order, scored
+    /// against ground truth.
+    static func engineReport(_ plan: FleetPlan, fences: [Fence] = bundledFences) -> VerifyReport {
+        var engine = GeofenceEngine()
+        for fence in fences { _ = try! engine.setFence(fence.definition) }
+        var schedule = FleetSchedule(plan: plan)
+        var transitions: [Transition] = []
+        var last = 0.0
+        while let sample = schedule.next(through: .infinity) {
+            let position = PositionSample(
+                lat: sample.observed.lat, lon: sample.observed.lon, timestamp: sample.time, accuracy: sample.accuracy)
+            engine.process(device: plan.trucks[sample.truck].device, sample: position, arrival: sample.time, into: &transitions)
+            last = sample.time
+        }
+        engine.tick(now: last + 1000, into: &transitions)
+        let received = transitions.map {
+            ReceivedAlert(event: $0.event, device: $0.device, fence: $0.fenceID, at: $0.at, confirmedAt: $0.confirmedAt, seq: $0.seq)
+        }
+        let truth = GroundTruth.expectedAlerts(plan: plan, fences: fences, rules: GroundTruthRules())
+        return VerifyScoring.score(
+            expected: truth, received: received, devices: Set(plan.trucks.map(\.device)), fences: Set(fences.map(\.id)))
+    }
 }

@@ -8,17 +8,8 @@ struct GroundTruthTests {
     let rules = GroundTruthRules()
     let wdf = Fixtures.circle("wdf", radius: 200)
 
-    /// A path given as signed distances at corner times, sampled every second, linear between.
     func track(_ corners: [(t: Double, d: Double)], noise: Double = 0, silent: Bool = true) -> TrackTruth {
-        var times: [Double] = [], distances: [Double] = []
-        for t in stride(from: corners.first!.t, through: corners.last!.t, by: 1) {
-            let k = corners.lastIndex { $0.t <= t }!
-            let a = corners[k], b = corners[min(k + 1, corners.count - 1)]
-            let f = b.t > a.t ? (t - a.t) / (b.t - a.t) : 0
-            times.append(1000 + t)
-            distances.append(a.d + (b.d - a.d) * f)
-        }
-        return TrackTruth(device: "t", times: times, distances: distances, accuracy: 5, noise: noise, endsInSilence: silent)
+        Fixtures.track(corners, noise: noise, silent: silent)
     }
 
     func summary(_ alerts: [ExpectedAlert]) -> [String] {

@@ -14,15 +14,7 @@ struct NoisyGroundTruthTests {
     /// Samples every second along corners of signed distance (linear between), as in
     /// GroundTruthTests, with the `acc` 10 m noise carries.
     func track(_ corners: [(t: Double, d: Double)], noise: Double) -> TrackTruth {
-        var times: [Double] = [], distances: [Double] = []
-        for t in stride(from: corners.first!.t, through: corners.last!.t, by: 1) {
-            let k = corners.lastIndex { $0.t <= t }!
-            let a = corners[k], b = corners[min(k + 1, corners.count - 1)]
-            let f = b.t > a.t ? (t - a.t) / (b.t - a.t) : 0
-            times.append(1000 + t)
-            distances.append(a.d + (b.d - a.d) * f)
-        }
-        return TrackTruth(device: "t", times: times, distances: distances, accuracy: max(noise, 5), noise: noise)
+        Fixtures.track(corners, accuracy: max(noise, 5), noise: noise)
     }
 
     @Test func aStayWithinTheNoiseOfTheBoundaryWidensWhereTheCrossingMayBeReported() throws {
@@ -69,32 +61,9 @@ struct NoisyGroundTruthTests {
 
     // MARK: The engine against ground truth on the bundled routes
 
-    let routes = try! RouteLoader.load(paths: [Fixtures.routesDirectory.path])
-    let fences = try! FenceFile.load(contentsOf: Fixtures.fencesFile).map {
-        try! Fence(definition: $0, settings: GeofenceSettings())
-    }
+    let routes = Fixtures.bundledRoutes
+    let fences = Fixtures.bundledFences
 
-    /// The engine, fed the published (noisy) positions in time order, scored against ground truth.
-    func engineReport(_ plan: FleetPlan) -> VerifyReport {
-        var engine = GeofenceEngine()
-        for fence in fences { _ = try! engine.setFence(fence.definition) }
-        var schedule = FleetSchedule(plan: plan)
-        var transitions: [Transition] = []
-        var last = 0.0
-        while let sample = schedule.next(through: .infinity) {
-            let position = PositionSample(
-                lat: sample.observed.lat, lon: sample.observed.lon, timestamp: sample.time, accuracy: sample.accuracy)
-            engine.process(device: plan.trucks[sample.truck].device, sample: position, arrival: sample.time, into: &transitions)
-            last = sample.time
-        }
-        engine.tick(now: last + 1000, into: &transitions)
-        let received = transitions.map {
-            ReceivedAlert(event: $0.event, device: $0.device, fence: $0.fenceID, at: $0.at, confirmedAt: $0.confirmedAt, seq: $0.seq)
-        }
-        let truth = GroundTruth.expectedAlerts(plan: plan, fences: fences, rules: GroundTruthRules())
-        return VerifyScoring.score(
-            expected: truth, received: received, devices: Set(plan.trucks.map(\.device)), fences: Set(fences.map(\.id)))
-    }
 
     @Test(arguments: Array(UInt64(1)...40))
     func theEngineAgreesWithGroundTruthAtTenMetres(seed: UInt64) {
@@ -104,7 +73,7 @@ struct NoisyGroundTruthTests {
             options.noise = 10
             options.reverse = reverse
             options.seed = seed
-            let report = engineReport(FleetPlan(routes: routes, options: options))
+            let report = Fixtures.engineReport(FleetPlan(routes: routes, options: options))
             #expect(report.isClean, "seed \(seed) reverse \(reverse)\n\(report)")
             #expect(report.expected >= 2 * options.trucks)
             #expect(report.matched == report.expected)

@@ -60,7 +60,7 @@ struct ServiceEndToEndTests {
                         journalPath: directory + "/fleetfence.db", clientID: "fleetfence-e2e-\(seed)",
                         debounce: Self.debounce, silentConfirm: Self.silentConfirm, statsInterval: 60),
                     workingDirectory: directory)
-                let run: FleetsimRun
+                let run: ProcessResult
                 do {
                     run = try await Self.runFleetsim(
                         fleetsim, in: root,
@@ -108,12 +108,6 @@ struct ServiceEndToEndTests {
 
     // MARK: Running fleetsim
 
-    struct FleetsimRun {
-        var status: Int32
-        var output: String
-        var errorOutput: String
-    }
-
     /// `fleetsim` from the same build as the `fleetfence` that `ServiceProcess` runs:
     /// `FLEETSIM_BINARY` if set, else next to it.
     static func locateFleetsim() throws -> String {
@@ -130,41 +124,9 @@ struct ServiceEndToEndTests {
 
     /// Runs `executable` in `directory` to completion (SIGKILL after `timeout`), without the
     /// test's own FLEETFENCE_* variables, which fleetsim would take as defaults.
-    static func runFleetsim(_ executable: String, in directory: String, arguments: [String], timeout: Duration) async throws -> FleetsimRun {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("fleetsim-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLEETFENCE_") }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        try? out.close()
-        try? err.close()
-
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now >= deadline {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                let output = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
-                let errorOutput = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
-                throw TestSupportError("fleetsim did not finish within \(timeout):\n\(output)\n\(errorOutput)")
-            }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return FleetsimRun(
-            status: process.terminationStatus,
-            output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-            errorOutput: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+    static func runFleetsim(_ executable: String, in directory: String, arguments: [String], timeout: Duration) async throws -> ProcessResult {
+        try await runProcess(
+            executable, arguments, directory: directory,
+            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLEETFENCE_") }, timeout: timeout)
     }
 }
