@@ -10,7 +10,7 @@ import GeofenceEngine
 /// ignored (GeoJSON tools add styling properties); `null` counts as absent.
 ///
 /// Only the JSON is checked here. Coordinate ranges, radius, polygon shape and dwell are the engine's
-/// (`FenceError`); `JSONSerialization` already refuses numbers that are not finite.
+/// (`FenceError`); `JSONParser` already refuses numbers that are not finite.
 public enum FenceDecoder {
     /// Larger `set` payloads are rejected before parsing.
     public static let maxDefinitionBytes = 1 << 20
@@ -23,7 +23,12 @@ public enum FenceDecoder {
         _ payload: UnsafeRawBufferPointer, idFromTopic: String?
     ) throws(FenceDecodingError) -> FenceDefinition {
         guard payload.count <= maxDefinitionBytes else { throw .tooLarge(bytes: payload.count) }
-        let object = try topLevelObject(payload)
+        return try decodeDefinition(parse(payload), idFromTopic: idFromTopic)
+    }
+
+    /// Decodes a definition already parsed (a journal record's).
+    public static func decodeDefinition(_ value: JSONValue, idFromTopic: String?) throws(FenceDecodingError) -> FenceDefinition {
+        guard case let .object(object) = value else { throw .notAnObject(field: "the payload", found: value.kindName) }
         let type = try FenceFields(object).string("type")
         switch type {
         case nil: return try plain(object, idFromTopic: idFromTopic)
@@ -45,8 +50,12 @@ public enum FenceDecoder {
     /// Decodes a FeatureCollection. The whole file fails only when it is not a FeatureCollection; otherwise
     /// every feature gets its own result, in order, and a repeated id is an error for the later feature.
     public static func decodeCollection(_ data: Data) throws(FenceDecodingError) -> [Result<FenceDefinition, FenceFeatureError>] {
-        let bytes = [UInt8](data)
-        let object = try withBytes(bytes) { (bytes) throws(FenceDecodingError) in try topLevelObject(bytes) }
+        let parsed: JSONValue
+        switch data.withUnsafeBytes({ JSONParser.parse($0) }) {
+        case let .success(value): parsed = value
+        case let .failure(error): throw .notJSON(detail: error.detail)
+        }
+        guard case let .object(object) = parsed else { throw .notAnObject(field: "the payload", found: parsed.kindName) }
         let top = FenceFields(object)
         switch try top.string("type") {
         case "FeatureCollection": break
@@ -54,16 +63,14 @@ public enum FenceDecoder {
         case let other?: throw .unsupportedType(other)
         }
         guard let featuresValue = top.value("features") else { throw .missingField("features") }
-        guard case let .array(features) = FoundationJSON.kind(of: featuresValue) else {
-            throw .wrongType(field: "features", expected: "an array", got: FoundationJSON.kindName(of: featuresValue))
+        guard case let .array(features) = featuresValue else {
+            throw .wrongType(field: "features", expected: "an array", got: featuresValue.kindName)
         }
         var seen = Set<String>()
         return features.enumerated().map { index, value in
-            guard case let .object(featureObject) = FoundationJSON.kind(of: value) else {
+            guard case let .object(featureObject) = value else {
                 return .failure(FenceFeatureError(
-                    index: index, id: nil,
-                    error: .notAnObject(field: "features[\(index)]", found: FoundationJSON.kindName(of: value))
-                ))
+                    index: index, id: nil, error: .notAnObject(field: "features[\(index)]", found: value.kindName)))
             }
             let id = bestEffortID(featureObject)
             do throws(FenceDecodingError) {
@@ -82,7 +89,7 @@ public enum FenceDecoder {
 
     // MARK: Shapes of definitions
 
-    private static func plain(_ object: [String: Any], idFromTopic: String?) throws(FenceDecodingError) -> FenceDefinition {
+    private static func plain(_ object: JSONObject, idFromTopic: String?) throws(FenceDecodingError) -> FenceDefinition {
         let fields = FenceFields(object)
         let id = try resolveID(payload: fields.string("id"), topic: idFromTopic)
         let shape: FenceShape
@@ -102,15 +109,15 @@ public enum FenceDecoder {
         )
     }
 
-    private static func feature(_ object: [String: Any], idFromTopic: String?) throws(FenceDecodingError) -> FenceDefinition {
+    private static func feature(_ object: JSONObject, idFromTopic: String?) throws(FenceDecodingError) -> FenceDefinition {
         let feature = FenceFields(object)
         let properties = try propertiesFields(feature)
         for key in ["lat", "lon", "polygon"] where properties.has(key) { throw .shapeInProperties(key) }
         let id = try resolveID(payload: featureID(feature, properties), topic: idFromTopic)
 
         guard let geometryValue = feature.value("geometry") else { throw .missingField("geometry") }
-        guard case let .object(geometryObject) = FoundationJSON.kind(of: geometryValue) else {
-            throw .notAnObject(field: "geometry", found: FoundationJSON.kindName(of: geometryValue))
+        guard case let .object(geometryObject) = geometryValue else {
+            throw .notAnObject(field: "geometry", found: geometryValue.kindName)
         }
         let geometry = FenceFields(geometryObject, path: "geometry.")
         guard let type = try geometry.string("type") else { throw .missingField("geometry.type") }
@@ -123,11 +130,8 @@ public enum FenceDecoder {
             shape = .circle(center: center, radius: radius)
         case "Polygon":
             if properties.has("radius") { throw .bothShapes }
-            guard case let .array(rings) = FoundationJSON.kind(of: coordinates) else {
-                throw .wrongType(
-                    field: "geometry.coordinates", expected: "an array of rings",
-                    got: FoundationJSON.kindName(of: coordinates)
-                )
+            guard case let .array(rings) = coordinates else {
+                throw .wrongType(field: "geometry.coordinates", expected: "an array of rings", got: coordinates.kindName)
             }
             guard let outer = rings.first else {
                 throw .wrongType(field: "geometry.coordinates", expected: "an array of rings", got: "an empty array")
@@ -144,23 +148,16 @@ public enum FenceDecoder {
 
     // MARK: Pieces
 
-    private static func topLevelObject(_ payload: UnsafeRawBufferPointer) throws(FenceDecodingError) -> [String: Any] {
-        let parsed: Any
-        switch FoundationJSON.parse(payload) {
-        case let .success(value): parsed = value
+    private static func parse(_ payload: UnsafeRawBufferPointer) throws(FenceDecodingError) -> JSONValue {
+        switch JSONParser.parse(payload) {
+        case let .success(value): return value
         case let .failure(error): throw .notJSON(detail: error.detail)
         }
-        guard case let .object(object) = FoundationJSON.kind(of: parsed) else {
-            throw .notAnObject(field: "the payload", found: FoundationJSON.kindName(of: parsed))
-        }
-        return object
     }
 
     private static func propertiesFields(_ feature: FenceFields) throws(FenceDecodingError) -> FenceFields {
-        guard let value = feature.value("properties") else { return FenceFields([:], path: "properties.") }
-        guard case let .object(object) = FoundationJSON.kind(of: value) else {
-            throw .notAnObject(field: "properties", found: FoundationJSON.kindName(of: value))
-        }
+        guard let value = feature.value("properties") else { return FenceFields(JSONObject(), path: "properties.") }
+        guard case let .object(object) = value else { throw .notAnObject(field: "properties", found: value.kindName) }
         return FenceFields(object, path: "properties.")
     }
 
@@ -169,14 +166,14 @@ public enum FenceDecoder {
         let fromProperties = try properties.string("id")
         var fromFeature: String?
         if let value = feature.value("id") {
-            switch FoundationJSON.kind(of: value) {
+            switch value {
             case let .string(text): fromFeature = text
             case let .number(x):
                 var text: [UInt8] = []
                 JSONWriter.appendNumber(x, to: &text)
                 fromFeature = String(decoding: text, as: UTF8.self)
             default:
-                throw .wrongType(field: "id", expected: "a string or a number", got: FoundationJSON.kindName(of: value))
+                throw .wrongType(field: "id", expected: "a string or a number", got: value.kindName)
             }
         }
         if let fromProperties, let fromFeature, fromProperties != fromFeature {
@@ -194,9 +191,10 @@ public enum FenceDecoder {
     }
 
     /// A feature's id for error reports, read without failing.
-    private static func bestEffortID(_ object: [String: Any]) -> String? {
-        if let properties = object["properties"] as? [String: Any], let id = properties["id"] as? String { return id }
-        return object["id"] as? String
+    private static func bestEffortID(_ object: JSONObject) -> String? {
+        if case let .object(properties)? = object["properties"], case let .string(id)? = properties["id"] { return id }
+        if case let .string(id)? = object["id"] { return id }
+        return nil
     }
 
     private static func withBytes<R>(

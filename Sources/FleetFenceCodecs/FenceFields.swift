@@ -1,14 +1,13 @@
-import Foundation
 import GeofenceEngine
 
 /// Typed access to one JSON object of a fence definition, naming fields by their path in errors
 /// (`properties.radius`, `polygon[3]`). A key holding `null` counts as absent.
 struct FenceFields {
-    let object: [String: Any]
+    let object: JSONObject
     /// Prepended to key names in errors: "" or "properties.".
     let path: String
 
-    init(_ object: [String: Any], path: String = "") {
+    init(_ object: JSONObject, path: String = "") {
         self.object = object
         self.path = path
     }
@@ -17,24 +16,24 @@ struct FenceFields {
         value(key) != nil
     }
 
-    func value(_ key: String) -> Any? {
+    func value(_ key: String) -> JSONValue? {
         guard let value = object[key] else { return nil }
-        if case .null = FoundationJSON.kind(of: value) { return nil }
+        if case .null = value { return nil }
         return value
     }
 
     func string(_ key: String) throws(FenceDecodingError) -> String? {
         guard let value = value(key) else { return nil }
-        guard case let .string(text) = FoundationJSON.kind(of: value) else {
-            throw .wrongType(field: path + key, expected: "a string", got: FoundationJSON.kindName(of: value))
+        guard case let .string(text) = value else {
+            throw .wrongType(field: path + key, expected: "a string", got: value.kindName)
         }
         return text
     }
 
     func number(_ key: String) throws(FenceDecodingError) -> Double? {
         guard let value = value(key) else { return nil }
-        guard case let .number(x) = FoundationJSON.kind(of: value) else {
-            throw .wrongType(field: path + key, expected: "a number", got: FoundationJSON.kindName(of: value))
+        guard case let .number(x) = value else {
+            throw .wrongType(field: path + key, expected: "a number", got: value.kindName)
         }
         return x
     }
@@ -47,13 +46,13 @@ struct FenceFields {
     /// `notify`: an array of "enter", "exit", "dwell"; absent means the default.
     func notify() throws(FenceDecodingError) -> Set<AlertEvent>? {
         guard let value = value("notify") else { return nil }
-        guard case let .array(items) = FoundationJSON.kind(of: value) else {
-            throw .wrongType(field: path + "notify", expected: "an array of strings", got: FoundationJSON.kindName(of: value))
+        guard case let .array(items) = value else {
+            throw .wrongType(field: path + "notify", expected: "an array of strings", got: value.kindName)
         }
         var events = Set<AlertEvent>()
         for (i, item) in items.enumerated() {
-            guard case let .string(text) = FoundationJSON.kind(of: item) else {
-                throw .wrongType(field: "\(path)notify[\(i)]", expected: "a string", got: FoundationJSON.kindName(of: item))
+            guard case let .string(text) = item else {
+                throw .wrongType(field: "\(path)notify[\(i)]", expected: "a string", got: item.kindName)
             }
             guard let event = AlertEvent(rawValue: text) else { throw .invalidNotify(text) }
             events.insert(event)
@@ -62,32 +61,34 @@ struct FenceFields {
     }
 
     /// A ring of `[lon, lat]` positions (a third number, altitude, is allowed and ignored).
-    static func ring(_ value: Any, field: String) throws(FenceDecodingError) -> [Coordinate] {
-        guard case let .array(items) = FoundationJSON.kind(of: value) else {
-            throw .wrongType(field: field, expected: "an array of [lon, lat] positions", got: FoundationJSON.kindName(of: value))
+    static func ring(_ value: JSONValue, field: String) throws(FenceDecodingError) -> [Coordinate] {
+        guard case let .array(items) = value else {
+            throw .wrongType(field: field, expected: "an array of [lon, lat] positions", got: value.kindName)
         }
         var ring: [Coordinate] = []
         ring.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
-            ring.append(try position(item, field: "\(field)[\(i)]"))
+            ring.append(try position(item, field: field, index: i))
         }
         return ring
     }
 
-    static func position(_ value: Any, field: String) throws(FenceDecodingError) -> Coordinate {
-        guard case let .array(items) = FoundationJSON.kind(of: value) else {
-            throw .badPosition(field: field, detail: "it is \(FoundationJSON.kindName(of: value))")
+    /// `index`: the position's place in its ring, named only when it is wrong.
+    static func position(_ value: JSONValue, field: String, index: Int? = nil) throws(FenceDecodingError) -> Coordinate {
+        func place() -> String { index.map { "\(field)[\($0)]" } ?? field }
+        guard case let .array(items) = value else {
+            throw .badPosition(field: place(), detail: "it is \(value.kindName)")
         }
         guard items.count >= 2 else {
-            throw .badPosition(field: field, detail: "it has \(items.count) element\(items.count == 1 ? "" : "s")")
+            throw .badPosition(field: place(), detail: "it has \(items.count) element\(items.count == 1 ? "" : "s")")
         }
-        var numbers: [Double] = []
+        var numbers: (Double, Double) = (0, 0)
         for (i, item) in items.enumerated() {
-            guard case let .number(x) = FoundationJSON.kind(of: item) else {
-                throw .badPosition(field: field, detail: "element \(i) is \(FoundationJSON.kindName(of: item))")
+            guard case let .number(x) = item else {
+                throw .badPosition(field: place(), detail: "element \(i) is \(item.kindName)")
             }
-            numbers.append(x)
+            if i == 0 { numbers.0 = x } else if i == 1 { numbers.1 = x }
         }
-        return Coordinate(lat: numbers[1], lon: numbers[0])
+        return Coordinate(lat: numbers.1, lon: numbers.0)
     }
 }
