@@ -12,54 +12,22 @@ public enum FenceRegistryPayload {
     ) -> [UInt8] {
         var json = JSONWriter(capacity: 256)
         json.beginObject()
-        json.key("id")
-        json.string(definition.id)
-        if let name = definition.name {
-            json.key("name")
-            json.string(name)
-        }
-        if let description = definition.description {
-            json.key("description")
-            json.string(description)
-        }
-        var definedRadius: Double?
-        switch definition.shape {
-        case let .circle(center, radius):
-            definedRadius = radius
-            json.key("lat")
-            json.number(center.lat)
-            json.key("lon")
-            json.number(center.lon)
-            json.key("radius")
-            json.number(effectiveRadius ?? radius)
-        case let .polygon(points):
-            json.key("polygon")
-            json.beginArray()
-            for point in points {
-                json.beginArray()
-                json.number(point.lon)
-                json.number(point.lat)
-                json.endArray()
-            }
-            json.endArray()
-        }
-        json.key("notify")
-        json.beginArray()
-        for event in definition.effectiveNotify.sorted() { json.string(event.rawValue) }
-        json.endArray()
-        if let dwell = definition.dwellSeconds {
-            json.key("dwell_s")
-            json.number(dwell)
-        }
+        FenceDefinitionEncoding.writeMembers(
+            of: definition, radius: effectiveRadius, notify: definition.effectiveNotify.sorted(), into: &json)
         if clamped {
             json.key("clamped")
             json.bool(true)
-            if let requested = requestedRadius ?? definedRadius {
+            if let requested = requestedRadius ?? definedRadius(definition) {
                 json.key("requested_radius")
                 json.number(requested)
             }
         }
         json.endObject()
         return json.bytes
+    }
+
+    private static func definedRadius(_ definition: FenceDefinition) -> Double? {
+        if case let .circle(_, radius) = definition.shape { return radius }
+        return nil
     }
 }

@@ -1,4 +1,7 @@
+import FleetFenceCodecs
 import Foundation
+import GeofenceEngine
+import SQLiteNIO
 import Testing
 
 @testable import FleetFenceService
@@ -224,5 +227,44 @@ struct JournalTests {
         #expect(throws: JournalError.schemaTooNew(path: directory.path(), found: 99, supported: JournalSchema.version)) {
             try Journal(path: directory.path())
         }
+    }
+
+    /// Version 2 kept definitions in Swift's Codable layout; version 3 rewrites them in the
+    /// contract's plain form, and the restore reads them back equal.
+    @Test func version2FencesAreRewrittenInThePlainForm() throws {
+        let directory = try JournalDirectory()
+        let circle = FenceDefinition(
+            id: "wdf01", name: "WDF01", shape: .circle(center: Coordinate(lat: 49.2931, lon: 8.6413), radius: 200),
+            notify: [.enter], dwellSeconds: 60)
+        let polygon = FenceDefinition(
+            id: "yard", shape: .polygon([Coordinate(lat: 49, lon: 8), Coordinate(lat: 49, lon: 8.1), Coordinate(lat: 49.1, lon: 8.05)]))
+        let encoder = JSONEncoder()
+        do {
+            let journal = try Journal(path: directory.path())
+            for (definition, generation) in [(circle, UInt32(3)), (polygon, UInt32(7))] {
+                let record = try encoder.encode(FenceRecord(definition: definition, generation: generation))
+                try journal.db.run(
+                    "INSERT INTO fences (id, record, origin, updated_at) VALUES (?, ?, 'file', 0)",
+                    [.text(definition.id), .blob(ByteBuffer(bytes: Array(record)))])
+                try journal.db.run(
+                    "INSERT INTO file_fences (id, definition) VALUES (?, ?)",
+                    [.text(definition.id), .blob(ByteBuffer(bytes: Array(try encoder.encode(definition))))])
+            }
+            try journal.db.run("INSERT INTO fences (id, record, origin, updated_at) VALUES ('junk', x'7b', 'file', 0)")
+            try journal.db.run("PRAGMA user_version = 2")
+            try journal.close()
+        }
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        let rows = Dictionary(uniqueKeysWithValues: try journal.loadFences().map { ($0.id, $0.record) })
+        #expect(try JournalFenceRecord.decode(rows["wdf01"] ?? []) == FenceRecord(definition: circle, generation: 3))
+        #expect(try JournalFenceRecord.decode(rows["yard"] ?? []) == FenceRecord(definition: polygon, generation: 7))
+        #expect(String(decoding: rows["yard"] ?? [], as: UTF8.self)
+            == #"{"definition":{"id":"yard","polygon":[[8,49],[8.1,49],[8.05,49.1]]},"generation":7}"#)
+        // An unreadable row is left as it was, for the restore to skip with a warning.
+        #expect(rows["junk"] == Array("{".utf8))
+        let file = try journal.loadFileFences()
+        #expect(try FenceDecoder.decodeDefinition(file["wdf01"] ?? [], idFromTopic: nil) == circle)
+        #expect(try FenceDecoder.decodeDefinition(file["yard"] ?? [], idFromTopic: nil) == polygon)
     }
 }

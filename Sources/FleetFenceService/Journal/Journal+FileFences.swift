@@ -1,20 +1,20 @@
 import SQLiteNIO
 
 extension Journal {
-    /// Updates the record of the fences file as last applied: id to encoded definition.
-    public func writeFileFences(_ definitions: [String: [UInt8]], removed: [String] = []) throws {
-        if definitions.isEmpty && removed.isEmpty { return }
-        try locked {
-            try db.transaction {
-                for id in removed { try db.run("DELETE FROM file_fences WHERE id = ?", [.text(id)]) }
-                for batch in definitions.sorted(by: { $0.key < $1.key }).batches(of: 500) {
-                    let sql = "INSERT OR REPLACE INTO file_fences (id, definition) VALUES "
-                        + Array(repeating: "(?, ?)", count: batch.count).joined(separator: ", ")
-                    let binds = batch.flatMap { [SQLiteData.text($0.key), .blob(ByteBuffer(bytes: $0.value))] }
-                    try db.run(sql, binds)
-                }
-            }
+    /// The statements that update the record of the fences file as last applied (id to encoded
+    /// definition): `removed` deleted, `definitions` upserted.
+    static func fileFenceStatements(_ definitions: [String: [UInt8]], removed: [String])
+        -> [(sql: String, binds: [SQLiteData])]
+    {
+        var statements: [(sql: String, binds: [SQLiteData])] = removed.map {
+            ("DELETE FROM file_fences WHERE id = ?", [.text($0)])
         }
+        for batch in definitions.sorted(by: { $0.key < $1.key }).batches(of: 500) {
+            let sql = "INSERT OR REPLACE INTO file_fences (id, definition) VALUES "
+                + Array(repeating: "(?, ?)", count: batch.count).joined(separator: ", ")
+            statements.append((sql, batch.flatMap { [SQLiteData.text($0.key), .blob(ByteBuffer(bytes: $0.value))] }))
+        }
+        return statements
     }
 
     /// The fences file as last applied; empty before the first load.

@@ -2,20 +2,25 @@ import Foundation
 import SQLiteNIO
 
 extension Journal {
-    /// Appends `transitions`, upserts `devices` and `fences`, deletes `removedDevices` and
-    /// `removedFences`, all in one transaction: after a crash the journal holds all of a call or
-    /// none of it. Removals apply before upserts.
+    /// Appends `transitions`, upserts `devices`, `fences` and the record of the fences file
+    /// (`fileFences`: id to encoded definition), deletes `removedDevices`, `removedFences` and
+    /// `removedFileFences`, all in one transaction: after a crash the journal holds all of a call
+    /// or none of it. Removals apply before upserts.
     public func write(
         transitions: [JournalTransition], devices: [JournalDeviceRow], removedDevices: [String] = [],
-        fences: [JournalFenceRow] = [], removedFences: [String] = []
+        fences: [JournalFenceRow] = [], removedFences: [String] = [],
+        fileFences: [String: [UInt8]] = [:], removedFileFences: [String] = []
     ) throws {
-        if transitions.isEmpty && devices.isEmpty && removedDevices.isEmpty && fences.isEmpty && removedFences.isEmpty {
+        if transitions.isEmpty && devices.isEmpty && removedDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
+            && fileFences.isEmpty && removedFileFences.isEmpty
+        {
             return
         }
         let updatedAt = Date().timeIntervalSince1970
         // Many rows per statement: every statement is a round trip to sqlite-nio's thread pool.
         // Fences first: a removal's exits and the removal itself land in one transaction.
         var statements = Self.fenceStatements(fences, removed: removedFences, updatedAt: updatedAt)
+        statements += Self.fileFenceStatements(fileFences, removed: removedFileFences)
         for batch in transitions.batches(of: JournalSQL.transitionsPerStatement) {
             statements.append((JournalSQL.insertTransitions(count: batch.count), batch.flatMap(\.binds)))
         }

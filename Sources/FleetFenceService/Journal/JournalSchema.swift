@@ -1,10 +1,21 @@
+import FleetFenceCodecs
+import Foundation
+import GeofenceEngine
 import SQLiteNIO
 
 /// The journal's tables, versioned with `PRAGMA user_version` so that later builds can migrate.
 enum JournalSchema {
-    /// Each version's statements bring a journal of the version before up to it.
-    private static let migrations = [version1, version2]
+    /// Each version's migration brings a journal of the version before up to it.
+    private static let migrations: [@Sendable (BlockingSQLite) throws -> Void] = [
+        { db in try run(version1, in: db) },
+        { db in try run(version2, in: db) },
+        version3,
+    ]
     static var version: Int { migrations.count }
+
+    private static func run(_ statements: [String], in db: BlockingSQLite) throws {
+        for statement in statements { try db.run(statement) }
+    }
 
     /// `alert` is TEXT so that `json_extract(alert, ...)` works in the sqlite3 shell.
     private static let version1 = [
@@ -58,6 +69,29 @@ enum JournalSchema {
         """,
     ]
 
+    /// Fence definitions move from Swift's Codable layout to the contract's plain definition
+    /// (`FenceDefinitionEncoding`), which reads back much faster and is what users already know.
+    /// `fences.record` keeps its `{"definition":…,"generation":N}` envelope.
+    private static func version3(_ db: BlockingSQLite) throws {
+        let decoder = JSONDecoder()
+        for row in try db.run("SELECT id, record FROM fences") {
+            let id = try row.text("id", in: "fences")
+            // An unreadable row stays as it is; the restore skips it with a warning, as before.
+            guard let record = try? decoder.decode(FenceRecord.self, from: Data(row.bytes("record", in: "fences")))
+            else { continue }
+            let bytes = JournalFenceRecord.encode(definition: FenceDefinitionEncoding.encode(record.definition), generation: record.generation)
+            try db.run("UPDATE fences SET record = ? WHERE id = ?", [.blob(ByteBuffer(bytes: bytes)), .text(id)])
+        }
+        for row in try db.run("SELECT id, definition FROM file_fences") {
+            let id = try row.text("id", in: "file_fences")
+            guard let definition = try? decoder.decode(FenceDefinition.self, from: Data(row.bytes("definition", in: "file_fences")))
+            else { continue }
+            try db.run(
+                "UPDATE file_fences SET definition = ? WHERE id = ?",
+                [.blob(ByteBuffer(bytes: FenceDefinitionEncoding.encode(definition))), .text(id)])
+        }
+    }
+
     /// Creates or migrates the schema to the current version; refuses a newer one.
     static func prepare(_ db: BlockingSQLite, path: String) throws {
         try db.transaction {
@@ -66,9 +100,7 @@ enum JournalSchema {
             if found > version {
                 throw JournalError.schemaTooNew(path: path, found: found, supported: version)
             }
-            for statements in migrations[found...] {
-                for statement in statements { try db.run(statement) }
-            }
+            for migration in migrations[found...] { try migration(db) }
             try db.run("PRAGMA user_version = \(version)")
         }
     }

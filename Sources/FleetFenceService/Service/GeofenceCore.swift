@@ -28,7 +28,6 @@ struct GeofenceCore {
     /// The fences file as last applied: a reload acts on the file's own changes only.
     var lastFileFences: [String: FenceDefinition] = [:]
     private var transitions: [Transition] = []
-    private let encoder = JSONEncoder()
 
     init(
         engine: GeofenceEngine, configuration: ServiceConfiguration, journal: Journal, pipeline: JournalPipeline,
@@ -151,7 +150,7 @@ struct GeofenceCore {
     /// Puts a definition into effect and adds its journal row and registry entry to `step`
     /// (nothing when a file brings a fence the engine holds as it is). A file of many fences
     /// is one step: one transaction, then its registry entries.
-    /// `encoded`: the definition as `JSONEncoder` writes it, when the caller has it already.
+    /// `encoded`: the definition as `FenceDefinitionEncoding` writes it, when the caller has it already.
     private mutating func applyFence(
         _ definition: FenceDefinition, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil,
         into step: inout JournalPipeline.Step
@@ -207,18 +206,17 @@ struct GeofenceCore {
         // A feature that no longer reads changes nothing: its fence, if held, stays as it was.
         for id in loaded.unreadableIDs { applied[id] = lastFileFences[id] }
         var step = JournalPipeline.Step()
-        // The file's record changes by what changed in the file: new and changed definitions.
-        var fileUpserts: [String: [UInt8]] = [:]
         for definition in loaded.definitions {
             if lastFileFences[definition.id] == definition {
                 applied[definition.id] = definition
                 continue
             }
             do {
-                let encoded = try Array(encoder.encode(definition))
+                let encoded = FenceDefinitionEncoding.encode(definition)
                 try applyFence(definition, origin: .file, encoded: encoded, into: &step)
                 applied[definition.id] = definition
-                fileUpserts[definition.id] = encoded
+                // The file's record changes by what changed in the file, in the fence's transaction.
+                step.fileFences[definition.id] = encoded
             } catch {
                 // Rejected: the file's previous version of it, if any, stays the one applied.
                 applied[definition.id] = lastFileFences[definition.id]
@@ -229,6 +227,11 @@ struct GeofenceCore {
                     layout.errors("fences"),
                     ErrorPayload.encode(reason: "fence \(definition.id): \(error)", topic: loaded.path, payload: [UInt8]()))
             }
+            // In chunks: the writer journals and publishes one while the next is applied.
+            if step.fences.count >= Self.fenceFileChunk {
+                submit(step)
+                step = JournalPipeline.Step()
+            }
         }
         submit(step)
         let listed = Set(loaded.definitions.map(\.id)).union(loaded.unreadableIDs)
@@ -236,14 +239,11 @@ struct GeofenceCore {
             removeFence(id: id, now: now)
             logger.notice("fence removed from file", metadata: ["fence": "\(id)"])
         }
-        let fileRemovals = lastFileFences.keys.filter { applied[$0] == nil }
+        submit(JournalPipeline.Step(removedFileFences: lastFileFences.keys.filter { applied[$0] == nil }))
         lastFileFences = applied
-        do {
-            try journal.writeFileFences(fileUpserts, removed: fileRemovals)
-        } catch {
-            logger.error("journal write failed", metadata: ["error": "\(error)"])
-        }
     }
+
+    private static let fenceFileChunk = 5_000
 
     /// Publishes every fence retained, as the service holds it (at start, after a reconnect).
     func publishRegistry() {
@@ -312,14 +312,13 @@ struct GeofenceCore {
         return dirtyDevices.compactMap { engine.deviceRecord(for: $0) }
     }
 
-    /// The fence's journal row: its `FenceRecord` as JSON, put together from the encoded
-    /// definition so that a file of many fences encodes each definition once.
+    /// The fence's journal row. `encoded`: the definition already encoded, so that a file of
+    /// many fences encodes each definition once.
     func fenceRow(_ id: String, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil) -> JournalFenceRow {
-        guard let record = engine.fenceRecord(id: id),
-            let definition = encoded ?? (try? encoder.encode(record.definition)).map(Array.init)
-        else { return JournalFenceRow(id: id, record: [], origin: origin) }
-        let bytes = Array(#"{"definition":"#.utf8) + definition + Array(#","generation":\#(record.generation)}"#.utf8)
-        return JournalFenceRow(id: id, record: bytes, origin: origin)
+        guard let record = engine.fenceRecord(id: id) else { return JournalFenceRow(id: id, record: [], origin: origin) }
+        let definition = encoded ?? FenceDefinitionEncoding.encode(record.definition)
+        return JournalFenceRow(
+            id: id, record: JournalFenceRecord.encode(definition: definition, generation: record.generation), origin: origin)
     }
 
     // MARK: Payloads

@@ -120,13 +120,14 @@ public final class GeofenceService: Service, Sendable {
             let file = try FenceFile.load(path: path)
             let read = clock.now
             locked.withLock { $0.applyFenceFile(file, now: GeofenceService.now()) }
+            let applied = clock.now
             await pipeline.waitUntilDelivered()
             let count = locked.withLock { $0.engine.fenceCount }
             logger.info(
                 "fences loaded",
                 metadata: [
                     "file": "\(path)", "fences": "\(count)", "read_s": "\(Self.seconds(read - start))",
-                    "apply_s": "\(Self.seconds(clock.now - read))",
+                    "apply_s": "\(Self.seconds(applied - read))", "journal_s": "\(Self.seconds(clock.now - applied))",
                 ])
         } catch {
             logger.error("fences not loaded; keeping the fences held", metadata: ["error": "\(error)"])

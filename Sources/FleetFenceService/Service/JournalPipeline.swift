@@ -21,10 +21,14 @@ final class JournalPipeline: Sendable {
         var devices: [DeviceRecord] = []
         var fences: [JournalFenceRow] = []
         var removedFences: [String] = []
+        /// The record of the fences file as last applied: id to encoded definition.
+        var fileFences: [String: [UInt8]] = [:]
+        var removedFileFences: [String] = []
         var messages: [Outbox.Message] = []
 
         var isEmpty: Bool {
-            transitions.isEmpty && devices.isEmpty && fences.isEmpty && removedFences.isEmpty && messages.isEmpty
+            transitions.isEmpty && devices.isEmpty && fences.isEmpty && removedFences.isEmpty && fileFences.isEmpty
+                && removedFileFences.isEmpty && messages.isEmpty
         }
     }
 
@@ -148,6 +152,8 @@ final class JournalPipeline: Sendable {
         var latest: [String: DeviceRecord] = [:]
         var fences: [String: JournalFenceRow] = [:]
         var removedFences: [String] = []
+        var fileFences: [String: [UInt8]] = [:]
+        var removedFileFences: [String] = []
         for step in steps {
             transitions += step.transitions
             for record in step.devices { latest[record.device] = record }
@@ -157,12 +163,17 @@ final class JournalPipeline: Sendable {
                 removedFences.append(id)
             }
             for row in step.fences { fences[row.id] = row }
+            for id in step.removedFileFences {
+                fileFences[id] = nil
+                removedFileFences.append(id)
+            }
+            fileFences.merge(step.fileFences) { _, newer in newer }
         }
         let rows = latest.values.map { JournalDeviceRow(device: $0.device, state: DeviceRecordEncoding.encode($0)) }
         do {
             try journal.write(
                 transitions: transitions, devices: rows, fences: fences.values.sorted { $0.id < $1.id },
-                removedFences: removedFences)
+                removedFences: removedFences, fileFences: fileFences, removedFileFences: removedFileFences)
         } catch {
             logger.error("journal write failed", metadata: ["error": "\(error)"])
         }

@@ -1,3 +1,4 @@
+import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
 import Logging
@@ -22,8 +23,11 @@ enum StateRestorer {
         var origins: [String: JournalFenceRow.Origin] = [:]
         var fences: [FenceRecord] = []
         for row in try journal.loadFences() {
-            guard let record = try? decoder.decode(FenceRecord.self, from: Data(row.record)) else {
-                logger.warning("journal: unreadable fence skipped", metadata: ["fence": "\(row.id)"])
+            let record: FenceRecord
+            do {
+                record = try JournalFenceRecord.decode(row.record)
+            } catch {
+                logger.warning("journal: unreadable fence skipped", metadata: ["fence": "\(row.id)", "reason": "\(error)"])
                 continue
             }
             fences.append(record)
@@ -53,7 +57,7 @@ enum StateRestorer {
         var fileFences: [String: FenceDefinition] = [:]
         for (id, bytes) in try journal.loadFileFences() {
             // An unreadable entry counts as changed: the file's version is applied again.
-            fileFences[id] = try? decoder.decode(FenceDefinition.self, from: Data(bytes))
+            fileFences[id] = try? FenceDecoder.decodeDefinition(bytes, idFromTopic: nil)
         }
         return Restored(engine: engine, origins: origins, fileFences: fileFences)
     }

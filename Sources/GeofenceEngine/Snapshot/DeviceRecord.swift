@@ -26,6 +26,11 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
 public struct FenceRecord: Sendable, Hashable, Codable {
     public var definition: FenceDefinition
     public var generation: UInt32
+
+    public init(definition: FenceDefinition, generation: UInt32) {
+        self.definition = definition
+        self.generation = generation
+    }
 }
 
 /// All engine state: fences and devices.

@@ -1,0 +1,33 @@
+import FleetFenceCodecs
+import GeofenceEngine
+
+/// `fences.record`: `{"definition":<the plain definition>,"generation":N}`. The definition is the
+/// contract's own format (`FenceDefinitionEncoding`); the generation tells a restored device which
+/// fences are new to it (rule 3).
+enum JournalFenceRecord {
+    /// `definition` is already encoded: a file of 100,000 fences encodes each one once, for both
+    /// this row and the record of the file.
+    static func encode(definition: [UInt8], generation: UInt32) -> [UInt8] {
+        var bytes = Array(#"{"definition":"#.utf8)
+        bytes.reserveCapacity(definition.count + 32)
+        bytes += definition
+        bytes += Array(#","generation":\#(generation)}"#.utf8)
+        return bytes
+    }
+
+    struct Unreadable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> FenceRecord {
+        let value: JSONValue
+        switch JSONParser.parse(bytes) {
+        case let .success(parsed): value = parsed
+        case let .failure(error): throw Unreadable(description: "not JSON: \(error)")
+        }
+        guard case let .object(envelope) = value, let definition = envelope["definition"],
+            case let .number(generation)? = envelope["generation"], let exact = UInt32(exactly: generation)
+        else { throw Unreadable(description: "not a fence record") }
+        return FenceRecord(definition: try FenceDecoder.decodeDefinition(definition, idFromTopic: nil), generation: exact)
+    }
+}
