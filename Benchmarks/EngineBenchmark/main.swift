@@ -76,15 +76,21 @@ func makeSamples(devices: Int, perDevice: Int, area: Area, rng: inout SplitMix64
 let deviceCount = 100_000
 let samplesPerDevice = 20
 print("engine-bench: \(deviceCount) devices x \(samplesPerDevice) samples, circles + 10% polygons, one fence per 4 km²")
-print("fences   | positions/s  | alerts  | us/position | state B/device")
+print("fences   | set-up s | positions/s  | alerts  | us/position | state B/device")
 var rates: [Int: Double] = [:]
+var setupSeconds: [Int: Double] = [:]
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+}
 for fenceCount in [1_000, 10_000, 100_000] {
     var rng = SplitMix64(state: 42)
     let area = area(forFences: fenceCount)
     let definitions = makeFences(count: fenceCount, area: area, rng: &rng)
     let samples = makeSamples(devices: deviceCount, perDevice: samplesPerDevice, area: area, rng: &rng)
     var engine = GeofenceEngine()
+    let setupStart = ContinuousClock.now
     for definition in definitions { try! engine.setFence(definition) }
+    setupSeconds[fenceCount] = seconds(ContinuousClock.now - setupStart)
     let heapBefore = residentBytes()
     let handles = (0..<deviceCount).map { engine.handle(for: "truck-\($0)") }
     var transitions: [Transition] = []
@@ -97,16 +103,16 @@ for fenceCount in [1_000, 10_000, 100_000] {
         alerts += transitions.count
         transitions.removeAll(keepingCapacity: true)
     }
-    let elapsed = clock.now - start
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     let heapAfter = residentBytes()
-    let rate = Double(samples.count) / seconds
+    let rate = Double(samples.count) / seconds(clock.now - start)
     rates[fenceCount] = rate
     let perDevice = Double(heapAfter - heapBefore) / Double(deviceCount)
-    print(String(format: "%-8d | %12.0f | %7d | %11.3f | %6.0f", fenceCount, rate, alerts, 1e6 / rate, perDevice))
+    print(String(
+        format: "%-8d | %8.3f | %12.0f | %7d | %11.3f | %6.0f", fenceCount, setupSeconds[fenceCount]!, rate, alerts, 1e6 / rate,
+        perDevice))
     withExtendedLifetime(engine) {}
 }
 let slowdown = rates[1_000]! / rates[100_000]!
 print(String(format: "slowdown 100k vs 1k fences: %.2fx", slowdown))
-print(String(format: "RESULT engine_pps_1k=%.0f engine_pps_10k=%.0f engine_pps_100k=%.0f slowdown_100k_vs_1k=%.2f",
-             rates[1_000]!, rates[10_000]!, rates[100_000]!, slowdown))
+print(String(format: "RESULT engine_pps_1k=%.0f engine_pps_10k=%.0f engine_pps_100k=%.0f slowdown_100k_vs_1k=%.2f setup_s_100k=%.3f",
+             rates[1_000]!, rates[10_000]!, rates[100_000]!, slowdown, setupSeconds[100_000]!))
