@@ -1,7 +1,6 @@
 import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
-import SQLiteNIO
 import Testing
 
 @testable import FleetFenceService
@@ -245,10 +244,10 @@ struct JournalTests {
                 let record = try encoder.encode(FenceRecord(definition: definition, generation: generation))
                 try journal.db.run(
                     "INSERT INTO fences (id, record, origin, updated_at) VALUES (?, ?, 'file', 0)",
-                    [.text(definition.id), .blob(ByteBuffer(bytes: Array(record)))])
+                    [.text(definition.id), .blob(Array(record))])
                 try journal.db.run(
                     "INSERT INTO file_fences (id, definition) VALUES (?, ?)",
-                    [.text(definition.id), .blob(ByteBuffer(bytes: Array(try encoder.encode(definition))))])
+                    [.text(definition.id), .blob(Array(try encoder.encode(definition)))])
             }
             try journal.db.run("INSERT INTO fences (id, record, origin, updated_at) VALUES ('junk', x'7b', 'file', 0)")
             try journal.db.run("PRAGMA user_version = 2")

@@ -1,5 +1,4 @@
 import Foundation
-import SQLiteNIO
 
 extension Journal {
     /// The statements that delete `removed` and upsert `fences`.
@@ -13,7 +12,7 @@ extension Journal {
                 + " ON CONFLICT (id) DO UPDATE SET record = excluded.record, origin = excluded.origin,"
                 + " updated_at = excluded.updated_at"
             let binds = batch.flatMap { row -> [SQLiteData] in
-                [.text(row.id), .blob(ByteBuffer(bytes: row.record)), .text(row.origin.rawValue), .float(updatedAt)]
+                [.text(row.id), .blob(row.record), .text(row.origin.rawValue), .float(updatedAt)]
             }
             statements.append((sql, binds))
         }

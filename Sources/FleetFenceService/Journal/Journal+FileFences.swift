@@ -1,4 +1,3 @@
-import SQLiteNIO
 
 extension Journal {
     /// The statements that update the record of the fences file as last applied (id to encoded
@@ -12,7 +11,7 @@ extension Journal {
         for batch in definitions.sorted(by: { $0.key < $1.key }).batches(of: 500) {
             let sql = "INSERT OR REPLACE INTO file_fences (id, definition) VALUES "
                 + Array(repeating: "(?, ?)", count: batch.count).joined(separator: ", ")
-            statements.append((sql, batch.flatMap { [SQLiteData.text($0.key), .blob(ByteBuffer(bytes: $0.value))] }))
+            statements.append((sql, batch.flatMap { [SQLiteData.text($0.key), .blob($0.value)] }))
         }
         return statements
     }

@@ -1,4 +1,3 @@
-import SQLiteNIO
 
 extension Journal {
     /// Every device's stored state, ordered by device id.
@@ -35,7 +34,7 @@ extension Journal {
         if let fence { conditions.append("fence = ?"); binds.append(.text(fence)) }
         if let from { conditions.append("confirmed_at >= ?"); binds.append(.float(from)) }
         if let to { conditions.append("confirmed_at < ?"); binds.append(.float(to)) }
-        binds.append(.integer(limit))
+        binds.append(.integer(Int64(limit)))
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let columns = "id, " + JournalSQL.transitionColumns.joined(separator: ", ")
         let sql = """

@@ -1,5 +1,4 @@
 import Foundation
-import SQLiteNIO
 
 extension Journal {
     /// Appends `transitions`, upserts `devices`, `fences` and the record of the fences file
@@ -29,7 +28,7 @@ extension Journal {
         }
         for batch in devices.batches(of: JournalSQL.devicesPerStatement) {
             let binds = batch.flatMap { row -> [SQLiteData] in
-                [.text(row.device), .blob(ByteBuffer(bytes: row.state)), .float(updatedAt)]
+                [.text(row.device), .blob(row.state), .float(updatedAt)]
             }
             statements.append((JournalSQL.upsertDevices(count: batch.count), binds))
         }
@@ -51,7 +50,7 @@ extension JournalTransition {
     var binds: [SQLiteData] {
         [
             .text(device), .text(fence), .text(event), .float(at), .float(confirmedAt), .float(lat), .float(lon),
-            .integer(SQLiteInt64(seq)), reason.map { .text($0) } ?? .null,
+            .integer(seq), reason.map { .text($0) } ?? .null,
             durationSeconds.map { .float($0) } ?? .null, dwellSeconds.map { .float($0) } ?? .null,
             Self.alertData(alertJSON),
         ]
@@ -63,7 +62,7 @@ extension JournalTransition {
         if !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) {
             return .text(text)
         }
-        return .blob(ByteBuffer(bytes: bytes))
+        return .blob(bytes)
     }
 }
 

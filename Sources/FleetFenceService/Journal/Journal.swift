@@ -1,5 +1,4 @@
 import Logging
-import SQLiteNIO
 import Synchronization
 
 /// The SQLite journal of alerted transitions and device state: the service rebuilds its devices from it at
@@ -10,7 +9,7 @@ import Synchronization
 /// several statements on one connection and another thread's statement must not land inside it.
 public final class Journal: Sendable {
     public let path: String
-    let db: BlockingSQLite
+    let db: SQLiteConnection
     let logger: Logger
     private let isClosed = Mutex(false)
 
@@ -22,18 +21,15 @@ public final class Journal: Sendable {
     /// commits (never corrupt the file). `FULL` would add an fsync per commit to close that gap, at a cost
     /// the per-transition write path does not need.
     public init(path: String, logger: Logger = Logger(label: "fleetfence.journal")) throws {
-        let db = try BlockingSQLite.open(path: path, logger: logger)
+        let db = try SQLiteConnection.open(path: path)
         do {
-            let mode = try db.run("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.string
+            let mode = try db.run("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.stringValue
             if mode?.lowercased() != "wal" {
                 logger.warning(
                     "journal is not in WAL mode; writes are slower and a reader blocks the writer",
                     metadata: ["path": "\(path)", "journal_mode": "\(mode ?? "unknown")"])
             }
             try db.run("PRAGMA synchronous = NORMAL")
-            // Wait for another process's lock (a person in the sqlite3 shell) instead of failing at once,
-            // and sleep while waiting: this replaces sqlite-nio's busy handler, which retries in a hot loop.
-            try db.run("PRAGMA busy_timeout = 5000")
             try JournalSchema.prepare(db, path: path)
         } catch {
             try? db.close()
@@ -57,14 +53,6 @@ public final class Journal: Sendable {
                 logger.warning("journal checkpoint failed", metadata: ["path": "\(path)", "error": "\(error)"])
             }
             try db.close()
-        }
-    }
-
-    deinit {
-        // A journal dropped without close() (a crash path, a test) still releases its handle;
-        // sqlite-nio asserts on a connection deinitialized while open.
-        if !isClosed.withLock({ $0 }) {
-            _ = db.connection.close()
         }
     }
 

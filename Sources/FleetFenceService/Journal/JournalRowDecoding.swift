@@ -1,34 +1,33 @@
-import SQLiteNIO
 
 /// Typed column reads that name the column when the data is not what the schema promises.
 extension SQLiteRow {
     func text(_ column: String, in table: String) throws -> String {
-        guard let value = self.column(column)?.string else { throw JournalError.malformedRow(table: table, column: column) }
+        guard let value = self.column(column)?.stringValue else { throw JournalError.malformedRow(table: table, column: column) }
         return value
     }
 
     func optionalText(_ column: String) -> String? {
-        self.column(column)?.string
+        self.column(column)?.stringValue
     }
 
     func double(_ column: String, in table: String) throws -> Double {
-        guard let value = self.column(column)?.double else { throw JournalError.malformedRow(table: table, column: column) }
+        guard let value = self.column(column)?.doubleValue else { throw JournalError.malformedRow(table: table, column: column) }
         return value
     }
 
     func optionalDouble(_ column: String) -> Double? {
-        self.column(column)?.double
+        self.column(column)?.doubleValue
     }
 
     func int64(_ column: String, in table: String) throws -> Int64 {
-        guard let value = self.column(column)?.integer else { throw JournalError.malformedRow(table: table, column: column) }
-        return Int64(value)
+        guard let value = self.column(column)?.int64Value else { throw JournalError.malformedRow(table: table, column: column) }
+        return value
     }
 
     /// A blob's bytes, or a text's UTF-8 bytes (the alert column holds either).
     func bytes(_ column: String, in table: String) throws -> [UInt8] {
         switch self.column(column) {
-        case .blob(let buffer): Array(buffer.readableBytesView)
+        case .blob(let bytes): bytes
         case .text(let text): Array(text.utf8)
         default: throw JournalError.malformedRow(table: table, column: column)
         }

@@ -1,19 +1,18 @@
 import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
-import SQLiteNIO
 
 /// The journal's tables, versioned with `PRAGMA user_version` so that later builds can migrate.
 enum JournalSchema {
     /// Each version's migration brings a journal of the version before up to it.
-    private static let migrations: [@Sendable (BlockingSQLite) throws -> Void] = [
+    private static let migrations: [@Sendable (SQLiteConnection) throws -> Void] = [
         { db in try run(version1, in: db) },
         { db in try run(version2, in: db) },
         version3,
     ]
     static var version: Int { migrations.count }
 
-    private static func run(_ statements: [String], in db: BlockingSQLite) throws {
+    private static func run(_ statements: [String], in db: SQLiteConnection) throws {
         for statement in statements { try db.run(statement) }
     }
 
@@ -72,7 +71,7 @@ enum JournalSchema {
     /// Fence definitions move from Swift's Codable layout to the contract's plain definition
     /// (`FenceDefinitionEncoding`), which reads back much faster and is what users already know.
     /// `fences.record` keeps its `{"definition":…,"generation":N}` envelope.
-    private static func version3(_ db: BlockingSQLite) throws {
+    private static func version3(_ db: SQLiteConnection) throws {
         let decoder = JSONDecoder()
         for row in try db.run("SELECT id, record FROM fences") {
             let id = try row.text("id", in: "fences")
@@ -80,7 +79,7 @@ enum JournalSchema {
             guard let record = try? decoder.decode(FenceRecord.self, from: Data(row.bytes("record", in: "fences")))
             else { continue }
             let bytes = JournalFenceRecord.encode(definition: FenceDefinitionEncoding.encode(record.definition), generation: record.generation)
-            try db.run("UPDATE fences SET record = ? WHERE id = ?", [.blob(ByteBuffer(bytes: bytes)), .text(id)])
+            try db.run("UPDATE fences SET record = ? WHERE id = ?", [.blob(bytes), .text(id)])
         }
         for row in try db.run("SELECT id, definition FROM file_fences") {
             let id = try row.text("id", in: "file_fences")
@@ -88,14 +87,14 @@ enum JournalSchema {
             else { continue }
             try db.run(
                 "UPDATE file_fences SET definition = ? WHERE id = ?",
-                [.blob(ByteBuffer(bytes: FenceDefinitionEncoding.encode(definition))), .text(id)])
+                [.blob(FenceDefinitionEncoding.encode(definition)), .text(id)])
         }
     }
 
     /// Creates or migrates the schema to the current version; refuses a newer one.
-    static func prepare(_ db: BlockingSQLite, path: String) throws {
+    static func prepare(_ db: SQLiteConnection, path: String) throws {
         try db.transaction {
-            let found = try db.run("PRAGMA user_version").first?.column("user_version")?.integer ?? 0
+            let found = Int(try db.run("PRAGMA user_version").first?.column("user_version")?.int64Value ?? 0)
             if found == version { return }
             if found > version {
                 throw JournalError.schemaTooNew(path: path, found: found, supported: version)

@@ -1,0 +1,46 @@
+/// A value bound to or read from SQLite, one case per storage class.
+public enum SQLiteData: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case float(Double)
+    case text(String)
+    case blob([UInt8])
+
+    var int64Value: Int64? {
+        if case let .integer(value) = self { return value }
+        return nil
+    }
+
+    /// A REAL, or an INTEGER read as a Double (SQLite stores 200.0 in a REAL column as REAL, but
+    /// an expression such as MAX() can hand back either).
+    var doubleValue: Double? {
+        switch self {
+        case let .float(value): value
+        case let .integer(value): Double(value)
+        default: nil
+        }
+    }
+
+    var stringValue: String? {
+        if case let .text(value) = self { return value }
+        return nil
+    }
+}
+
+/// One result row: values by column name.
+public struct SQLiteRow: Sendable {
+    let names: [String]
+    let values: [SQLiteData]
+
+    /// The named column's value, `nil` when the statement has no such column.
+    func column(_ name: String) -> SQLiteData? {
+        names.firstIndex(of: name).map { values[$0] }
+    }
+}
+
+/// An SQLite result code other than success, with SQLite's own message.
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    public var code: Int32
+    public var message: String
+    public var description: String { "SQLite error \(code): \(message)" }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+@testable import FleetFenceService
+
+@Suite("SQLite connection")
+struct SQLiteConnectionTests {
+    private let path = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-sqlite-\(UUID().uuidString).db").path
+
+    private func withConnection(_ body: (SQLiteConnection) throws -> Void) throws {
+        let db = try SQLiteConnection.open(path: path)
+        defer {
+            try? db.close()
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        try body(db)
+    }
+
+    @Test func everyKindOfValueRoundTrips() throws {
+        try withConnection { db in
+            try db.run("CREATE TABLE t (v)")
+            let values: [SQLiteData] = [
+                .null, .integer(.min), .integer(.max), .integer(0), .float(-0.5), .float(1e308), .float(.leastNonzeroMagnitude),
+                .text(""), .text("Süd \u{1F69A}"), .text("nul\u{0}inside"), .blob([]), .blob([0, 255, 7]),
+            ]
+            for value in values { try db.run("INSERT INTO t (v) VALUES (?)", [value]) }
+            let read = try db.run("SELECT v FROM t ORDER BY rowid").map { $0.column("v") }
+            #expect(read == values)
+        }
+    }
+
+    @Test func rowsNameTheirColumns() throws {
+        try withConnection { db in
+            let row = try #require(try db.run("SELECT 1 AS one, 'two' AS two, 2.5 AS three").first)
+            #expect(row.column("one")?.int64Value == 1)
+            #expect(row.column("two")?.stringValue == "two")
+            #expect(row.column("three")?.doubleValue == 2.5)
+            #expect(row.column("four") == nil)
+        }
+    }
+
+    @Test func errorsCarrySQLitesMessage() throws {
+        try withConnection { db in
+            #expect { try db.run("SELEC 1") } throws: { error in
+                (error as? SQLiteError)?.message.contains("syntax error") == true
+            }
+            #expect { try db.run("SELECT ?", []) } throws: { error in
+                (error as? SQLiteError)?.description == "SQLite error 25: 0 values bound to 1 parameters"
+            }
+            try db.run("CREATE TABLE u (id INTEGER PRIMARY KEY)")
+            try db.run("INSERT INTO u (id) VALUES (1)")
+            #expect(throws: SQLiteError.self) { try db.run("INSERT INTO u (id) VALUES (1)") }
+            // The failed statement was reset: the same text runs again.
+            try db.run("INSERT INTO u (id) VALUES (?)", [.integer(2)])
+            #expect(try db.run("SELECT COUNT(*) AS n FROM u").first?.column("n")?.int64Value == 2)
+        }
+    }
+
+    @Test func aFailedTransactionLeavesNothing() throws {
+        try withConnection { db in
+            try db.run("CREATE TABLE u (id INTEGER PRIMARY KEY)")
+            struct Stop: Error {}
+            #expect(throws: Stop.self) {
+                try db.transaction {
+                    try db.run("INSERT INTO u (id) VALUES (1)")
+                    throw Stop()
+                }
+            }
+            try db.transaction { try db.run("INSERT INTO u (id) VALUES (2)") }
+            #expect(try db.run("SELECT id FROM u").map { $0.column("id")?.int64Value } == [2])
+        }
+    }
+
+    /// More statement texts than the cache holds: the cache is emptied and statements prepared again.
+    @Test func manyDistinctStatementsStillRun() throws {
+        try withConnection { db in
+            for n in 0..<200 {
+                let read = try db.run("SELECT \(n) AS n").first?.column("n")?.int64Value
+                #expect(read == Int64(n))
+            }
+            let again = try db.run("SELECT 7 AS n").first?.column("n")?.int64Value
+            #expect(again == 7)
+        }
+    }
+
+    @Test func closedConnectionRefusesStatements() throws {
+        let db = try SQLiteConnection.open(path: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try db.close()
+        try db.close()
+        #expect(throws: SQLiteError.self) { try db.run("SELECT 1") }
+    }
+}
