@@ -20,6 +20,8 @@ struct BenchResults: Sendable {
         var seconds = 0.0
         /// Alerts the service published for this stream (each one is a journal transaction).
         var alerts = 0
+        /// The service's CPU time (user + system) from the first publish to the end marker's alert.
+        var cpuSeconds: Double?
     }
 
     struct Startup: Sendable {

@@ -37,6 +37,11 @@ struct Report {
             rows.append(Row(
                 what: "  ratio to ceiling QoS \(qos)", figure: ratio.map { String(format: "%.3f", $0) } ?? "n/a",
                 target: ">= 0.9", verdict: verdict(ratio.map { $0 >= 0.9 })))
+            if let cpu = service.cpuSeconds {
+                rows.append(Row(
+                    what: "  service CPU QoS \(qos)",
+                    figure: String(format: "%.2f µs per position (%.2f s of CPU)", cpu * 1e6 / Double(service.published), cpu)))
+            }
         }
         let latencies = [
             ("alert latency @ half ceiling", r.latency, true), ("  broker path alone, same load", r.brokerPath, false),

@@ -5,12 +5,14 @@ extension BenchRun {
         guard let publisher else { throw BenchError.failed("no publisher") }
         let before = try waitForIdle(service)
         let alertsBefore = service.log.snapshot.alerts
+        let cpuBefore = service.cpuSeconds
         let outcome = publisher.burst(stream, qos: qos)
         guard let alert = try waitForAlert(of: marker, service: service, limit: settings.phaseLimit) else {
             throw BenchError.timedOut(
                 "QoS \(qos): no alert for the end marker \(marker) within \(settings.phaseLimit) s; "
                     + "service counted \(service.log.snapshot.positions - before) of \(stream.count)")
         }
+        let cpuAfter = service.cpuSeconds
         let counted = try waitForPositions(service, atLeast: before + stream.count, stall: 3)
 
         var figure = BenchResults.Throughput()
@@ -20,6 +22,7 @@ extension BenchRun {
         figure.publisherRate = outcome.acceptRate
         figure.seconds = Monotonic.seconds(from: outcome.startNanos, to: alert)
         figure.rate = Double(stream.count) / figure.seconds
+        if let cpuBefore, let cpuAfter { figure.cpuSeconds = cpuAfter - cpuBefore }
         if figure.processed < stream.count {
             results.notes.append("service QoS \(qos): counted \(figure.processed) of \(stream.count) positions (messages lost?)")
         }
