@@ -89,7 +89,7 @@ public final class GeofenceService: Service, Sendable {
         // Clean stop: state written, offline said, everything acknowledged, then goodbye.
         logger.info("stopping")
         stopping.store(true, ordering: .relaxed)
-        locked.withLock { $0.flush(clocks: true) }
+        flushEverything(locked)
         // From here on the pipeline writes on the caller's thread: messages that still arrive
         // until the disconnect are journaled and alerted at once.
         await pipeline.stop()
@@ -97,7 +97,7 @@ public final class GeofenceService: Service, Sendable {
         _ = await client.waitForPublishes(timeout: .seconds(5))
         await client.disconnect()
         // What those last messages changed without an alert.
-        locked.withLock { $0.flush(clocks: true) }
+        flushEverything(locked)
         try journal.close()
         logger.info("stopped")
     }
@@ -139,22 +139,37 @@ public final class GeofenceService: Service, Sendable {
         return String(format: "%.3f", Double(whole) + Double(fraction) * 1e-18)
     }
 
-    /// Silence checks and batched journal writes several times a second; a stats line every interval.
+    /// How often latest-sample times are journaled (a kill -9 forgets at most this much of them),
+    /// and how many records are built per hold of the lock.
+    private static let clockFlushInterval: Duration = .seconds(5)
+    private static let clockSlice = 500
+
+    private func flushClocks(_ locked: LockedCore) {
+        let slices = locked.withLock { ($0.clockOnlyDevices.count + Self.clockSlice - 1) / Self.clockSlice }
+        for _ in 0..<slices { locked.withLock { $0.flushClocks(limit: Self.clockSlice) } }
+    }
+
+    /// Every dirty device's state and every latest-sample time (at a clean stop).
+    private func flushEverything(_ locked: LockedCore) {
+        locked.withLock { $0.flush() }
+        flushClocks(locked)
+    }
+
+    /// Silence checks and dirty device state every tick, latest-sample times
+    /// every few seconds, a stats line every interval.
     private func periodic(_ locked: LockedCore) async throws {
         let clock = ContinuousClock()
         var nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)
-        var nextFlush = clock.now + .seconds(1)
-        var flushes = 0
+        var nextClockFlush = clock.now + Self.clockFlushInterval
         var lastPositions = 0
         var lastStatsTime = clock.now
         while true {
             try await Task.sleep(for: tickInterval)
             let now = GeofenceService.now()
             locked.withLock { $0.tick(now: now) }
-            if clock.now >= nextFlush {
-                nextFlush = clock.now + .seconds(1)
-                flushes += 1
-                locked.withLock { $0.flush(clocks: flushes % 5 == 0) }
+            if clock.now >= nextClockFlush {
+                nextClockFlush = clock.now + Self.clockFlushInterval
+                flushClocks(locked)
             }
             if clock.now >= nextStats {
                 nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)

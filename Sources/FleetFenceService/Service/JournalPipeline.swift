@@ -44,7 +44,8 @@ final class JournalPipeline: Sendable {
         var finished = false
     }
 
-    private static let backgroundChunk = 1_000
+    /// Small enough that an alert waits a few milliseconds at most behind a chunk.
+    private static let backgroundChunk = 250
     private let journal: Journal
     private let client: MQTTClient
     private let logger: Logger
