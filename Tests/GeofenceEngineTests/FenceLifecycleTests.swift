@@ -156,4 +156,20 @@ struct FenceLifecycleTests {
         h.feed(eastWest([0], from: T0 + 75))
         #expect(h.engine.state(of: "truck-7", in: "far") == .outside)
     }
+
+    /// A fence built beforehand (a fences file builds them in parallel) is set as built when the
+    /// engine clamps the same way, and built again with the engine's limits when it does not.
+    @Test func aFenceBuiltBeforehandFollowsTheEnginesRadiusLimits() throws {
+        let small = circle("small", at: depot, radius: 10)
+        let builtWithDefaults = try Fence(definition: small, settings: GeofenceSettings())
+        #expect(builtWithDefaults.effectiveRadius == 20)
+
+        var same = GeofenceEngine(settings: GeofenceSettings())
+        #expect(try same.setFence(builtWithDefaults).fence.effectiveRadius == 20)
+
+        var stricter = GeofenceEngine(settings: GeofenceSettings(minRadiusMeters: 50))
+        let update = try stricter.setFence(builtWithDefaults)
+        #expect(update.fence.effectiveRadius == 50 && update.fence.clampedFrom == 10)
+        #expect(stricter.fence(id: "small")?.effectiveRadius == 50)
+    }
 }

@@ -1,18 +1,23 @@
+import Dispatch
 import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
+import Synchronization
 
-/// `fences.file` as read: the definitions that decoded, and a reason for each one that did not.
+/// `fences.file` as read: the definitions that decoded, each built into a fence or refused by
+/// the engine's rules, and a reason for each feature that did not decode.
 struct FenceFile {
     var path: String
     var definitions: [FenceDefinition] = []
+    /// In the order of `definitions`.
+    var fences: [Result<Fence, FenceError>] = []
     var problems: [String] = []
     /// Ids of features that did not decode, where the id itself could be read.
     var unreadableIDs: Set<String> = []
 
-    /// Reads and decodes the file. A missing or unreadable file, or one that is not a
-    /// FeatureCollection, throws; a bad feature only adds a problem.
-    static func load(path: String) throws -> FenceFile {
+    /// Reads, decodes and builds the file's fences with `settings`. A missing or unreadable file,
+    /// or one that is not a FeatureCollection, throws; a bad feature only adds a problem.
+    static func load(path: String, settings: GeofenceSettings) throws -> FenceFile {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -32,7 +37,24 @@ struct FenceFile {
         } catch {
             throw FenceFileError(path: path, reason: "\(error)")
         }
+        file.fences = build(file.definitions, settings: settings)
         return file
+    }
+
+    /// Validation and geometry were most of applying a large file under the service's lock;
+    /// here they run before it is taken, on every core.
+    private static func build(_ definitions: [FenceDefinition], settings: GeofenceSettings) -> [Result<Fence, FenceError>] {
+        let chunkSize = 2_000
+        let chunks = (definitions.count + chunkSize - 1) / chunkSize
+        let built = Mutex([[Result<Fence, FenceError>]](repeating: [], count: chunks))
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            let range = chunk * chunkSize..<min(definitions.count, (chunk + 1) * chunkSize)
+            let fences = definitions[range].map { definition in
+                Result { () throws(FenceError) in try Fence(definition: definition, settings: settings) }
+            }
+            built.withLock { $0[chunk] = fences }
+        }
+        return built.withLock { $0.flatMap { $0 } }
     }
 }
 

@@ -153,12 +153,13 @@ struct GeofenceCore {
     /// (nothing when a file brings a fence the engine holds as it is). A file of many fences
     /// is one step: one transaction, then its registry entries.
     /// `encoded`: the definition as `FenceDefinitionEncoding` writes it, when the caller has it already.
+    /// `built`: the fence already built from `definition` (a fences file's, see ``FenceFile``).
     private mutating func applyFence(
-        _ definition: FenceDefinition, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil,
+        _ definition: FenceDefinition, built: Fence? = nil, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil,
         into step: inout JournalPipeline.Step
     ) throws {
         try FenceIDRules.validate(definition.id)
-        let update = try engine.setFence(definition)
+        let update = try built.map { fence throws(FenceError) in try engine.setFence(fence) } ?? engine.setFence(definition)
         // The file bringing a fence exactly as held (set at run time, say) leaves its origin.
         if update.unchanged, origin == .file, fenceOrigins[definition.id] != nil { return }
         fenceOrigins[definition.id] = origin
@@ -208,14 +209,14 @@ struct GeofenceCore {
         // A feature that no longer reads changes nothing: its fence, if held, stays as it was.
         for id in loaded.unreadableIDs { applied[id] = lastFileFences[id] }
         var step = JournalPipeline.Step()
-        for definition in loaded.definitions {
+        for (definition, built) in zip(loaded.definitions, loaded.fences) {
             if lastFileFences[definition.id] == definition {
                 applied[definition.id] = definition
                 continue
             }
             do {
                 let encoded = FenceDefinitionEncoding.encode(definition)
-                try applyFence(definition, origin: .file, encoded: encoded, into: &step)
+                try applyFence(definition, built: built.get(), origin: .file, encoded: encoded, into: &step)
                 applied[definition.id] = definition
                 // The file's record changes by what changed in the file, in the fence's transaction.
                 step.fileFences[definition.id] = encoded

@@ -117,7 +117,7 @@ public final class GeofenceService: Service, Sendable {
         do {
             let clock = ContinuousClock()
             let start = clock.now
-            let file = try FenceFile.load(path: path)
+            let file = try FenceFile.load(path: path, settings: configuration.geofence)
             let read = clock.now
             locked.withLock { $0.applyFenceFile(file, now: GeofenceService.now()) }
             let applied = clock.now

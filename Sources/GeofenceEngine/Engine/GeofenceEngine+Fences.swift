@@ -23,7 +23,19 @@ extension GeofenceEngine {
     /// are judged against the new shape.
     @discardableResult
     public mutating func setFence(_ definition: FenceDefinition) throws(FenceError) -> FenceUpdate {
-        let fence = try Fence(definition: definition, settings: settings)
+        insert(try Fence(definition: definition, settings: settings))
+    }
+
+    /// The same with a fence built beforehand, so that validation and geometry (a polygon's
+    /// inscribed circle) can run outside whatever guards the engine, and in parallel. A fence
+    /// clamped with other radius limits than this engine's is built again.
+    @discardableResult
+    public mutating func setFence(_ fence: Fence) throws(FenceError) -> FenceUpdate {
+        insert(fence.isClamped(as: settings) ? fence : try Fence(definition: fence.definition, settings: settings))
+    }
+
+    private mutating func insert(_ fence: Fence) -> FenceUpdate {
+        let definition = fence.definition
         if let slot = slotsByFenceID[definition.id] {
             let unchanged = fenceSlots[Int(slot)]?.definition == definition
             fenceSlots[Int(slot)] = fence

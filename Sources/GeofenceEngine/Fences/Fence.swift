@@ -25,6 +25,12 @@ public struct Fence: Sendable {
     }
 
     public var id: String { definition.id }
+
+    /// Whether `settings` clamp this fence as it is (only a circle's radius depends on them).
+    func isClamped(as settings: GeofenceSettings) -> Bool {
+        guard case let .circle(_, radius) = definition.shape else { return true }
+        return RadiusClamp.clamp(radius, min: settings.minRadiusMeters, max: settings.maxRadiusMeters) == effectiveRadius
+    }
     public var name: String? { definition.name }
     public var isClamped: Bool { clampedFrom != nil }
 
