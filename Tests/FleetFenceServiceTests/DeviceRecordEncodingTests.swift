@@ -37,6 +37,9 @@ struct DeviceRecordEncodingTests {
             let bytes = DeviceRecordEncoding.encode(record)
             let decoded = try JSONDecoder().decode(DeviceRecord.self, from: Data(bytes))
             #expect(decoded == record, "\(String(decoding: bytes, as: UTF8.self))")
+            // And back through the journal's own reader, from its bytes and from JSONEncoder's.
+            #expect(try DeviceRecordEncoding.decode(bytes) == record)
+            #expect(try DeviceRecordEncoding.decode(Array(JSONEncoder().encode(record))) == record)
             for region in record.regions {
                 shapes.insert("\(region.state) dwell=\(region.dwellReported) pending=\(region.pending != nil) evidence=\(region.pending?.evidenceSince != nil)")
             }
@@ -46,5 +49,28 @@ struct DeviceRecordEncodingTests {
             "outside dwell=false pending=true evidence=true", "outside dwell=false pending=true evidence=false",
             "unknown dwell=false pending=false evidence=false",
         ])
+    }
+
+    @Test func damagedRecordsAreRefusedWithAReason() {
+        let good = #"{"device":"d","seq":3,"knownGeneration":2,"regions":[{"fence":"f","state":"inside","enteredAt":5,"dwellReported":false}]}"#
+        #expect(throws: Never.self) { try DeviceRecordEncoding.decode(Array(good.utf8)) }
+        let cases = [
+            ("", "not a JSON object"),
+            (#"{"device":"d","seq":3,"knownGeneration":2}"#, "no regions"),
+            (#"{"device":"d","seq":-1,"knownGeneration":2,"regions":[]}"#, "seq or knownGeneration is not a whole number in range"),
+            (#"{"device":"d","seq":1.5,"knownGeneration":2,"regions":[]}"#, "seq or knownGeneration is not a whole number in range"),
+            (#"{"seq":1,"knownGeneration":2,"regions":[]}"#, "device is missing"),
+            (#"{"device":"d","seq":1,"knownGeneration":2,"regions":[{"fence":"f","state":"sideways","enteredAt":5,"dwellReported":false}]}"#,
+             "a region's state is missing or unknown"),
+            (#"{"device":"d","seq":1,"knownGeneration":2,"lastTimestamp":"soon","regions":[]}"#, "lastTimestamp is not a number"),
+        ]
+        for (text, reason) in cases {
+            #expect(throws: DeviceRecordEncoding.Unreadable.self) { try DeviceRecordEncoding.decode(Array(text.utf8)) }
+            do {
+                _ = try DeviceRecordEncoding.decode(Array(text.utf8))
+            } catch {
+                #expect(error.description == reason, "\(text)")
+            }
+        }
     }
 }

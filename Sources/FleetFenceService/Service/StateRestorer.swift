@@ -18,7 +18,6 @@ enum StateRestorer {
     /// before the downtime, so that positions the broker queued meanwhile are heard before a
     /// pending change is confirmed by silence.
     static func restore(from journal: Journal, settings: GeofenceSettings, now: Double, logger: Logger) throws -> Restored {
-        let decoder = JSONDecoder()
         var engine = GeofenceEngine(settings: settings)
         var origins: [String: JournalFenceRow.Origin] = [:]
         var fences: [FenceRecord] = []
@@ -41,8 +40,11 @@ enum StateRestorer {
         let journaledSeq = try journal.maxSeqPerDevice()
         var devices = 0
         for row in try journal.loadDevices() {
-            guard var record = try? decoder.decode(DeviceRecord.self, from: Data(row.state)) else {
-                logger.warning("journal: unreadable device state skipped", metadata: ["device": "\(row.device)"])
+            var record: DeviceRecord
+            do {
+                record = try DeviceRecordEncoding.decode(row.state)
+            } catch {
+                logger.warning("journal: unreadable device state skipped", metadata: ["device": "\(row.device)", "reason": "\(error)"])
                 continue
             }
             // seq never goes back, even if a device row lagged behind its alerts.

@@ -16,6 +16,13 @@ public struct PendingChange: Sendable, Hashable, Codable {
     /// The latest new-side position, which confirms the change if the device falls silent.
     public var lat: Double
     public var lon: Double
+
+    public init(crossedAt: Double, evidenceSince: Double?, lat: Double, lon: Double) {
+        self.crossedAt = crossedAt
+        self.evidenceSince = evidenceSince
+        self.lat = lat
+        self.lon = lon
+    }
 }
 
 /// Per device and fence, kept only where it differs from "known outside, nothing pending".

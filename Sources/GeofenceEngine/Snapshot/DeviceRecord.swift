@@ -6,6 +6,14 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
         public var enteredAt: Double
         public var dwellReported: Bool
         public var pending: PendingChange?
+
+        public init(fence: String, state: RegionState, enteredAt: Double, dwellReported: Bool, pending: PendingChange?) {
+            self.fence = fence
+            self.state = state
+            self.enteredAt = enteredAt
+            self.dwellReported = dwellReported
+            self.pending = pending
+        }
     }
 
     public var device: String
@@ -19,6 +27,21 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
     public var knownGeneration: UInt32
     public var lastArrival: Double?
     public var regions: [Region]
+
+    public init(
+        device: String, lastTimestamp: Double?, anchorTime: Double?, anchorLat: Double?, anchorLon: Double?, seq: UInt64,
+        knownGeneration: UInt32, lastArrival: Double?, regions: [Region]
+    ) {
+        self.device = device
+        self.lastTimestamp = lastTimestamp
+        self.anchorTime = anchorTime
+        self.anchorLat = anchorLat
+        self.anchorLon = anchorLon
+        self.seq = seq
+        self.knownGeneration = knownGeneration
+        self.lastArrival = lastArrival
+        self.regions = regions
+    }
 }
 
 /// A fence with the generation it was added in, so that restored devices know which fences are
