@@ -1,7 +1,7 @@
 import Foundation
 
-/// `JSONSerialization`, and the questions its `Any` results need answered. Used by the reference
-/// position decoder and by the (rare, small) fence definitions.
+/// `JSONSerialization`, and the questions its `Any` results need answered: the reference position
+/// decoder, which the byte scanner must agree with. Fences are read with `JSONParser`.
 enum FoundationJSON {
     /// The parsed value, or the parser's own explanation of why the bytes are not JSON.
     static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<Any, JSONSyntaxError> {
@@ -39,18 +39,6 @@ enum FoundationJSON {
             if ObjectIdentifier(type(of: number)) == booleanClass { return .bool(number.boolValue) }
             return .number(number.doubleValue)
         default: return .null  // JSONSerialization produces nothing else.
-        }
-    }
-
-    /// "an array", "a string", ... for error messages.
-    static func kindName(of value: Any) -> String {
-        switch kind(of: value) {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
         }
     }
 }

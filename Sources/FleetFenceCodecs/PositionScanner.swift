@@ -235,44 +235,14 @@ struct PositionScanner {
         let power = exponent - fractionDigits
         if mantissa <= exact, power >= -22, power <= 22 {
             let magnitude = power >= 0
-                ? Double(mantissa) * PositionScanner.powerOfTen(power)
-                : Double(mantissa) / PositionScanner.powerOfTen(-power)
+                ? Double(mantissa) * PowerOfTen.exact(power)
+                : Double(mantissa) / PowerOfTen.exact(-power)
             return (negative ? -magnitude : magnitude, i)
         }
         let text = String(decoding: UnsafeBufferPointer(start: base + start, count: i - start), as: UTF8.self)
         // Foundation rejects a token that does not fit a finite Double; so does the reference path.
         guard let value = Double(text), value.isFinite else { return nil }
         return (value, i)
-    }
-
-    /// 10^k for 0...22, all exact in a Double.
-    @inline(__always)
-    private static func powerOfTen(_ k: Int) -> Double {
-        switch k {
-        case 0: 1e0
-        case 1: 1e1
-        case 2: 1e2
-        case 3: 1e3
-        case 4: 1e4
-        case 5: 1e5
-        case 6: 1e6
-        case 7: 1e7
-        case 8: 1e8
-        case 9: 1e9
-        case 10: 1e10
-        case 11: 1e11
-        case 12: 1e12
-        case 13: 1e13
-        case 14: 1e14
-        case 15: 1e15
-        case 16: 1e16
-        case 17: 1e17
-        case 18: 1e18
-        case 19: 1e19
-        case 20: 1e20
-        case 21: 1e21
-        default: 1e22
-        }
     }
 
     // MARK: Keys
