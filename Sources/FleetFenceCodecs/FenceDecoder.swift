@@ -53,7 +53,7 @@ public enum FenceDecoder {
         let parsed: JSONValue
         switch data.withUnsafeBytes({ JSONParser.parse($0) }) {
         case let .success(value): parsed = value
-        case let .failure(error): throw .notJSON(detail: error.detail)
+        case let .failure(error): throw .notJSON(detail: error.detail + lineAndColumn(of: error.offset, in: data))
         }
         guard case let .object(object) = parsed else { throw .notAnObject(field: "the payload", found: parsed.kindName) }
         let top = FenceFields(object)
@@ -166,15 +166,10 @@ public enum FenceDecoder {
         let fromProperties = try properties.string("id")
         var fromFeature: String?
         if let value = feature.value("id") {
-            switch value {
-            case let .string(text): fromFeature = text
-            case let .number(x):
-                var text: [UInt8] = []
-                JSONWriter.appendNumber(x, to: &text)
-                fromFeature = String(decoding: text, as: UTF8.self)
-            default:
+            guard let text = featureIDText(value) else {
                 throw .wrongType(field: "id", expected: "a string or a number", got: value.kindName)
             }
+            fromFeature = text
         }
         if let fromProperties, let fromFeature, fromProperties != fromFeature {
             throw .conflictingIDs(feature: fromFeature, properties: fromProperties)
@@ -190,11 +185,33 @@ public enum FenceDecoder {
         return id
     }
 
+    /// " (line L, column C)" of a byte offset: a file's reader opens it in an editor, not a hex dump.
+    private static func lineAndColumn(of offset: Int, in data: Data) -> String {
+        var line = 1
+        var lineStart = 0
+        for (index, byte) in data.prefix(offset).enumerated() where byte == UInt8(ascii: "\n") {
+            line += 1
+            lineStart = index + 1
+        }
+        return " (line \(line), column \(offset - lineStart + 1))"
+    }
+
     /// A feature's id for error reports, read without failing.
     private static func bestEffortID(_ object: JSONObject) -> String? {
         if case let .object(properties)? = object["properties"], case let .string(id)? = properties["id"] { return id }
-        if case let .string(id)? = object["id"] { return id }
-        return nil
+        return object["id"].flatMap(featureIDText)
+    }
+
+    /// A Feature's own `id` as text: a string, or a number as GeoJSON allows (`42`, not `42.0`).
+    private static func featureIDText(_ value: JSONValue) -> String? {
+        switch value {
+        case let .string(text): return text
+        case let .number(x):
+            var text: [UInt8] = []
+            JSONWriter.appendNumber(x, to: &text)
+            return String(decoding: text, as: UTF8.self)
+        default: return nil
+        }
     }
 
     private static func withBytes<R>(

@@ -127,6 +127,10 @@ struct FenceDecoderTests {
 
     @Test func numericFeatureIDs() throws {
         #expect(try decode(#"{"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[8,49]},"properties":{"radius":5}}"#).id == "7")
+        // A broken feature still names its numeric id, so that a reload keeps the fence it had.
+        let file = #"{"type":"FeatureCollection","features":[{"type":"Feature","id":42,"geometry":{"type":"Point","coordinates":[8,49]},"properties":{}}]}"#
+        #expect(try FenceDecoder.decodeCollection(Data(file.utf8))
+            == [.failure(FenceFeatureError(index: 0, id: "42", error: .missingField("properties.radius")))])
     }
 
     @Test func tooLarge() {
@@ -166,6 +170,13 @@ struct FenceDecoderTests {
         #expect(results[6] == .failure(FenceFeatureError(index: 6, id: nil, error: .missingField("id"))))
         guard case let .failure(e) = results[1] else { return }
         #expect(e.description == #"features[1] (id "bad"): missing field "properties.radius""#)
+    }
+
+    @Test func aFileThatIsNotJSONNamesTheLineAndColumn() {
+        let file = "{\"type\": \"FeatureCollection\",\n \"features\": [,]}"
+        #expect(throws: FenceDecodingError.notJSON(detail: "unexpected character ',' at byte 44 (expected a value) (line 2, column 15)")) {
+            try FenceDecoder.decodeCollection(Data(file.utf8))
+        }
     }
 
     @Test func collectionErrorsThatFailTheWholeFile() {

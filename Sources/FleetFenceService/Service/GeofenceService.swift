@@ -145,8 +145,10 @@ public final class GeofenceService: Service, Sendable {
     private static let clockSlice = 500
 
     private func flushClocks(_ locked: LockedCore) {
-        let slices = locked.withLock { ($0.clockOnlyDevices.count + Self.clockSlice - 1) / Self.clockSlice }
-        for _ in 0..<slices { locked.withLock { $0.flushClocks(limit: Self.clockSlice) } }
+        let due = locked.withLock { $0.takeClockOnlyDevices() }
+        for start in stride(from: 0, to: due.count, by: Self.clockSlice) {
+            locked.withLock { $0.flushClocks(of: due[start..<min(due.count, start + Self.clockSlice)]) }
+        }
     }
 
     /// Every dirty device's state and every latest-sample time (at a clean stop).
