@@ -47,6 +47,11 @@ struct SQLiteConnectionTests {
             #expect { try db.run("SELECT ?", []) } throws: { error in
                 (error as? SQLiteError)?.description == "SQLite error 25: 0 values bound to 1 parameters"
             }
+            // Only the first statement of a text would run: refused rather than half done.
+            #expect { try db.run("SELECT 1; SELECT 2") } throws: { error in
+                (error as? SQLiteError)?.message == "more than one statement in: SELECT 1; SELECT 2"
+            }
+            #expect(try db.run("SELECT 1 AS one;  ").count == 1)
             try db.run("CREATE TABLE u (id INTEGER PRIMARY KEY)")
             try db.run("INSERT INTO u (id) VALUES (1)")
             #expect(throws: SQLiteError.self) { try db.run("INSERT INTO u (id) VALUES (1)") }

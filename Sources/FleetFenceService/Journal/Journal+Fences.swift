@@ -5,18 +5,10 @@ extension Journal {
     static func fenceStatements(_ fences: [JournalFenceRow], removed: [String], updatedAt: Double)
         -> [(sql: String, binds: [SQLiteData])]
     {
-        var statements: [(sql: String, binds: [SQLiteData])] = removed.map { ("DELETE FROM fences WHERE id = ?", [.text($0)]) }
-        for batch in fences.batches(of: 500) {
-            let sql = "INSERT INTO fences (id, record, origin, updated_at) VALUES "
-                + Array(repeating: "(?, ?, ?, ?)", count: batch.count).joined(separator: ", ")
-                + " ON CONFLICT (id) DO UPDATE SET record = excluded.record, origin = excluded.origin,"
-                + " updated_at = excluded.updated_at"
-            let binds = batch.flatMap { row -> [SQLiteData] in
-                [.text(row.id), .blob(row.record), .text(row.origin.rawValue), .float(updatedAt)]
+        removed.map { (JournalSQL.deleteFence, [.text($0)]) }
+            + fences.map { row in
+                (JournalSQL.upsertFence, [.text(row.id), .blob(row.record), .text(row.origin.rawValue), .float(updatedAt)])
             }
-            statements.append((sql, binds))
-        }
-        return statements
     }
 
     /// Every stored fence, ordered by id.

@@ -1,19 +1,11 @@
-
 extension Journal {
     /// The statements that update the record of the fences file as last applied (id to encoded
     /// definition): `removed` deleted, `definitions` upserted.
     static func fileFenceStatements(_ definitions: [String: [UInt8]], removed: [String])
         -> [(sql: String, binds: [SQLiteData])]
     {
-        var statements: [(sql: String, binds: [SQLiteData])] = removed.map {
-            ("DELETE FROM file_fences WHERE id = ?", [.text($0)])
-        }
-        for batch in definitions.sorted(by: { $0.key < $1.key }).batches(of: 500) {
-            let sql = "INSERT OR REPLACE INTO file_fences (id, definition) VALUES "
-                + Array(repeating: "(?, ?)", count: batch.count).joined(separator: ", ")
-            statements.append((sql, batch.flatMap { [SQLiteData.text($0.key), .blob($0.value)] }))
-        }
-        return statements
+        removed.map { (JournalSQL.deleteFileFence, [.text($0)]) }
+            + definitions.sorted(by: { $0.key < $1.key }).map { (JournalSQL.upsertFileFence, [.text($0.key), .blob($0.value)]) }
     }
 
     /// The fences file as last applied; empty before the first load.

@@ -1,4 +1,3 @@
-
 extension Journal {
     /// Every device's stored state, ordered by device id.
     public func loadDevices() throws -> [JournalDeviceRow] {

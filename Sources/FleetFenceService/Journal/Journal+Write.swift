@@ -16,24 +16,16 @@ extension Journal {
             return
         }
         let updatedAt = Date().timeIntervalSince1970
-        // Many rows per statement: every statement is a round trip to sqlite-nio's thread pool.
         // Fences first: a removal's exits and the removal itself land in one transaction.
         var statements = Self.fenceStatements(fences, removed: removedFences, updatedAt: updatedAt)
         statements += Self.fileFenceStatements(fileFences, removed: removedFileFences)
-        for batch in transitions.batches(of: JournalSQL.transitionsPerStatement) {
-            statements.append((JournalSQL.insertTransitions(count: batch.count), batch.flatMap(\.binds)))
-        }
-        for batch in removedDevices.batches(of: JournalSQL.devicesPerStatement) {
-            statements.append((JournalSQL.deleteDevices(count: batch.count), batch.map { .text($0) }))
-        }
-        for batch in devices.batches(of: JournalSQL.devicesPerStatement) {
-            let binds = batch.flatMap { row -> [SQLiteData] in
-                [.text(row.device), .blob(row.state), .float(updatedAt)]
-            }
-            statements.append((JournalSQL.upsertDevices(count: batch.count), binds))
+        for transition in transitions { statements.append((JournalSQL.insertTransition, transition.binds)) }
+        for device in removedDevices { statements.append((JournalSQL.deleteDevice, [.text(device)])) }
+        for row in devices {
+            statements.append((JournalSQL.upsertDevice, [.text(row.device), .blob(row.state), .float(updatedAt)]))
         }
         try locked {
-            // A single statement is atomic on its own; BEGIN and COMMIT would be two more round trips.
+            // A single statement is atomic on its own.
             if statements.count == 1 {
                 try db.run(statements[0].sql, statements[0].binds)
                 return
@@ -63,11 +55,5 @@ extension JournalTransition {
             return .text(text)
         }
         return .blob(bytes)
-    }
-}
-
-extension Array {
-    func batches(of size: Int) -> [ArraySlice<Element>] {
-        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }

@@ -1,4 +1,3 @@
-
 /// Typed column reads that name the column when the data is not what the schema promises.
 extension SQLiteRow {
     func text(_ column: String, in table: String) throws -> String {

@@ -1,41 +1,27 @@
-/// The journal's statement texts.
+/// The journal's statement texts: one row each. The connection keeps each prepared, so a
+/// transaction of a thousand rows steps one statement a thousand times.
 enum JournalSQL {
     static let transitionColumns = [
         "device", "fence", "event", "at", "confirmed_at", "lat", "lon", "seq", "reason", "duration_s", "dwell_s",
         "alert",
     ]
-    /// 12 columns x 500 rows stays far below the bundled SQLite's limit on bound variables.
-    static let transitionsPerStatement = 500
-    static let devicesPerStatement = 1_000
 
-    static let fullTransitionInsert = makeInsertTransitions(count: transitionsPerStatement)
-    static let fullDeviceUpsert = makeUpsertDevices(count: devicesPerStatement)
+    static let insertTransition =
+        "INSERT INTO transitions (\(transitionColumns.joined(separator: ", "))) VALUES ("
+        + Array(repeating: "?", count: transitionColumns.count).joined(separator: ", ") + ")"
 
-    static func insertTransitions(count: Int) -> String {
-        count == transitionsPerStatement ? fullTransitionInsert : makeInsertTransitions(count: count)
-    }
+    static let upsertDevice = """
+        INSERT INTO devices (device, state, updated_at) VALUES (?, ?, ?)
+        ON CONFLICT (device) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at
+        """
+    static let deleteDevice = "DELETE FROM devices WHERE device = ?"
 
-    static func upsertDevices(count: Int) -> String {
-        count == devicesPerStatement ? fullDeviceUpsert : makeUpsertDevices(count: count)
-    }
+    static let upsertFence = """
+        INSERT INTO fences (id, record, origin, updated_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (id) DO UPDATE SET record = excluded.record, origin = excluded.origin, updated_at = excluded.updated_at
+        """
+    static let deleteFence = "DELETE FROM fences WHERE id = ?"
 
-    static func deleteDevices(count: Int) -> String {
-        "DELETE FROM devices WHERE device IN (\(placeholders(count)))"
-    }
-
-    private static func makeInsertTransitions(count: Int) -> String {
-        let row = "(\(placeholders(transitionColumns.count)))"
-        return "INSERT INTO transitions (\(transitionColumns.joined(separator: ", "))) VALUES "
-            + Array(repeating: row, count: count).joined(separator: ", ")
-    }
-
-    private static func makeUpsertDevices(count: Int) -> String {
-        "INSERT INTO devices (device, state, updated_at) VALUES "
-            + Array(repeating: "(?, ?, ?)", count: count).joined(separator: ", ")
-            + " ON CONFLICT (device) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at"
-    }
-
-    private static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
-    }
+    static let upsertFileFence = "INSERT OR REPLACE INTO file_fences (id, definition) VALUES (?, ?)"
+    static let deleteFileFence = "DELETE FROM file_fences WHERE id = ?"
 }

@@ -1,12 +1,10 @@
 import CSQLite3
 import Synchronization
 
-/// One connection to Debian's libsqlite3, used synchronously from the calling thread.
-///
-/// The journal used sqlite-nio, which runs each statement on NIO's thread pool and completes it on
-/// an event loop while the caller waits: three thread hand-offs per statement, measured at about a
-/// quarter of the service's CPU under a full QoS 0 stream. Here a statement runs where it is called.
-/// Prepared statements are kept by their text and reused; all use is serialized by one lock.
+/// One connection to Debian's libsqlite3, used synchronously on the calling thread: a statement
+/// runs where it is called, with no hand-off to another thread. Prepared statements are kept by
+/// their text and reused. Each call is serialized by one lock; a transaction spans several calls,
+/// so its caller must keep other threads out meanwhile (the journal's own lock does).
 final class SQLiteConnection: Sendable {
     /// The handles are used only inside the mutex.
     private struct State: @unchecked Sendable {
@@ -24,7 +22,8 @@ final class SQLiteConnection: Sendable {
 
     static func open(path: String) throws -> SQLiteConnection {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        // No mutex of SQLite's own: every use is under this type's lock.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -91,8 +90,20 @@ final class SQLiteConnection: Sendable {
     private static func prepared(_ sql: String, handle: OpaquePointer, state: inout State) throws -> OpaquePointer {
         if let statement = state.statements[sql] { return statement }
         var statement: OpaquePointer?
-        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
-        guard code == SQLITE_OK, let statement else { throw error(code, handle) }
+        var rest: UnsafePointer<CChar>?
+        let code = sql.withCString { text in
+            let code = sqlite3_prepare_v3(handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &rest)
+            // SQLite prepares the first statement of a text; the rest would be dropped unseen.
+            if code == SQLITE_OK, let rest, String(cString: rest).contains(where: { !$0.isWhitespace && $0 != ";" }) {
+                return SQLITE_MISUSE
+            }
+            return code
+        }
+        guard code == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            if code == SQLITE_MISUSE { throw SQLiteError(code: code, message: "more than one statement in: \(sql)") }
+            throw error(code, handle)
+        }
         if state.statements.count >= cachedStatements {
             for old in state.statements.values { sqlite3_finalize(old) }
             state.statements.removeAll(keepingCapacity: true)
@@ -116,7 +127,9 @@ final class SQLiteConnection: Sendable {
             case var .text(text):
                 code = text.withUTF8 { bytes in
                     // A null pointer would bind NULL, not the empty string.
-                    guard let base = bytes.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, nil) }
+                    guard let base = bytes.baseAddress else {
+                        return sqlite3_bind_text(statement, index, "", 0, fleetfence_sqlite_transient())
+                    }
                     return sqlite3_bind_text(statement, index, base, Int32(bytes.count), fleetfence_sqlite_transient())
                 }
             case let .blob(bytes):
@@ -147,13 +160,15 @@ final class SQLiteConnection: Sendable {
         switch sqlite3_column_type(statement, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
         case SQLITE_FLOAT: return .float(sqlite3_column_double(statement, column))
+        // The pointer first, then its length: SQLite's documented order.
         case SQLITE_TEXT:
-            let count = Int(sqlite3_column_bytes(statement, column))
             guard let text = sqlite3_column_text(statement, column) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(statement, column))
             return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
         case SQLITE_BLOB:
+            let blob = sqlite3_column_blob(statement, column)
             let count = Int(sqlite3_column_bytes(statement, column))
-            guard count > 0, let blob = sqlite3_column_blob(statement, column) else { return .blob([]) }
+            guard count > 0, let blob else { return .blob([]) }
             return .blob(Array(UnsafeRawBufferPointer(start: blob, count: count)))
         default: return .null
         }

@@ -1,5 +1,5 @@
 /// A value bound to or read from SQLite, one case per storage class.
-public enum SQLiteData: Sendable, Equatable {
+enum SQLiteData: Sendable, Equatable {
     case null
     case integer(Int64)
     case float(Double)
@@ -28,7 +28,7 @@ public enum SQLiteData: Sendable, Equatable {
 }
 
 /// One result row: values by column name.
-public struct SQLiteRow: Sendable {
+struct SQLiteRow: Sendable {
     let names: [String]
     let values: [SQLiteData]
 
@@ -39,8 +39,8 @@ public struct SQLiteRow: Sendable {
 }
 
 /// An SQLite result code other than success, with SQLite's own message.
-public struct SQLiteError: Error, Sendable, CustomStringConvertible {
-    public var code: Int32
-    public var message: String
-    public var description: String { "SQLite error \(code): \(message)" }
+struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    var code: Int32
+    var message: String
+    var description: String { "SQLite error \(code): \(message)" }
 }
