@@ -40,7 +40,7 @@ struct Report {
             if let cpu = service.cpuSeconds {
                 rows.append(Row(
                     what: "  service CPU QoS \(qos)",
-                    figure: String(format: "%.2f µs per position (%.2f s of CPU)", cpu * 1e6 / Double(service.published), cpu)))
+                    figure: String(format: "%.2f µs per position (%.2f s of CPU)", cpu * 1e6 / Double(max(service.processed, 1)), cpu)))
             }
         }
         let latencies = [

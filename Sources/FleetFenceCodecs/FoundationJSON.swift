@@ -4,16 +4,17 @@ import Foundation
 /// decoder, which the byte scanner must agree with. Fences are read with `JSONParser`.
 enum FoundationJSON {
     /// The parsed value, or the parser's own explanation of why the bytes are not JSON.
-    static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<Any, JSONSyntaxError> {
+    static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<Any, Failure> {
         do {
             return .success(try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]))
         } catch {
             let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-            return .failure(JSONSyntaxError(detail: detail ?? "\(error)"))
+            return .failure(Failure(detail: detail ?? "\(error)"))
         }
     }
 
-    struct JSONSyntaxError: Error {
+    /// JSONSerialization's own words; unlike `JSONSyntaxError`, no offset.
+    struct Failure: Error {
         var detail: String
     }
 

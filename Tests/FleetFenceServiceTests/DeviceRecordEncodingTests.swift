@@ -55,7 +55,8 @@ struct DeviceRecordEncodingTests {
         let good = #"{"device":"d","seq":3,"knownGeneration":2,"regions":[{"fence":"f","state":"inside","enteredAt":5,"dwellReported":false}]}"#
         #expect(throws: Never.self) { try DeviceRecordEncoding.decode(Array(good.utf8)) }
         let cases = [
-            ("", "not a JSON object"),
+            ("", "not JSON: unexpected end of input at byte 0 (expected a value)"),
+            ("[]", "not a JSON object"),
             (#"{"device":"d","seq":3,"knownGeneration":2}"#, "no regions"),
             (#"{"device":"d","seq":-1,"knownGeneration":2,"regions":[]}"#, "seq or knownGeneration is not a whole number in range"),
             (#"{"device":"d","seq":1.5,"knownGeneration":2,"regions":[]}"#, "seq or knownGeneration is not a whole number in range"),
@@ -65,7 +66,7 @@ struct DeviceRecordEncodingTests {
             (#"{"device":"d","seq":1,"knownGeneration":2,"lastTimestamp":"soon","regions":[]}"#, "lastTimestamp is not a number"),
         ]
         for (text, reason) in cases {
-            #expect(throws: DeviceRecordEncoding.Unreadable.self) { try DeviceRecordEncoding.decode(Array(text.utf8)) }
+            #expect(throws: UnreadableRecord.self) { try DeviceRecordEncoding.decode(Array(text.utf8)) }
             do {
                 _ = try DeviceRecordEncoding.decode(Array(text.utf8))
             } catch {

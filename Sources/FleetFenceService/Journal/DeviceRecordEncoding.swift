@@ -57,20 +57,21 @@ enum DeviceRecordEncoding {
         json.number(value)
     }
 
-    struct Unreadable: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// Reads what `encode` (or `JSONEncoder`) wrote. Keys it does not know are ignored.
-    static func decode(_ bytes: [UInt8]) throws(Unreadable) -> DeviceRecord {
-        guard case let .success(.object(object)) = JSONParser.parse(bytes) else { throw Unreadable(description: "not a JSON object") }
+    static func decode(_ bytes: [UInt8]) throws(UnreadableRecord) -> DeviceRecord {
+        let object: JSONObject
+        switch JSONParser.parse(bytes) {
+        case let .success(.object(parsed)): object = parsed
+        case .success: throw UnreadableRecord(description: "not a JSON object")
+        case let .failure(error): throw UnreadableRecord(description: "not JSON: \(error)")
+        }
         var regions: [DeviceRecord.Region] = []
-        guard case let .array(items)? = object["regions"] else { throw Unreadable(description: "no regions") }
+        guard case let .array(items)? = object["regions"] else { throw UnreadableRecord(description: "no regions") }
         regions.reserveCapacity(items.count)
         for item in items {
-            guard case let .object(region) = item else { throw Unreadable(description: "a region is not an object") }
+            guard case let .object(region) = item else { throw UnreadableRecord(description: "a region is not an object") }
             guard let stateName = try string("state", region), let state = RegionState(rawValue: stateName) else {
-                throw Unreadable(description: "a region's state is missing or unknown")
+                throw UnreadableRecord(description: "a region's state is missing or unknown")
             }
             var pending: PendingChange?
             if case let .object(change)? = region["pending"] {
@@ -79,7 +80,7 @@ enum DeviceRecordEncoding {
                     lat: try required("lat", change), lon: try required("lon", change))
             }
             guard case let .bool(dwellReported)? = region["dwellReported"] else {
-                throw Unreadable(description: "a region's dwellReported is missing")
+                throw UnreadableRecord(description: "a region's dwellReported is missing")
             }
             regions.append(DeviceRecord.Region(
                 fence: try requiredString("fence", region), state: state, enteredAt: try required("enteredAt", region),
@@ -87,7 +88,7 @@ enum DeviceRecordEncoding {
         }
         guard let seq = UInt64(exactly: try required("seq", object)),
             let knownGeneration = UInt32(exactly: try required("knownGeneration", object))
-        else { throw Unreadable(description: "seq or knownGeneration is not a whole number in range") }
+        else { throw UnreadableRecord(description: "seq or knownGeneration is not a whole number in range") }
         return DeviceRecord(
             device: try requiredString("device", object), lastTimestamp: try number("lastTimestamp", object),
             anchorTime: try number("anchorTime", object), anchorLat: try number("anchorLat", object),
@@ -95,29 +96,29 @@ enum DeviceRecordEncoding {
             lastArrival: try number("lastArrival", object), regions: regions)
     }
 
-    private static func number(_ key: String, _ object: JSONObject) throws(Unreadable) -> Double? {
+    private static func number(_ key: String, _ object: JSONObject) throws(UnreadableRecord) -> Double? {
         switch object[key] {
         case nil, .null?: return nil
         case let .number(value)?: return value
-        default: throw Unreadable(description: "\(key) is not a number")
+        default: throw UnreadableRecord(description: "\(key) is not a number")
         }
     }
 
-    private static func required(_ key: String, _ object: JSONObject) throws(Unreadable) -> Double {
-        guard let value = try number(key, object) else { throw Unreadable(description: "\(key) is missing") }
+    private static func required(_ key: String, _ object: JSONObject) throws(UnreadableRecord) -> Double {
+        guard let value = try number(key, object) else { throw UnreadableRecord(description: "\(key) is missing") }
         return value
     }
 
-    private static func string(_ key: String, _ object: JSONObject) throws(Unreadable) -> String? {
+    private static func string(_ key: String, _ object: JSONObject) throws(UnreadableRecord) -> String? {
         switch object[key] {
         case nil, .null?: return nil
         case let .string(value)?: return value
-        default: throw Unreadable(description: "\(key) is not a string")
+        default: throw UnreadableRecord(description: "\(key) is not a string")
         }
     }
 
-    private static func requiredString(_ key: String, _ object: JSONObject) throws(Unreadable) -> String {
-        guard let value = try string(key, object) else { throw Unreadable(description: "\(key) is missing") }
+    private static func requiredString(_ key: String, _ object: JSONObject) throws(UnreadableRecord) -> String {
+        guard let value = try string(key, object) else { throw UnreadableRecord(description: "\(key) is missing") }
         return value
     }
 }

@@ -15,19 +15,17 @@ enum JournalFenceRecord {
         return bytes
     }
 
-    struct Unreadable: Error, CustomStringConvertible {
-        var description: String
-    }
-
     static func decode(_ bytes: [UInt8]) throws -> FenceRecord {
         let value: JSONValue
         switch JSONParser.parse(bytes) {
         case let .success(parsed): value = parsed
-        case let .failure(error): throw Unreadable(description: "not JSON: \(error)")
+        case let .failure(error): throw UnreadableRecord(description: "not JSON: \(error)")
         }
-        guard case let .object(envelope) = value, let definition = envelope["definition"],
-            case let .number(generation)? = envelope["generation"], let exact = UInt32(exactly: generation)
-        else { throw Unreadable(description: "not a fence record") }
+        guard case let .object(envelope) = value else { throw UnreadableRecord(description: "not a JSON object") }
+        guard let definition = envelope["definition"] else { throw UnreadableRecord(description: "no definition") }
+        guard case let .number(generation)? = envelope["generation"], let exact = UInt32(exactly: generation) else {
+            throw UnreadableRecord(description: "no generation, or not a whole number in range")
+        }
         return FenceRecord(definition: try FenceDecoder.decodeDefinition(definition, idFromTopic: nil), generation: exact)
     }
 }

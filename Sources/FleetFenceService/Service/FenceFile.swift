@@ -4,20 +4,27 @@ import Foundation
 import GeofenceEngine
 import Synchronization
 
-/// `fences.file` as read: the definitions that decoded, each built into a fence or refused by
-/// the engine's rules, and a reason for each feature that did not decode.
+/// `fences.file` as read: the definitions that decoded, each changed one built into a fence or
+/// refused by the engine's rules, and a reason for each feature that did not decode.
 struct FenceFile {
+    struct Entry {
+        var definition: FenceDefinition
+        /// `nil` for a definition equal to the one last applied: nothing to build.
+        var built: Result<Fence, FenceError>?
+    }
+
     var path: String
-    var definitions: [FenceDefinition] = []
-    /// In the order of `definitions`.
-    var fences: [Result<Fence, FenceError>] = []
+    var entries: [Entry] = []
     var problems: [String] = []
     /// Ids of features that did not decode, where the id itself could be read.
     var unreadableIDs: Set<String> = []
 
-    /// Reads, decodes and builds the file's fences with `settings`. A missing or unreadable file,
-    /// or one that is not a FeatureCollection, throws; a bad feature only adds a problem.
-    static func load(path: String, settings: GeofenceSettings) throws -> FenceFile {
+    var definitions: [FenceDefinition] { entries.map(\.definition) }
+
+    /// Reads and decodes the file, and builds with `settings` each definition that differs from
+    /// `applied` (the file as last applied). A missing or unreadable file, or one that is not a
+    /// FeatureCollection, throws; a bad feature only adds a problem.
+    static func load(path: String, settings: GeofenceSettings, applied: [String: FenceDefinition]) throws -> FenceFile {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -25,10 +32,11 @@ struct FenceFile {
             throw FenceFileError(path: path, reason: "cannot read: \(error.localizedDescription)")
         }
         var file = FenceFile(path: path)
+        var definitions: [FenceDefinition] = []
         do {
             for result in try FenceDecoder.decodeCollection(data) {
                 switch result {
-                case let .success(definition): file.definitions.append(definition)
+                case let .success(definition): definitions.append(definition)
                 case let .failure(problem):
                     file.problems.append(problem.description)
                     if let id = problem.id { file.unreadableIDs.insert(id) }
@@ -37,22 +45,27 @@ struct FenceFile {
         } catch {
             throw FenceFileError(path: path, reason: "\(error)")
         }
-        file.fences = build(file.definitions, settings: settings)
+        file.entries = build(definitions, settings: settings, applied: applied)
         return file
     }
 
     /// Validation and geometry were most of applying a large file under the service's lock;
     /// here they run before it is taken, on every core.
-    private static func build(_ definitions: [FenceDefinition], settings: GeofenceSettings) -> [Result<Fence, FenceError>] {
+    private static func build(
+        _ definitions: [FenceDefinition], settings: GeofenceSettings, applied: [String: FenceDefinition]
+    ) -> [Entry] {
         let chunkSize = 2_000
         let chunks = (definitions.count + chunkSize - 1) / chunkSize
-        let built = Mutex([[Result<Fence, FenceError>]](repeating: [], count: chunks))
+        let built = Mutex([[Entry]](repeating: [], count: chunks))
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             let range = chunk * chunkSize..<min(definitions.count, (chunk + 1) * chunkSize)
-            let fences = definitions[range].map { definition in
-                Result { () throws(FenceError) in try Fence(definition: definition, settings: settings) }
+            let entries = definitions[range].map { definition in
+                Entry(
+                    definition: definition,
+                    built: applied[definition.id] == definition
+                        ? nil : Result { () throws(FenceError) in try Fence(definition: definition, settings: settings) })
             }
-            built.withLock { $0[chunk] = fences }
+            built.withLock { $0[chunk] = entries }
         }
         return built.withLock { $0.flatMap { $0 } }
     }

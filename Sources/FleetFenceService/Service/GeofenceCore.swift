@@ -150,8 +150,7 @@ struct GeofenceCore {
     }
 
     /// Puts a definition into effect and adds its journal row and registry entry to `step`
-    /// (nothing when a file brings a fence the engine holds as it is). A file of many fences
-    /// is one step: one transaction, then its registry entries.
+    /// (nothing when a file brings a fence the engine holds as it is).
     /// `encoded`: the definition as `FenceDefinitionEncoding` writes it, when the caller has it already.
     /// `built`: the fence already built from `definition` (a fences file's, see ``FenceFile``).
     private mutating func applyFence(
@@ -209,14 +208,16 @@ struct GeofenceCore {
         // A feature that no longer reads changes nothing: its fence, if held, stays as it was.
         for id in loaded.unreadableIDs { applied[id] = lastFileFences[id] }
         var step = JournalPipeline.Step()
-        for (definition, built) in zip(loaded.definitions, loaded.fences) {
+        for entry in loaded.entries {
+            let definition = entry.definition
             if lastFileFences[definition.id] == definition {
                 applied[definition.id] = definition
                 continue
             }
             do {
                 let encoded = FenceDefinitionEncoding.encode(definition)
-                try applyFence(definition, built: built.get(), origin: .file, encoded: encoded, into: &step)
+                // Not built: the file was read against an older record of itself; the engine builds it.
+                try applyFence(definition, built: entry.built?.get(), origin: .file, encoded: encoded, into: &step)
                 applied[definition.id] = definition
                 // The file's record changes by what changed in the file, in the fence's transaction.
                 step.fileFences[definition.id] = encoded

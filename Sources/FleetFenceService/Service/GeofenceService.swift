@@ -117,7 +117,8 @@ public final class GeofenceService: Service, Sendable {
         do {
             let clock = ContinuousClock()
             let start = clock.now
-            let file = try FenceFile.load(path: path, settings: configuration.geofence)
+            let lastApplied = locked.withLock { $0.lastFileFences }
+            let file = try FenceFile.load(path: path, settings: configuration.geofence, applied: lastApplied)
             let read = clock.now
             locked.withLock { $0.applyFenceFile(file, now: GeofenceService.now()) }
             let applied = clock.now

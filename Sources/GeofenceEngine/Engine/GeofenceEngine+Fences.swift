@@ -31,7 +31,7 @@ extension GeofenceEngine {
     /// clamped with other radius limits than this engine's is built again.
     @discardableResult
     public mutating func setFence(_ fence: Fence) throws(FenceError) -> FenceUpdate {
-        insert(fence.isClamped(as: settings) ? fence : try Fence(definition: fence.definition, settings: settings))
+        insert(fence.isBuilt(with: settings) ? fence : try Fence(definition: fence.definition, settings: settings))
     }
 
     private mutating func insert(_ fence: Fence) -> FenceUpdate {

@@ -26,8 +26,9 @@ public struct Fence: Sendable {
 
     public var id: String { definition.id }
 
-    /// Whether `settings` clamp this fence as it is (only a circle's radius depends on them).
-    func isClamped(as settings: GeofenceSettings) -> Bool {
+    /// Whether building this fence with `settings` gives it as it is (only a circle's clamped
+    /// radius depends on them).
+    func isBuilt(with settings: GeofenceSettings) -> Bool {
         guard case let .circle(_, radius) = definition.shape else { return true }
         return RadiusClamp.clamp(radius, min: settings.minRadiusMeters, max: settings.maxRadiusMeters) == effectiveRadius
     }
