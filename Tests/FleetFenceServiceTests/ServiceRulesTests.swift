@@ -129,9 +129,11 @@ struct ServiceRulesTests {
         try await withService(options) { h in
             try await h.position("s-in", north: 300, ts: T)
             try await h.position("s-out", north: 100, ts: T)
+            // Taken before the samples leave: the service's silence starts at their arrival, which
+            // may come before a publish call returns (it waits for the broker's acknowledgement).
+            let published = ContinuousClock.now
             try await h.position("s-in", north: 100, ts: T + 10)  // pending enter, then silence
             try await h.position("s-out", north: 300, ts: T + 10)  // pending exit, then silence
-            let published = ContinuousClock.now
             try await h.barrier()
             #expect(h.alerts().isEmpty, "nothing before the silence is long enough")
 
