@@ -205,6 +205,9 @@ struct GeofenceCore {
             say(layout.errors("fences"), ErrorPayload.encode(reason: problem, topic: loaded.path, payload: [UInt8]()))
         }
         var applied: [String: FenceDefinition] = [:]
+        applied.reserveCapacity(loaded.entries.count)
+        engine.reserveFences(engine.fenceCount + loaded.entries.count)
+        fenceOrigins.reserveCapacity(fenceOrigins.count + loaded.entries.count)
         // A feature that no longer reads changes nothing: its fence, if held, stays as it was.
         for id in loaded.unreadableIDs { applied[id] = lastFileFences[id] }
         var step = JournalPipeline.Step()

@@ -18,6 +18,15 @@ extension GeofenceEngine {
         public var changedDevices: [String] { changes.map(\.device) }
     }
 
+    /// Makes room for `count` fences in all, so that loading a large file does not grow (and
+    /// rehash) the fence tables step by step.
+    public mutating func reserveFences(_ count: Int) {
+        fenceSlots.reserveCapacity(count)
+        fenceProbes.reserveCapacity(count)
+        fenceGenerations.reserveCapacity(count)
+        slotsByFenceID.reserveCapacity(count)
+    }
+
     /// Adds `definition`, or replaces the fence with its id. A new fence starts unknown for every
     /// device (first sight: silent); a replaced one keeps each device's state, and the next samples
     /// are judged against the new shape.
