@@ -19,8 +19,6 @@ struct FenceFile {
     /// Ids of features that did not decode, where the id itself could be read.
     var unreadableIDs: Set<String> = []
 
-    var definitions: [FenceDefinition] { entries.map(\.definition) }
-
     /// Reads and decodes the file, and builds with `settings` each definition that differs from
     /// `applied` (the file as last applied). A missing or unreadable file, or one that is not a
     /// FeatureCollection, throws; a bad feature only adds a problem.

@@ -241,7 +241,8 @@ struct GeofenceCore {
             }
         }
         submit(step)
-        let listed = Set(loaded.definitions.map(\.id)).union(loaded.unreadableIDs)
+        var listed = loaded.unreadableIDs
+        for entry in loaded.entries { listed.insert(entry.definition.id) }
         for (id, origin) in fenceOrigins.sorted(by: { $0.key < $1.key }) where origin == .file && !listed.contains(id) {
             removeFence(id: id, now: now)
             logger.notice("fence removed from file", metadata: ["fence": "\(id)"])
