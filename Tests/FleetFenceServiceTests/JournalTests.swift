@@ -250,6 +250,10 @@ struct JournalTests {
                     [.text(definition.id), .blob(Array(try encoder.encode(definition)))])
             }
             try journal.db.run("INSERT INTO fences (id, record, origin, updated_at) VALUES ('junk', x'7b', 'file', 0)")
+            // As version 2 wrote it, spelled out: the test must not depend on today's Codable either.
+            let literal = #"{"definition":{"id":"lit","shape":{"polygon":{"_0":[{"lat":49,"lon":8},{"lat":49,"lon":8.1},{"lat":49.1,"lon":8.05}]}},"notify":["exit"],"dwellSeconds":30},"generation":9}"#
+            try journal.db.run(
+                "INSERT INTO fences (id, record, origin, updated_at) VALUES ('lit', ?, 'runtime', 0)", [.blob(Array(literal.utf8))])
             try journal.db.run("PRAGMA user_version = 2")
             try journal.close()
         }
@@ -260,6 +264,8 @@ struct JournalTests {
         #expect(try JournalFenceRecord.decode(rows["yard"] ?? []) == FenceRecord(definition: polygon, generation: 7))
         #expect(String(decoding: rows["yard"] ?? [], as: UTF8.self)
             == #"{"definition":{"id":"yard","polygon":[[8,49],[8.1,49],[8.05,49.1]]},"generation":7}"#)
+        #expect(try JournalFenceRecord.decode(rows["lit"] ?? []) == FenceRecord(
+            definition: FenceDefinition(id: "lit", shape: polygon.shape, notify: [.exit], dwellSeconds: 30), generation: 9))
         // An unreadable row is left as it was, for the restore to skip with a warning.
         #expect(rows["junk"] == Array("{".utf8))
         let file = try journal.loadFileFences()

@@ -76,14 +76,16 @@ enum JournalSchema {
         for row in try db.run("SELECT id, record FROM fences") {
             let id = try row.text("id", in: "fences")
             // An unreadable row stays as it is; the restore skips it with a warning, as before.
-            guard let record = try? decoder.decode(FenceRecord.self, from: Data(row.bytes("record", in: "fences")))
+            guard let record = try? decoder.decode(JournalSchemaV2.Record.self, from: Data(row.bytes("record", in: "fences"))),
+                let definition = record.definition.current
             else { continue }
-            let bytes = JournalFenceRecord.encode(definition: FenceDefinitionEncoding.encode(record.definition), generation: record.generation)
+            let bytes = JournalFenceRecord.encode(definition: FenceDefinitionEncoding.encode(definition), generation: record.generation)
             try db.run("UPDATE fences SET record = ? WHERE id = ?", [.blob(bytes), .text(id)])
         }
         for row in try db.run("SELECT id, definition FROM file_fences") {
             let id = try row.text("id", in: "file_fences")
-            guard let definition = try? decoder.decode(FenceDefinition.self, from: Data(row.bytes("definition", in: "file_fences")))
+            guard let stored = try? decoder.decode(JournalSchemaV2.Definition.self, from: Data(row.bytes("definition", in: "file_fences"))),
+                let definition = stored.current
             else { continue }
             try db.run(
                 "UPDATE file_fences SET definition = ? WHERE id = ?",
