@@ -1,13 +1,10 @@
-import Foundation
-
 /// Position payloads in: native (`lat`, `lon`, `ts`, `acc`, `spd`, `hdg`, `id`), Home Assistant
 /// (`latitude`, `longitude`, `gps_accuracy`) and OwnTracks (`_type: location` with `lat`, `lon`, `tst`, `acc`).
 ///
-/// `decode` and `decodeOwnTracks` try a byte scanner first and fall back to `JSONSerialization` for
-/// anything the scanner does not handle; `decodeWithFoundation` and `decodeOwnTracksWithFoundation` are
-/// the reference they must always agree with. What Foundation does is the rule, including its quirks:
-/// a repeated key keeps its last value, trailing commas are accepted, integers lose the sign of zero,
-/// numbers of more than 17 characters go through `Decimal`.
+/// `decode` and `decodeOwnTracks` try a byte scanner first and fall back to `JSONParser` (the same
+/// strict RFC 8259 reader as fences) for anything the scanner does not handle; `decodeWithParser` and
+/// `decodeOwnTracksWithParser` are the reference they must always agree with. A repeated key keeps its
+/// last value.
 public enum PositionDecoder {
     /// Larger payloads are rejected before any parsing.
     public static let maxPayloadBytes = 65_536
@@ -16,19 +13,19 @@ public enum PositionDecoder {
 
     /// Decodes a payload of `fleet/<deviceID>/position`.
     public static func decode(_ payload: UnsafeRawBufferPointer, deviceID: String) -> Result<DecodedPosition, PositionRejection> {
-        decodeFast(payload, deviceID: deviceID) ?? decodeWithFoundation(payload, deviceID: deviceID)
+        decodeFast(payload, deviceID: deviceID) ?? decodeWithParser(payload, deviceID: deviceID)
     }
 
     public static func decode(_ payload: [UInt8], deviceID: String) -> Result<DecodedPosition, PositionRejection> {
         payload.withUnsafeBytes { decode($0, deviceID: deviceID) }
     }
 
-    /// The reference decoder: `JSONSerialization`, then the same validation as the fast path.
-    public static func decodeWithFoundation(
+    /// The reference decoder: `JSONParser`, then the same validation as the fast path.
+    public static func decodeWithParser(
         _ payload: UnsafeRawBufferPointer, deviceID: String
     ) -> Result<DecodedPosition, PositionRejection> {
         guard payload.count <= maxPayloadBytes else { return .failure(.tooLarge(bytes: payload.count)) }
-        return readWithFoundation(payload).flatMap { PositionValidator.native($0, deviceID: deviceID) }
+        return readWithParser(payload).flatMap { PositionValidator.native($0, deviceID: deviceID) }
     }
 
     /// The scanner's answer, or `nil` when only the reference decoder can give it.
@@ -43,7 +40,7 @@ public enum PositionDecoder {
 
     /// Decodes an OwnTracks payload (`owntracks/<user>/<device>`). Other `_type`s are `.ignored`.
     public static func decodeOwnTracks(_ payload: UnsafeRawBufferPointer) -> Result<DecodedPosition, PositionRejection> {
-        decodeOwnTracksFast(payload) ?? decodeOwnTracksWithFoundation(payload)
+        decodeOwnTracksFast(payload) ?? decodeOwnTracksWithParser(payload)
     }
 
     public static func decodeOwnTracks(_ payload: [UInt8]) -> Result<DecodedPosition, PositionRejection> {
@@ -51,9 +48,9 @@ public enum PositionDecoder {
     }
 
     /// The reference OwnTracks decoder.
-    public static func decodeOwnTracksWithFoundation(_ payload: UnsafeRawBufferPointer) -> Result<DecodedPosition, PositionRejection> {
+    public static func decodeOwnTracksWithParser(_ payload: UnsafeRawBufferPointer) -> Result<DecodedPosition, PositionRejection> {
         guard payload.count <= maxPayloadBytes else { return .failure(.tooLarge(bytes: payload.count)) }
-        return readWithFoundation(payload).flatMap { PositionValidator.ownTracks($0) }
+        return readWithParser(payload).flatMap { PositionValidator.ownTracks($0) }
     }
 
     static func decodeOwnTracksFast(_ payload: UnsafeRawBufferPointer) -> Result<DecodedPosition, PositionRejection>? {
@@ -65,20 +62,18 @@ public enum PositionDecoder {
 
     // MARK: Reference parsing
 
-    /// The known fields of a payload, as `JSONSerialization` sees them.
-    private static func readWithFoundation(_ payload: UnsafeRawBufferPointer) -> Result<PositionFields<String>, PositionRejection> {
-        let parsed: Any
-        switch FoundationJSON.parse(payload) {
-        case let .success(value): parsed = value
+    /// The known fields of a payload, as `JSONParser` sees them.
+    private static func readWithParser(_ payload: UnsafeRawBufferPointer) -> Result<PositionFields<String>, PositionRejection> {
+        let object: JSONObject
+        switch JSONParser.parse(payload) {
+        case let .success(.object(parsed)): object = parsed
+        case let .success(other): return .failure(.notAnObject(found: topLevelName(of: other)))
         case let .failure(error): return .failure(.notJSON(detail: error.detail))
-        }
-        guard case let .object(object) = FoundationJSON.kind(of: parsed) else {
-            return .failure(.notAnObject(found: topLevelName(of: parsed)))
         }
         var fields = PositionFields<String>()
         for key in PositionKey.allCases {
             guard let value = object[key.name] else { continue }
-            fields[key] = switch FoundationJSON.kind(of: value) {
+            fields[key] = switch value {
             case .null: .null
             case .bool: .bool
             case let .number(x): .number(x)
@@ -90,8 +85,8 @@ public enum PositionDecoder {
         return .success(fields)
     }
 
-    private static func topLevelName(of value: Any) -> String {
-        switch FoundationJSON.kind(of: value) {
+    private static func topLevelName(of value: JSONValue) -> String {
+        switch value {
         case .null: "null"
         case .bool: "boolean"
         case .number: "number"

@@ -1,5 +1,5 @@
 /// The text of a JSON string as one of the two parsers holds it: bytes inside the payload (fast path)
-/// or a Foundation `String` (reference path). Validation is written once, over this.
+/// or a `String` (the parser's reference path). Validation is written once, over this.
 protocol PositionText {
     /// Equality as Swift `String` defines it (canonical equivalence), which is what the reference path uses.
     func equals(_ other: String) -> Bool
@@ -88,7 +88,7 @@ enum PositionKey: CaseIterable {
 }
 
 /// The known fields of one payload; `nil` means the key was absent. A repeated key keeps its last value,
-/// as Foundation's `JSONSerialization` does.
+/// as `JSONParser` does.
 struct PositionFields<Text: PositionText> {
     var lat: RawValue<Text>?
     var lon: RawValue<Text>?

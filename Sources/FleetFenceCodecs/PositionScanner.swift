@@ -1,9 +1,9 @@
 /// The fast path of position decoding: one pass over a flat JSON object, no allocation, no `String` for keys.
 ///
-/// It only decides what it is sure `JSONSerialization` would decide the same way, and gives up
+/// It only decides what it is sure `JSONParser` would decide the same way, and gives up
 /// (`scan` returns `false`) on everything else: escapes or non-ASCII in strings, numbers longer than
-/// 17 characters (Foundation turns those into `Decimal`), numbers that are not finite as `Double`,
-/// trailing commas, deep nesting, any syntax error. The caller then asks the reference parser, so an
+/// 17 characters, numbers that are not finite as `Double`, trailing commas, deep nesting, any
+/// syntax error. The caller then asks the reference parser, so an
 /// input can never get a different answer from the two. Reads go through `at(_:)`, which returns 0
 /// past the end; 0 is never valid where the scanner looks, so running off the end is always a give-up.
 struct PositionScanner {
@@ -61,7 +61,7 @@ struct PositionScanner {
             i = skipWhitespace(next)
             switch at(i) {
             case UInt8(ascii: ","):
-                // A trailing comma is accepted by Foundation; let it decide.
+                // A trailing comma: the reference parser says why it is refused.
                 i = skipWhitespace(i + 1)
             case UInt8(ascii: "}"):
                 return skipWhitespace(i + 1) == end
@@ -124,7 +124,7 @@ struct PositionScanner {
         return true
     }
 
-    /// Nesting the scanner follows before it leaves the payload to Foundation (whose limit is 512).
+    /// Nesting the scanner follows before it leaves the payload to the parser (whose limit is 512).
     private static let maxDepth = 32
 
     private func skipArray(at start: Int, depth: Int) -> Int? {
@@ -162,16 +162,14 @@ struct PositionScanner {
 
     // MARK: Numbers
 
-    /// Longest number token decided here. Foundation sends longer ones through `Decimal`, whose conversion
-    /// to `Double` is not correctly rounded; only Foundation itself can reproduce that.
+    /// Longest number token decided here; longer ones are rare and left to the reference parser.
     private static let maxNumberLength = 17
 
-    /// A JSON number as Foundation would read it, and the index past it.
+    /// A JSON number, correctly rounded as `JSONParser` reads it, and the index past it.
     ///
-    /// Foundation reads a token without `.`/`e`/`E` as `Int64`/`UInt64` (so `-0` is +0.0) and anything else
-    /// with `Double(String)` (correctly rounded). Here: integers up to 2^53 are exact; other tokens whose
-    /// digits fit in 2^53 with a power of ten up to 10^22 are one correctly rounded multiplication or division
-    /// of exact operands; the rest go through the same `Double(String)` that Foundation uses.
+    /// Integers up to 2^53 are exact; other tokens whose digits fit in 2^53 with a power of ten up to
+    /// 10^22 are one correctly rounded multiplication or division of exact operands; the rest go
+    /// through `Double(String)`, which is correctly rounded too.
     @inline(__always)
     private func number(at start: Int) -> (Double, Int)? {
         var i = start
@@ -185,7 +183,7 @@ struct PositionScanner {
         guard first < 10 else { return nil }
         if first == 0 {
             i += 1
-            // A leading zero followed by a digit is an error in Foundation.
+            // A leading zero followed by a digit is not JSON.
             guard at(i) &- UInt8(ascii: "0") >= 10 else { return nil }
         } else {
             while case let d = at(i) &- UInt8(ascii: "0"), d < 10 {
@@ -219,7 +217,7 @@ struct PositionScanner {
             }
             if exponentNegative { exponent = -exponent }
         }
-        // Foundation ends a number only at whitespace, ',', ']' or '}'; anything else is its syntax error.
+        // A number ends only at whitespace, ',', ']' or '}'; anything else is a syntax error.
         switch at(i) {
         case 0x20, 0x0A, 0x0D, 0x09, UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"): break
         default: return nil
@@ -229,8 +227,7 @@ struct PositionScanner {
         let exact: UInt64 = 1 << 53
         if isInteger {
             guard mantissa <= exact else { return nil }
-            // Int64("-0") is 0: the sign of an integer zero is lost in Foundation.
-            return (negative && mantissa != 0 ? -Double(mantissa) : Double(mantissa), i)
+            return (negative ? -Double(mantissa) : Double(mantissa), i)
         }
         let power = exponent - fractionDigits
         if mantissa <= exact, power >= -22, power <= 22 {
@@ -240,7 +237,7 @@ struct PositionScanner {
             return (negative ? -magnitude : magnitude, i)
         }
         let text = String(decoding: UnsafeBufferPointer(start: base + start, count: i - start), as: UTF8.self)
-        // Foundation rejects a token that does not fit a finite Double; so does the reference path.
+        // The reference parser rejects a token that does not fit a finite Double: give up to it.
         guard let value = Double(text), value.isFinite else { return nil }
         return (value, i)
     }

@@ -97,7 +97,8 @@ struct PositionDecoderTests {
     }
 
     @Test func everyRejection() {
-        #expect(decode("") == .failure(.notJSON(detail: "Unexpected end of file during JSON parse.")))
+        #expect(decode("") == .failure(.notJSON(detail: "unexpected end of input at byte 0 (expected a value)")))
+        #expect(decode(#"{"lat":1,"lon":2,}"#) == .failure(.notJSON(detail: "trailing comma at byte 16 (not allowed in JSON)")))
         guard case .failure(.notJSON) = decode(#"{"lat":1,"lon":2"#) else { Issue.record("truncated"); return }
         guard case .failure(.notJSON) = decode(#"{"lat":NaN,"lon":2}"#) else { Issue.record("NaN"); return }
         guard case .failure(.notJSON) = decode(#"{"lat":1e400,"lon":2}"#) else { Issue.record("1e400"); return }
@@ -121,7 +122,7 @@ struct PositionDecoderTests {
         #expect(decode(#"{"lat":1,"lon":2,"acc":"good"}"#) == .failure(.wrongType(field: "acc", expected: "a number", got: "a string")))
         let big = [UInt8](repeating: UInt8(ascii: " "), count: 1 << 20)
         #expect(PositionDecoder.decode(big, deviceID: testDevice) == .failure(.tooLarge(bytes: 1 << 20)))
-        #expect(big.withUnsafeBytes { PositionDecoder.decodeWithFoundation($0, deviceID: testDevice) } == .failure(.tooLarge(bytes: 1 << 20)))
+        #expect(big.withUnsafeBytes { PositionDecoder.decodeWithParser($0, deviceID: testDevice) } == .failure(.tooLarge(bytes: 1 << 20)))
         #expect(ownTracks(#"{"_type":"transition","lat":1,"lon":2}"#) == .failure(.ignored(reason: #"OwnTracks _type "transition" is not a location"#)))
     }
 

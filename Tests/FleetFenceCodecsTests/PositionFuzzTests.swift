@@ -1,7 +1,7 @@
 import Testing
 @testable import FleetFenceCodecs
 
-/// Seeded random inputs, fast path against Foundation. A failure message names the seed and the input,
+/// Seeded random inputs, fast path against the parser. A failure message names the seed and the input,
 /// which is all that is needed to replay it.
 @Suite("Position decoding: fuzz")
 struct PositionFuzzTests {
@@ -62,8 +62,8 @@ struct PositionFuzzTests {
                 decidedFast += 1
                 let reference = input.withUnsafeBytes { raw in
                     dialect == .native
-                        ? PositionDecoder.decodeWithFoundation(raw, deviceID: testDevice)
-                        : PositionDecoder.decodeOwnTracksWithFoundation(raw)
+                        ? PositionDecoder.decodeWithParser(raw, deviceID: testDevice)
+                        : PositionDecoder.decodeOwnTracksWithParser(raw)
                 }
                 if !identical(fast, reference) {
                     failures += 1
@@ -133,7 +133,7 @@ struct PositionFuzzTests {
         func digits(_ n: Int) { for _ in 0..<n { out.append(UInt8(ascii: "0") + UInt8(rng.next() % 10)) } }
         if rng.next() % 2 == 0 { out.append(UInt8(ascii: "-")) }
         let intDigits = Int.random(in: 1...(rng.next() % 4 == 0 ? 20 : 4), using: &rng)
-        // Mostly no leading zero; sometimes one, which Foundation refuses.
+        // Mostly no leading zero; sometimes one, which JSON refuses.
         out.append(UInt8(ascii: "0") + UInt8(rng.next() % 4 == 0 ? rng.next() % 10 : 1 + rng.next() % 9))
         digits(intDigits - 1)
         if rng.next() % 2 == 0 {
@@ -166,8 +166,8 @@ struct PositionFuzzTests {
                 decidedFast += 1
                 let reference = input.withUnsafeBytes { raw in
                     dialect == .native
-                        ? PositionDecoder.decodeWithFoundation(raw, deviceID: testDevice)
-                        : PositionDecoder.decodeOwnTracksWithFoundation(raw)
+                        ? PositionDecoder.decodeWithParser(raw, deviceID: testDevice)
+                        : PositionDecoder.decodeOwnTracksWithParser(raw)
                 }
                 if !identical(fast, reference) {
                     failures += 1

@@ -68,13 +68,13 @@ func answers(_ payload: [UInt8], dialect: Dialect, device: String = testDevice) 
             Answers(
                 fast: PositionDecoder.decodeFast(raw, deviceID: device),
                 decoded: PositionDecoder.decode(raw, deviceID: device),
-                reference: PositionDecoder.decodeWithFoundation(raw, deviceID: device)
+                reference: PositionDecoder.decodeWithParser(raw, deviceID: device)
             )
         case .ownTracks:
             Answers(
                 fast: PositionDecoder.decodeOwnTracksFast(raw),
                 decoded: PositionDecoder.decodeOwnTracks(raw),
-                reference: PositionDecoder.decodeOwnTracksWithFoundation(raw)
+                reference: PositionDecoder.decodeOwnTracksWithParser(raw)
             )
         }
     }
