@@ -40,6 +40,9 @@ struct FenceFile {
                     if let id = problem.id { file.unreadableIDs.insert(id) }
                 }
             }
+        } catch let FenceDecodingError.notJSON(detail) {
+            // The decoder's wording is for one definition; this is the whole file.
+            throw FenceFileError(path: path, reason: "not valid JSON: \(detail)")
         } catch {
             throw FenceFileError(path: path, reason: "\(error)")
         }
