@@ -696,7 +696,7 @@ struct JSONParserDifferentialTests {
         var counts = (bothAccept: 0, bothReject: 0, trailingComma: 0, replacedNumber: 0, otherEncoding: 0)
         var failures = 0
         for n in 0..<5_000 {
-            let input = Mutator.mutate(bases.randomElement(using: &rng)!, using: &rng)
+            let input = mutator.mutate(bases.randomElement(using: &rng)!, using: &rng)
             let mine = parsed(input)
             if Self.foundationReadsAnotherEncoding(input) {
                 counts.otherEncoding += 1
@@ -1085,39 +1085,8 @@ private enum Writer {
     }
 }
 
-/// Small random edits of valid documents, most of which break them.
-private enum Mutator {
-    /// Bytes that matter to JSON, drawn more often than random ones.
-    static let interesting: [UInt8] = Array(#"{}[]",:.-+eE0123456789tfnulr\/bu"aAfF "#.utf8)
-        + [0x09, 0x0A, 0x0D, 0x00, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xED, 0xA0, 0xF0, 0xF4, 0x90, 0xFF, 0xEF, 0xBB]
-
-    static func randomByte(_ rng: inout SeededGenerator) -> UInt8 {
-        Bool.random(using: &rng) ? interesting.randomElement(using: &rng)! : UInt8.random(in: 0...255, using: &rng)
-    }
-
-    static func mutate(_ input: [UInt8], using rng: inout SeededGenerator) -> [UInt8] {
-        var bytes = input
-        for _ in 0..<Int.random(in: 1...3, using: &rng) {
-            let at = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &rng)
-            switch Int.random(in: 0..<8, using: &rng) {
-            case 0 where !bytes.isEmpty: bytes[at] = randomByte(&rng)
-            case 1 where !bytes.isEmpty: bytes[at] ^= 1 << UInt8.random(in: 0...7, using: &rng)
-            case 2: bytes.insert(randomByte(&rng), at: at)
-            case 3 where !bytes.isEmpty: bytes.remove(at: at)
-            case 4: bytes.removeLast(Int.random(in: 0...min(bytes.count, 8), using: &rng))
-            case 5 where !bytes.isEmpty:
-                // Repeat a slice: repeated keys, doubled digits, nested copies.
-                let end = min(bytes.count, at + Int.random(in: 0...12, using: &rng))
-                bytes.insert(contentsOf: bytes[at..<end], at: Int.random(in: 0...bytes.count, using: &rng))
-            case 6:
-                // A token that is almost right.
-                let token = ["-0", "1e400", "0.5e-400", "01", "1.", "\\u", "\\ud83d", "\\udc00", "\\x", ",", ",]", ",}", "[", "{", "\"", "tru", "nul"]
-                    .randomElement(using: &rng)!
-                bytes.insert(contentsOf: Array(token.utf8), at: at)
-            default:
-                if !bytes.isEmpty { bytes.swapAt(at, Int.random(in: 0..<bytes.count, using: &rng)) }
-            }
-        }
-        return bytes
-    }
-}
+/// The parser's favourite bytes and near misses for `ByteMutator`.
+private let mutator = ByteMutator(
+    interesting: Array(#"{}[]",:.-+eE0123456789tfnulr\/bu"aAfF "#.utf8)
+        + [0x09, 0x0A, 0x0D, 0x00, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xED, 0xA0, 0xF0, 0xF4, 0x90, 0xFF, 0xEF, 0xBB],
+    tokens: ["-0", "1e400", "0.5e-400", "01", "1.", "\\u", "\\ud83d", "\\udc00", "\\x", ",", ",]", ",}", "[", "{", "\"", "tru", "nul"])

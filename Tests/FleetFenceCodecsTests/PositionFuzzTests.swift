@@ -19,34 +19,10 @@ struct PositionFuzzTests {
         #"{"lat":90,"lon":-180,"acc":100.25,"id":null,"spd":null,"hdg":359.9}"#,
     ].map { Array($0.utf8) }
 
-    /// Bytes that matter to JSON (and to the scanner), drawn more often than random ones.
-    static let interesting: [UInt8] = Array(#"{}[]",:.-+eE0123456789tfnu\/ "#.utf8) + [0x09, 0x0A, 0x0D, 0x00, 0x7F, 0x80, 0xC3, 0xFF]
-
-    static func randomByte(_ rng: inout SeededGenerator) -> UInt8 {
-        Bool.random(using: &rng) ? interesting.randomElement(using: &rng)! : UInt8.random(in: 0...255, using: &rng)
-    }
-
-    static func mutate(_ input: [UInt8], _ rng: inout SeededGenerator) -> [UInt8] {
-        var bytes = input
-        for _ in 0..<Int.random(in: 1...3, using: &rng) {
-            let at = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &rng)
-            switch Int.random(in: 0..<7, using: &rng) {
-            case 0 where !bytes.isEmpty: bytes[at] = randomByte(&rng)
-            case 1 where !bytes.isEmpty: bytes[at] ^= 1 << UInt8.random(in: 0...7, using: &rng)
-            case 2: bytes.insert(randomByte(&rng), at: at)
-            case 3 where !bytes.isEmpty: bytes.remove(at: at)
-            case 4: bytes.removeLast(Int.random(in: 0...bytes.count, using: &rng))
-            case 5 where !bytes.isEmpty:
-                // Repeat a slice: duplicate keys, doubled digits, nested copies.
-                let end = Int.random(in: at...bytes.count, using: &rng)
-                bytes.insert(contentsOf: bytes[at..<end], at: Int.random(in: 0...bytes.count, using: &rng))
-            default:
-                if !bytes.isEmpty { bytes.remove(at: at) }
-                bytes.insert(contentsOf: Array(#"{"lat":"#.utf8).shuffled(using: &rng).prefix(3), at: min(at, bytes.count))
-            }
-        }
-        return bytes
-    }
+    /// The scanner's favourite bytes and near misses for `ByteMutator`.
+    static let mutator = ByteMutator(
+        interesting: Array(#"{}[]",:.-+eE0123456789tfnu\/ "#.utf8) + [0x09, 0x0A, 0x0D, 0x00, 0x7F, 0x80, 0xC3, 0xFF],
+        tokens: [#"{"lat":"#, #""lon":"#, #""acc":"#, #""ts":"#, "-0", "1e400", "01", ",", ",}", "null", "\\u00"])
 
     @Test(arguments: seeds)
     func mutationsOfValidPayloads(seed: UInt64) {
@@ -54,7 +30,7 @@ struct PositionFuzzTests {
         var decidedFast = 0
         var failures = 0
         for i in 0..<Self.iterationsPerSeed {
-            let input = Self.mutate(Self.validPayloads.randomElement(using: &rng)!, &rng)
+            let input = Self.mutator.mutate(Self.validPayloads.randomElement(using: &rng)!, using: &rng)
             let dialect: Dialect = i % 2 == 0 ? .native : .ownTracks
             if let fast = withExactBytes(input, { raw in
                 dialect == .native ? PositionDecoder.decodeFast(raw, deviceID: testDevice) : PositionDecoder.decodeOwnTracksFast(raw)
