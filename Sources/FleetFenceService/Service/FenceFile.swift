@@ -77,15 +77,3 @@ struct FenceFileError: Error, CustomStringConvertible {
     var reason: String
     var description: String { "fences file \(path): \(reason)" }
 }
-
-/// Fence ids become topic levels, so they must be usable as one.
-enum FenceIDRules {
-    struct Invalid: Error, CustomStringConvertible {
-        var id: String
-        var description: String { "fence id \"\(id)\" must be a single topic level: no '/', '+', '#' or NUL" }
-    }
-
-    static func validate(_ id: String) throws {
-        if id.contains(where: { $0 == "/" || $0 == "+" || $0 == "#" || $0 == "\0" }) { throw Invalid(id: id) }
-    }
-}

@@ -157,7 +157,7 @@ struct GeofenceCore {
         _ definition: FenceDefinition, built: Fence? = nil, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil,
         into step: inout JournalPipeline.Step
     ) throws {
-        try FenceIDRules.validate(definition.id)
+        // Ids that cannot be a topic level never get here: FenceDecoder refuses them.
         let update = try built.map { fence throws(FenceError) in try engine.setFence(fence) } ?? engine.setFence(definition)
         // The file bringing a fence exactly as held (set at run time, say) leaves its origin.
         if update.unchanged, origin == .file, fenceOrigins[definition.id] != nil { return }
