@@ -129,7 +129,7 @@ struct GeofenceCore {
             return
         }
         do {
-            let definition = try FenceDecoder.decodeDefinition(Array(payload), idFromTopic: id)
+            let definition = try FenceDecoder.decodeDefinition(payload, idFromTopic: id)
             try setFence(definition, origin: .runtime)
         } catch {
             rejectFence(id: id, topic: topic, payload: payload, reason: "\(error)")
