@@ -58,6 +58,21 @@ struct ServiceRestartTests {
         }
     }
 
+    /// Rule 4 across a clean stop: a sample that changed nothing but the device's latest time is
+    /// journaled only by the flush of latest-sample times, and a replayed older one stays stale.
+    @Test func latestSampleTimesSurviveACleanStop() async throws {
+        try await withService { h in
+            try await enter(h, "clock")
+            try await h.position("clock", north: 100, ts: T + 40)  // still inside: only the time changes
+            try await h.barrier()
+            #expect(await h.service?.terminate() == 0)
+            try await h.startService()
+            try await h.position("clock", north: 300, ts: T + 30)  // older than T+40
+            try await h.barrier()
+            #expect(await h.waitForLog("stale=1"), "the replayed sample is dropped as stale")
+        }
+    }
+
     @Test func restartAfterSigkill() async throws {
         try await withService { h in
             try await enter(h, "rk")
