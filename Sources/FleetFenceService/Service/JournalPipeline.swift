@@ -124,17 +124,19 @@ final class JournalPipeline: Sendable {
                     steps = [Step(devices: chunk.compactMap { queue.background.removeValue(forKey: $0) })]
                 }
                 queue.writing = !steps.isEmpty
+                // Finished in the same hold of the lock that found nothing left: a step submitted
+                // after it is delivered by `submit` itself, one submitted before it is in `steps`.
+                if steps.isEmpty, queue.stopping { queue.finished = true }
                 return (steps, queue.stopping)
             }
             if steps.isEmpty {
-                if stopping { break }
+                if stopping { return }
                 wake.wait()
                 continue
             }
             deliver(steps)
             queue.withLock { $0.writing = false }
         }
-        queue.withLock { $0.finished = true }
     }
 
     private func deliver(_ steps: [Step]) {
