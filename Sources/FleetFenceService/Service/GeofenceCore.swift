@@ -10,8 +10,7 @@ import MQTT
 struct GeofenceCore {
     var engine: GeofenceEngine
     let layout: TopicLayout
-    var router: PositionTopicRouter
-    let journal: Journal
+    let router: PositionTopicRouter
     let pipeline: JournalPipeline
     let client: MQTTClient
     let logger: Logger
@@ -30,14 +29,13 @@ struct GeofenceCore {
     private var transitions: [Transition] = []
 
     init(
-        engine: GeofenceEngine, configuration: ServiceConfiguration, journal: Journal, pipeline: JournalPipeline,
+        engine: GeofenceEngine, configuration: ServiceConfiguration, pipeline: JournalPipeline,
         client: MQTTClient, logger: Logger
     ) {
         self.engine = engine
         self.pipeline = pipeline
         self.layout = TopicLayout(prefix: configuration.prefix)
         self.router = PositionTopicRouter(positionFilters: configuration.positionTopics, layout: layout)
-        self.journal = journal
         self.client = client
         self.logger = logger
     }
@@ -85,9 +83,7 @@ struct GeofenceCore {
         let outcome = engine.process(device: device, sample: sample, arrival: arrival, into: &transitions)
         guard outcome.status == .accepted else { return }
         var outbox = Outbox()
-        if !transitions.isEmpty {
-            for transition in transitions { addAlert(transition, to: &outbox) }
-        }
+        for transition in transitions { addAlert(transition, to: &outbox) }
         if outcome.insideChanged || outcome.firstSight {
             let at = transitions.last?.confirmedAt ?? sample.timestamp
             addState(device: device, at: at, lat: sample.lat, lon: sample.lon, to: &outbox)
@@ -243,7 +239,8 @@ struct GeofenceCore {
         submit(step)
         var listed = loaded.unreadableIDs
         for entry in loaded.entries { listed.insert(entry.definition.id) }
-        for (id, origin) in fenceOrigins.sorted(by: { $0.key < $1.key }) where origin == .file && !listed.contains(id) {
+        let gone = fenceOrigins.compactMap { id, origin in origin == .file && !listed.contains(id) ? id : nil }
+        for id in gone.sorted() {
             removeFence(id: id, now: now)
             logger.notice("fence removed from file", metadata: ["fence": "\(id)"])
         }
@@ -333,10 +330,10 @@ struct GeofenceCore {
         return devices.compactMap { dirtyDevices.remove($0).flatMap { engine.deviceRecord(for: $0) } }
     }
 
-    /// The fence's journal row. `encoded`: the definition already encoded, so that a file of
-    /// many fences encodes each definition once.
-    func fenceRow(_ id: String, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil) -> JournalFenceRow {
-        guard let record = engine.fenceRecord(id: id) else { return JournalFenceRow(id: id, record: [], origin: origin) }
+    /// The journal row of a fence just set. `encoded`: the definition already encoded, so that a
+    /// file of many fences encodes each definition once.
+    private func fenceRow(_ id: String, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil) -> JournalFenceRow {
+        guard let record = engine.fenceRecord(id: id) else { preconditionFailure("fence \(id) was just set") }
         let definition = encoded ?? FenceDefinitionEncoding.encode(record.definition)
         return JournalFenceRow(
             id: id, record: JournalFenceRecord.encode(definition: definition, generation: record.generation), origin: origin)

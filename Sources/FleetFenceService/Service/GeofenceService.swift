@@ -38,7 +38,7 @@ public final class GeofenceService: Service, Sendable {
         let client = try MQTTClient(options: try clientOptions(layout: layout), logger: logger)
         let pipeline = JournalPipeline(journal: journal, client: client, logger: logger)
         var core = GeofenceCore(
-            engine: restored.engine, configuration: configuration, journal: journal, pipeline: pipeline, client: client,
+            engine: restored.engine, configuration: configuration, pipeline: pipeline, client: client,
             logger: logger)
         core.fenceOrigins = restored.origins
         core.lastFileFences = restored.fileFences

@@ -66,9 +66,11 @@ struct PositionTopicRouter {
         return .unrelated
     }
 
+    private static let setTail = Array("/set".utf8)
+
     /// `<prefix>/fences/<id>/set` with a one-level id, or nil.
     private func fenceSetID(_ topic: UnsafeRawBufferPointer) -> String? {
-        let tail = Array("/set".utf8)
+        let tail = Self.setTail
         guard topic.count > fenceSetHead.count + tail.count,
             topic.starts(with: fenceSetHead), topic.suffix(tail.count).elementsEqual(tail)
         else { return nil }
@@ -82,7 +84,6 @@ struct PositionTopicRouter {
         var wildcards: [Range<Int>] = []
         var start = 0
         for (position, level) in filter.enumerated() {
-            if case .rest = level { return wildcards }
             guard start <= topic.count else { return nil }
             let end = topic[start...].firstIndex(of: UInt8(ascii: "/")) ?? topic.count
             switch level {

@@ -16,12 +16,4 @@ public struct TopicLayout: Sendable, Hashable {
     public var status: String { "\(prefix)/status" }
     /// Where users set and delete fences at run time.
     public var fenceSetFilter: String { "\(prefix)/fences/+/set" }
-
-    /// The fence id of a `<prefix>/fences/<id>/set` topic.
-    public func fenceID(fromSetTopic topic: String) -> String? {
-        let head = "\(prefix)/fences/"
-        guard topic.hasPrefix(head), topic.hasSuffix("/set") else { return nil }
-        let id = topic.dropFirst(head.count).dropLast(4)
-        return id.isEmpty || id.contains("/") ? nil : String(id)
-    }
 }
