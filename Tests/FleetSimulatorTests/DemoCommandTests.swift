@@ -28,8 +28,11 @@ struct DemoCommandTests {
         // The summary comes last, after every alert.
         let summary = try #require(output.range(of: "verify: 6 trucks"), "\(run.transcript)")
         #expect(alerts.allSatisfy { output.range(of: $0)!.lowerBound < summary.lowerBound })
-        #expect(output.contains("result: "))
+        // The service and the verifier must use the same rules (debounce, silence): anything
+        // else shows as missed or false alerts.
         #expect(output.firstMatch(of: /matched +[1-9]/) != nil, "\(run.transcript)")
+        #expect(output.firstMatch(of: /missed +0\n/) != nil && output.firstMatch(of: /false +0\n/) != nil, "\(run.transcript)")
+        #expect(output.contains("result: clean"), "\(run.transcript)")
 
         try run.expectNothingLeft(broker: broker)
     }
