@@ -64,6 +64,19 @@ struct VerifyScoringTests {
         #expect(report.missed.map(\.at) == [100])
     }
 
+    /// Rule 2: matching on `at` alone let a service with a shorter debounce score clean.
+    @Test func anAlertConfirmedSoonerThanTheDebounceAfterItsCrossingIsFalse() {
+        let truth = [expected("t", "f", .enter, at: 100), expected("t", "f", .exit, at: 300)]
+        let received = [
+            alert("t", "f", .enter, at: 100, confirmed: 105, seq: 1),  // 5 s: too soon for 20
+            alert("t", "f", .exit, at: 300, confirmed: 320, seq: 2),  // exactly the debounce
+        ]
+        let strict = VerifyScoring.score(expected: truth, received: received, devices: ["t"], fences: ["f"], debounce: 20)
+        #expect(strict.matched == 1 && strict.falseAlerts.map(\.event) == [.enter] && strict.missed.map(\.event) == [.enter])
+        let lenient = VerifyScoring.score(expected: truth, received: received, devices: ["t"], fences: ["f"])
+        #expect(lenient.matched == 2)
+    }
+
     @Test func dwellIsMeasuredFromItsDueTime() {
         let truth = [ExpectedAlert(device: "t", fence: "d", event: .dwell, at: 100, due: 160, certainty: .expected)]
         let received = [alert("t", "d", .dwell, at: 100.4, confirmed: 161, seq: 1)]

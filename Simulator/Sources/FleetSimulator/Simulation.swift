@@ -105,7 +105,8 @@ public final class Simulation: Sendable {
         let current = received.filter { $0.at >= clock.simulatedStart - verify.tolerance }
         var report = VerifyScoring.score(
             expected: await truth.value, received: current, devices: Set(plan.trucks.map(\.device)),
-            fences: Set(verify.fences.map(\.id)), tolerance: verify.tolerance, wallTime: clock.wallTime(at:))
+            fences: Set(verify.fences.map(\.id)), tolerance: verify.tolerance,
+            debounce: verify.rules.settings.debounceSeconds, wallTime: clock.wallTime(at:))
         report.ignored += received.count - current.count
         report.trucks = plan.trucks.count
         report.positions = sent

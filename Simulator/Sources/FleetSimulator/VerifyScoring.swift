@@ -2,13 +2,15 @@ import GeofenceEngine
 
 /// Matches received alerts to ground truth: same device, fence and event, `at` within a
 /// tolerance of where the service may place the crossing (`ExpectedAlert.atWindow`), nearest
-/// first, each used once.
+/// first, each used once. With `debounce`, an enter or exit confirmed sooner than that after its
+/// crossing breaks rule 2 (the device stays on the new side for the whole debounce, from a time
+/// at or after the crossing) and matches nothing: it counts as false.
 public enum VerifyScoring {
     /// `devices`/`fences`: what the simulation knows; alerts about anything else are ignored.
     /// `wallTime` maps a simulated time to the wall clock at which the simulation reached it.
     public static func score(
         expected: [ExpectedAlert], received: [ReceivedAlert], devices: Set<String>, fences: Set<String>,
-        tolerance: Double = 60, wallTime: ((Double) -> Double)? = nil
+        tolerance: Double = 60, debounce: Double? = nil, wallTime: ((Double) -> Double)? = nil
     ) -> VerifyReport {
         var report = VerifyReport()
         struct Key: Hashable {
@@ -52,6 +54,7 @@ public enum VerifyScoring {
             // the boundary can move that estimate by much more than the tolerance.
             var pairs: [(alert: Int, truth: Int, gap: Double, offset: Double)] = []
             for (a, alert) in alerts.enumerated() {
+                if let debounce, alert.event != .dwell, alert.confirmedAt < alert.at + debounce - 0.001 { continue }
                 for (t, truth) in truths.enumerated() {
                     let window = truth.atWindow
                     let outside = max(0, window.lowerBound - alert.at, alert.at - window.upperBound)
