@@ -25,6 +25,7 @@ extension GeofenceEngine {
         fenceProbes.reserveCapacity(count)
         fenceGenerations.reserveCapacity(count)
         slotsByFenceID.reserveCapacity(count)
+        index.reserveCapacity(count)
     }
 
     /// Adds `definition`, or replaces the fence with its id. A new fence starts unknown for every

@@ -38,7 +38,15 @@ public struct FenceIndex: Sendable {
     var levels: [Level]
     /// Levels holding at least one fence, finest first: the only ones a query visits.
     var occupiedLevels: [Int] = []
-    private var placements: [Int32: (level: Int, keys: [UInt64])] = [:]
+    /// Each slot's level and reach, by slot (the engine's slots are dense), so that `remove`
+    /// finds the same cells again without a list of them kept per fence.
+    private var placements: [Placement?] = []
+    public private(set) var count = 0
+
+    struct Placement: Sendable {
+        let level: Int
+        let reach: BoundingBox
+    }
 
     public init() {
         var levels: [Level] = []
@@ -51,66 +59,72 @@ public struct FenceIndex: Sendable {
         self.levels = levels
     }
 
-    public var count: Int { placements.count }
+    /// Room for slots up to `slots` without growing one at a time.
+    public mutating func reserveCapacity(_ slots: Int) {
+        placements.reserveCapacity(slots)
+    }
 
     public mutating func insert(_ slot: Int32, reach: BoundingBox) {
         remove(slot)
         let span = max(reach.maxLat - reach.minLat, min(360, reach.maxLon - reach.minLon))
         let levelIndex = levels.firstIndex { $0.cellDegrees * 3 >= span } ?? (levels.count - 1)
-        // The level's scalars only: holding the Level itself would keep a second reference to its
-        // cells and make every insert copy the whole dictionary.
-        let (cellDegrees, lonCellDegrees, lonCells) =
-            (levels[levelIndex].cellDegrees, levels[levelIndex].lonCellDegrees, levels[levelIndex].lonCells)
-        var placed: [UInt64] = []
         // Taken out of the level while entries are added, so that it is certainly the only
         // reference: a shared one would be copied whole by every insert (seen: minutes for 100k).
         var cells = levels[levelIndex].cells
         levels[levelIndex].cells = [:]
-        defer { levels[levelIndex].cells = cells }
-        func add(_ entry: Entry, key: UInt64) {
+        forEachCell(of: reach, slot: slot, level: levels[levelIndex]) { key, entry in
             cells[key, default: []].append(entry)
-            if !placed.contains(key) { placed.append(key) }
         }
-        let lowY = Self.cell(reach.minLat + 90, cellDegrees)
-        let highY = Self.cell(reach.maxLat + 90, cellDegrees)
-        if reach.coversAllLongitudes {
-            let everywhere = BoundingBox(minLat: reach.minLat, maxLat: reach.maxLat, minLon: -181, maxLon: 181)
-            for y in lowY...highY {
-                for x in 0..<lonCells {
-                    add(Entry(slot: slot, reach: everywhere, lonShift: 0), key: Self.key(x: x, y: y))
-                }
-            }
-        } else {
-            let lowX = Self.cell(reach.minLon + 180, lonCellDegrees)
-            let highX = Self.cell(reach.maxLon + 180, lonCellDegrees)
-            for y in lowY...highY {
-                for rawX in lowX...highX {
-                    // Cells past ±180 wrap around; the box is shifted by the same turn so that
-                    // queries compare in the cell's own longitudes.
-                    let turns = rawX >= 0 ? rawX / lonCells : (rawX - lonCells + 1) / lonCells
-                    let x = rawX - turns * lonCells
-                    let entry = Entry(slot: slot, reach: reach, lonShift: -360 * Double(turns))
-                    add(entry, key: Self.key(x: x, y: y))
-                }
-            }
-        }
+        levels[levelIndex].cells = cells
+        let index = Int(slot)
+        if index >= placements.count { placements.append(contentsOf: repeatElement(nil, count: index - placements.count + 1)) }
+        placements[index] = Placement(level: levelIndex, reach: reach)
+        count += 1
         levels[levelIndex].fenceCount += 1
-        placements[slot] = (levelIndex, placed)
-        refreshOccupied()
+        if levels[levelIndex].fenceCount == 1 { refreshOccupied() }
     }
 
     public mutating func remove(_ slot: Int32) {
-        guard let placement = placements.removeValue(forKey: slot) else { return }
+        let index = Int(slot)
+        guard index < placements.count, let placement = placements[index] else { return }
+        placements[index] = nil
+        count -= 1
         // Taken out while changed, as in insert.
         var cells = levels[placement.level].cells
         levels[placement.level].cells = [:]
-        for key in placement.keys {
+        forEachCell(of: placement.reach, slot: slot, level: levels[placement.level]) { key, _ in
             cells[key]?.removeAll { $0.slot == slot }
             if cells[key]?.isEmpty == true { cells[key] = nil }
         }
         levels[placement.level].cells = cells
         levels[placement.level].fenceCount -= 1
-        refreshOccupied()
+        if levels[placement.level].fenceCount == 0 { refreshOccupied() }
+    }
+
+    /// Every cell of `level` that `reach` touches, with the entry that goes there. A reach wider
+    /// than a level's longitudes meets the same cell twice, each time with its own turn.
+    private func forEachCell(of reach: BoundingBox, slot: Int32, level: Level, _ body: (UInt64, Entry) -> Void) {
+        let lowY = Self.cell(reach.minLat + 90, level.cellDegrees)
+        let highY = Self.cell(reach.maxLat + 90, level.cellDegrees)
+        if reach.coversAllLongitudes {
+            let everywhere = BoundingBox(minLat: reach.minLat, maxLat: reach.maxLat, minLon: -181, maxLon: 181)
+            let entry = Entry(slot: slot, reach: everywhere, lonShift: 0)
+            for y in lowY...highY {
+                for x in 0..<level.lonCells { body(Self.key(x: x, y: y), entry) }
+            }
+            return
+        }
+        let lowX = Self.cell(reach.minLon + 180, level.lonCellDegrees)
+        let highX = Self.cell(reach.maxLon + 180, level.lonCellDegrees)
+        for y in lowY...highY {
+            for rawX in lowX...highX {
+                // Cells past ±180 wrap around; the box is shifted by the same turn so that
+                // queries compare in the cell's own longitudes.
+                let turns = rawX >= 0 ? rawX / level.lonCells : (rawX - level.lonCells + 1) / level.lonCells
+                let x = rawX - turns * level.lonCells
+                body(Self.key(x: x, y: y), Entry(slot: slot, reach: reach, lonShift: -360 * Double(turns)))
+            }
+        }
     }
 
     /// Appends the slots of fences whose reach contains the point (a superset of the fences the
