@@ -17,6 +17,8 @@ final class ClientEngine: Sendable {
     let handlers = Mutex<Handlers>(Handlers())
     /// The current run of the network thread, if any.
     let run = Mutex<LoopContext?>(nil)
+    /// Wakes the network thread to write what other threads queued.
+    let wake: LoopWake
 
     struct Handlers {
         var onMessage: (@Sendable (MQTTMessage) -> Void)?
@@ -32,6 +34,7 @@ final class ClientEngine: Sendable {
         self.logger = logger
         self.handle = try MosquittoHandle(options: options)
         self.ledger = Mutex(PublishLedger(limit: options.maxQueuedPublishes))
+        self.wake = try LoopWake()
         installCallbacks(on: handle.raw, tracing: logger.logLevel <= .trace)
     }
 
@@ -79,6 +82,7 @@ final class ClientEngine: Sendable {
         // Queues DISCONNECT and wakes the loop, which writes it and closes the socket.
         // MOSQ_ERR_NO_CONN when already down is fine: the loop then just exits.
         _ = mosquitto_disconnect(handle.raw)
+        wake.signal()
         await context.exit.wait()
     }
 
@@ -88,6 +92,7 @@ final class ClientEngine: Sendable {
         guard let context = run.withLock({ $0 }) else { return }
         accepting.store(false, ordering: .releasing)
         context.requestStop(.abrupt)
+        wake.signal()
         if !context.isCurrentThread {
             context.exit.waitBlocking()
         }
@@ -116,6 +121,7 @@ final class ClientEngine: Sendable {
         }
         var mid: Int32 = 0
         let rc = mosquitto_publish(handle.raw, &mid, topic, Int32(payload.count), payload.baseAddress, qos, retain)
+        wakeToWrite()
         switch rc {
         case MosquittoCode.success:
             ledger.withLock { ledger in
@@ -132,6 +138,13 @@ final class ClientEngine: Sendable {
             if acknowledged { ledger.withLock { $0.release() } }
             return .dropped(.rejected(code: rc, reason: MosquittoLibrary.describe(rc)))
         }
+    }
+
+    /// After queueing from any thread: the network thread writes it (libmosquitto in threaded
+    /// mode never writes on the caller's thread). Skipped when nothing is left to write, as
+    /// for a publish the network thread itself made and already wrote.
+    func wakeToWrite() {
+        if mosquitto_want_write(handle.raw) { wake.signal() }
     }
 
     var unacknowledgedPublishes: Int {
@@ -154,6 +167,7 @@ final class ClientEngine: Sendable {
             guard !changed.isEmpty, connected.load(ordering: .acquiring) else { return }
             let (mids, _) = handle.subscribe(changed)
             book.awaitingAck.formUnion(mids)
+            wakeToWrite()
         }
     }
 
@@ -162,6 +176,7 @@ final class ClientEngine: Sendable {
             let known = book.remove(filters)
             guard !known.isEmpty, connected.load(ordering: .acquiring) else { return }
             if let mid = handle.unsubscribe(known) { book.awaitingAck.insert(mid) }
+            wakeToWrite()
         }
     }
 

@@ -12,7 +12,7 @@ import Synchronization
 /// `void *userdata`, so the discipline is: only `Sendable` state is reachable from it,
 /// and the pointer is unretained but valid, because the network thread owns a strong
 /// reference for as long as it runs and libmosquitto only calls back from inside
-/// `mosquitto_loop` on that thread.
+/// a network turn (`turn(timeoutMilliseconds:)`) on that thread.
 ///
 /// Why it is cheap: the handlers are copied here once at `connect()`, so delivering a
 /// message takes no lock and no allocation — `MQTTMessage` only points into

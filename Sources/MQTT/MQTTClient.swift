@@ -2,7 +2,7 @@ import Logging
 
 /// An MQTT 3.1.1 client over libmosquitto, with one dedicated network thread.
 ///
-/// The thread runs `mosquitto_loop` and reconnects with exponential backoff
+/// The thread runs libmosquitto's read and write calls and reconnects with exponential backoff
 /// (`reconnectDelay` ... `reconnectDelayMax`) whenever the connection drops; every
 /// (re)connect subscribes again to the filters given to `subscribe`.
 ///

@@ -9,7 +9,7 @@ import Darwin
 
 // libmosquitto's callbacks. C function pointers cannot capture anything, so these are
 // free functions that recover their `LoopContext` from `userdata`. They all run on the
-// client's network thread, inside `mosquitto_loop`.
+// client's network thread, inside its libmosquitto read and write calls.
 
 func installCallbacks(on mosq: OpaquePointer, tracing: Bool) {
     mosquitto_connect_with_flags_callback_set(mosq, mqttDidConnect)

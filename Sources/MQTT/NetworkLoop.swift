@@ -8,13 +8,13 @@ import Darwin
 #endif
 
 extension LoopContext {
-    /// select() timeout of one `mosquitto_loop` call: how soon an idle thread notices a
-    /// stop request. Traffic and queued packets wake it earlier (libmosquitto's socketpair).
+    /// poll() timeout of one turn: how often an idle thread checks keep-alive and stop
+    /// requests. Traffic, queued packets and stop requests wake it earlier (`LoopWake`).
     private static let loopTimeoutMilliseconds: Int32 = 100
     /// How long a clean stop may take to flush DISCONNECT before the thread gives up.
     private static let cleanStopGrace: Duration = .seconds(2)
 
-    /// The network thread: connect, then `mosquitto_loop` until stopped, reconnecting
+    /// The network thread: connect, then turn (`turn(timeoutMilliseconds:)`) until stopped, reconnecting
     /// with exponential backoff whenever the connection drops.
     func runNetworkLoop() {
         defer { finish() }
@@ -45,9 +45,7 @@ extension LoopContext {
                 break
             }
 
-            // max_packets = 1: libmosquitto 2.0.11 repeats its write path that many
-            // times per call (see PLATFORM-NOTES); 1 still drains the whole queue.
-            rc = mosquitto_loop(mosq, Self.loopTimeoutMilliseconds, 1)
+            rc = turn(timeoutMilliseconds: Self.loopTimeoutMilliseconds)
             var savedErrno = errno
             if rc == MosquittoCode.success {
                 if engine.connected.load(ordering: .relaxed) {
@@ -82,7 +80,7 @@ extension LoopContext {
     }
 
     /// Waits and calls `mosquitto_reconnect_async` until a connection attempt is under way
-    /// (`true`; the CONNACK then arrives through `mosquitto_loop`) or a stop is requested.
+    /// (`true`; the CONNACK then arrives through a later turn) or a stop is requested.
     private func reconnect(backoff: inout Backoff) -> Bool {
         let mosq = engine.handle.raw
         while stop == .none {
@@ -135,7 +133,7 @@ extension LoopContext {
         case MosquittoCode.protocolError:
             return .unreachable(host: url.host, port: url.port, reason: "protocol error: is this an MQTT broker?")
         default:
-            return .library(function: "mosquitto_loop", code: code, reason: MosquittoLibrary.describe(code, errno: savedErrno))
+            return .library(function: "mosquitto_loop_read", code: code, reason: MosquittoLibrary.describe(code, errno: savedErrno))
         }
     }
 }

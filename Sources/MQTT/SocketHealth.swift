@@ -8,7 +8,7 @@ import Darwin
 ///
 /// libmosquitto 2.0.11, TLS: when `SSL_connect` fails with `SSL_ERROR_SYSCALL` (TCP
 /// connection refused, or the peer closed it during the handshake), it keeps the socket
-/// and returns success, and `mosquitto_loop` then spins on it at full CPU until the
+/// and returns success, and the network loop then spins on it at full CPU until the
 /// keep-alive gives up (measured: ~150,000 iterations per second). Checked only until
 /// the CONNACK arrives, so it costs nothing once connected.
 enum SocketHealth {

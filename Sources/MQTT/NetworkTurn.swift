@@ -1,0 +1,45 @@
+import CMosquitto
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension LoopContext {
+    /// One turn of the network thread, in place of `mosquitto_loop`: wait for the socket or
+    /// the engine's wake, read what arrived, write everything queued, keep the connection
+    /// alive. libmosquitto documents these calls for applications with their own loop; this
+    /// one replaces only the wake-up (see `LoopWake`). Returns a libmosquitto result code,
+    /// as `mosquitto_loop` does.
+    func turn(timeoutMilliseconds: Int32) -> Int32 {
+        let mosq = engine.handle.raw
+        let socket = mosquitto_socket(mosq)
+        guard socket >= 0 else { return MosquittoCode.noConnection }
+        let socketEvents = Int16(POLLIN) | (mosquitto_want_write(mosq) ? Int16(POLLOUT) : 0)
+        // A tuple, not an array: no allocation per turn.
+        var descriptors = (
+            pollfd(fd: socket, events: socketEvents, revents: 0),
+            pollfd(fd: engine.wake.descriptor, events: Int16(POLLIN), revents: 0)
+        )
+        let ready = withUnsafeMutablePointer(to: &descriptors) { pair in
+            pair.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, 2, timeoutMilliseconds) }
+        }
+        if ready < 0 {
+            return errno == EINTR ? MosquittoCode.success : MosquittoCode.errno
+        }
+        if descriptors.1.revents != 0 { engine.wake.consume() }
+        if descriptors.0.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
+            let rc = mosquitto_loop_read(mosq, 1)
+            if rc != MosquittoCode.success || mosquitto_socket(mosq) < 0 { return rc }
+        }
+        // Also what the read just queued (PUBACKs, publishes released by a PUBACK, publishes
+        // from callbacks): written now rather than on the next turn.
+        if mosquitto_want_write(mosq) {
+            // max_packets = 1: one call writes the whole queue (see PLATFORM-NOTES).
+            let rc = mosquitto_loop_write(mosq, 1)
+            if rc != MosquittoCode.success || mosquitto_socket(mosq) < 0 { return rc }
+        }
+        return mosquitto_loop_misc(mosq)
+    }
+}
