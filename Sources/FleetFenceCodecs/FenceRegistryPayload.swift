@@ -7,6 +7,13 @@ import GeofenceEngine
 /// `polygon` (`[[lon, lat], ...]`), `notify` (the effective set, in the order enter, exit, dwell), `dwell_s`
 /// (when set), then `"clamped": true` and `requested_radius` when the radius was clamped.
 public enum FenceRegistryPayload {
+    /// The entry of a fence as built.
+    public static func encode(_ fence: Fence) -> [UInt8] {
+        encode(
+            definition: fence.definition, effectiveRadius: fence.effectiveRadius, requestedRadius: fence.clampedFrom,
+            clamped: fence.isClamped)
+    }
+
     public static func encode(
         definition: FenceDefinition, effectiveRadius: Double?, requestedRadius: Double?, clamped: Bool
     ) -> [UInt8] {

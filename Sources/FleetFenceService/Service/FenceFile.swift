@@ -11,6 +11,10 @@ struct FenceFile {
         var definition: FenceDefinition
         /// `nil` for a definition equal to the one last applied: nothing to build.
         var built: Result<Fence, FenceError>?
+        /// What applying a built fence writes, encoded here rather than under the lock: the
+        /// definition as journaled, and the registry entry.
+        var encoded: [UInt8] = []
+        var registryPayload: [UInt8] = []
     }
 
     var path: String
@@ -50,8 +54,8 @@ struct FenceFile {
         return file
     }
 
-    /// Validation and geometry were most of applying a large file under the service's lock;
-    /// here they run before it is taken, on every core.
+    /// Validation, geometry and encoding were most of applying a large file under the service's
+    /// lock; here they run before it is taken, on every core.
     private static func build(
         _ definitions: [FenceDefinition], settings: GeofenceSettings, applied: [String: FenceDefinition]
     ) -> [Entry] {
@@ -61,10 +65,12 @@ struct FenceFile {
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             let range = chunk * chunkSize..<min(definitions.count, (chunk + 1) * chunkSize)
             let entries = definitions[range].map { definition in
-                Entry(
-                    definition: definition,
-                    built: applied[definition.id] == definition
-                        ? nil : Result { () throws(FenceError) in try Fence(definition: definition, settings: settings) })
+                guard applied[definition.id] != definition else { return Entry(definition: definition, built: nil) }
+                let built = Result { () throws(FenceError) in try Fence(definition: definition, settings: settings) }
+                guard case let .success(fence) = built else { return Entry(definition: definition, built: built) }
+                return Entry(
+                    definition: definition, built: built, encoded: FenceDefinitionEncoding.encode(definition),
+                    registryPayload: FenceRegistryPayload.encode(fence))
             }
             built.withLock { $0[chunk] = entries }
         }

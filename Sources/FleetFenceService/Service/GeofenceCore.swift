@@ -151,7 +151,7 @@ struct GeofenceCore {
     /// `built`: the fence already built from `definition` (a fences file's, see ``FenceFile``).
     private mutating func applyFence(
         _ definition: FenceDefinition, built: Fence? = nil, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil,
-        into step: inout JournalPipeline.Step
+        registryPayload: [UInt8]? = nil, into step: inout JournalPipeline.Step
     ) throws {
         // Ids that cannot be a topic level never get here: FenceDecoder refuses them.
         let update = try built.map { fence throws(FenceError) in try engine.setFence(fence) } ?? engine.setFence(definition)
@@ -169,8 +169,16 @@ struct GeofenceCore {
             level: origin == .runtime ? .info : .debug, update.replaced ? "fence replaced" : "fence added",
             metadata: ["fence": "\(definition.id)", "origin": "\(origin.rawValue)"])
         step.fences.append(fenceRow(definition.id, origin: origin, encoded: encoded))
+        // Encoded beforehand for the fence as built; the engine rebuilds one built with other
+        // settings, and only a circle's effective radius depends on them.
+        var payload: [UInt8]?
+        if let built, let registryPayload, !registryPayload.isEmpty, built.effectiveRadius == update.fence.effectiveRadius {
+            payload = registryPayload
+        }
         step.messages.append(
-            Outbox.Message(topic: layout.fence(definition.id), payload: registryPayload(update.fence), qos: 1, retain: true))
+            Outbox.Message(
+                topic: layout.fence(definition.id), payload: payload ?? FenceRegistryPayload.encode(update.fence), qos: 1,
+                retain: true))
     }
 
     /// Removes a fence: devices inside it exit with reason `fence_removed`.
@@ -214,9 +222,12 @@ struct GeofenceCore {
                 continue
             }
             do {
-                let encoded = FenceDefinitionEncoding.encode(definition)
                 // Not built: the file was read against an older record of itself; the engine builds it.
-                try applyFence(definition, built: entry.built?.get(), origin: .file, encoded: encoded, into: &step)
+                let built = try entry.built?.get()
+                let encoded = built == nil ? FenceDefinitionEncoding.encode(definition) : entry.encoded
+                try applyFence(
+                    definition, built: built, origin: .file, encoded: encoded, registryPayload: entry.registryPayload,
+                    into: &step)
                 applied[definition.id] = definition
                 // The file's record changes by what changed in the file, in the fence's transaction.
                 step.fileFences[definition.id] = encoded
@@ -253,15 +264,10 @@ struct GeofenceCore {
     /// Publishes every fence retained, as the service holds it (at start, after a reconnect).
     func publishRegistry() {
         for fence in engine.fences {
-            _ = client.publish(topic: layout.fence(fence.id), payload: registryPayload(fence), qos: 1, retain: true)
+            _ = client.publish(topic: layout.fence(fence.id), payload: FenceRegistryPayload.encode(fence), qos: 1, retain: true)
         }
     }
 
-    private func registryPayload(_ fence: Fence) -> [UInt8] {
-        FenceRegistryPayload.encode(
-            definition: fence.definition, effectiveRadius: fence.effectiveRadius, requestedRadius: fence.clampedFrom,
-            clamped: fence.isClamped)
-    }
 
     // MARK: Time
 
