@@ -78,6 +78,35 @@ struct FenceLifecycleTests {
         #expect(events(h.alerts) == ["enter f"])
     }
 
+    /// A reloaded file may drop many fences at once: one call, one pass over the devices, the
+    /// same exits as removing them one by one, one state change per device.
+    @Test func fencesRemovedTogetherExitEachDeviceOnceFromEach() throws {
+        let fences = [circle("a", radius: 200), circle("b", radius: 300), circle("c", radius: 400), circle("d", radius: 500)]
+        var together = try Harness(fences)
+        var oneByOne = try Harness(fences)
+        for device in ["truck-1", "truck-2"] {
+            together.feed([sample(depot, t: T0)], device: device)
+            oneByOne.feed([sample(depot, t: T0)], device: device)
+        }
+        let removal = together.engine.removeFences(ids: ["c", "a", "b", "nope"], now: T0 + 60)
+        var separate: [Transition] = []
+        for id in ["c", "a", "b"] { separate += oneByOne.engine.removeFence(id: id, now: T0 + 60).transitions }
+
+        #expect(removal.changedDevices == ["truck-1", "truck-2"])
+        #expect(Set(removal.transitions.map { "\($0.device) \($0.fenceID) \($0.reason ?? "")" })
+            == Set(separate.map { "\($0.device) \($0.fenceID) \($0.reason ?? "")" }))
+        #expect(removal.transitions.count == 6)
+        #expect(together.engine.fenceCount == 1)
+        for device in ["truck-1", "truck-2"] {
+            #expect(together.engine.insideFences(of: device) == ["d"])
+            #expect(together.engine.seq(of: device) == oneByOne.engine.seq(of: device))
+        }
+        #expect(together.engine.fencesNear(lat: depot.lat, lon: depot.lon) == ["d"])
+        // Their slots are free for new fences, which start unknown for every device.
+        try together.engine.setFence(circle("e", radius: 200))
+        #expect(together.engine.state(of: "truck-1", in: "e") != .inside)
+    }
+
     @Test func fenceRemovedWhileFirstSightInsideAlsoExits() throws {
         var h = try Harness([circle("f", radius: 200)])
         h.feed([sample(depot, t: T0)])

@@ -183,20 +183,29 @@ struct GeofenceCore {
 
     /// Removes a fence: devices inside it exit with reason `fence_removed`.
     mutating func removeFence(id: String, now: Double) {
-        let removal = engine.removeFence(id: id, now: now)
-        fenceOrigins[id] = nil
-        counters.fenceChanges += 1
+        removeFences(ids: [id], now: now)
+    }
+
+    /// Removes fences held (others are skipped), in one pass over the devices.
+    mutating func removeFences(ids: [String], now: Double) {
+        let held = ids.filter { fenceOrigins[$0] != nil || engine.fence(id: $0) != nil }
+        guard !held.isEmpty else { return }
+        let removal = engine.removeFences(ids: held, now: now)
         var outbox = Outbox()
         for transition in removal.transitions { addAlert(transition, to: &outbox) }
         for change in removal.changes {
             dirtyDevices.insert(change.device)
             addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &outbox)
         }
-        // An empty retained message clears the registry entry.
-        outbox.publish(layout.fence(id), [], qos: 1, retain: true)
+        for id in held {
+            fenceOrigins[id] = nil
+            counters.fenceChanges += 1
+            // An empty retained message clears the registry entry.
+            outbox.publish(layout.fence(id), [], qos: 1, retain: true)
+        }
         // The exits and the removal are journaled together: a crash between them would lose
         // the exits for good (a restart drops state at fences it no longer holds).
-        commit(outbox, devices: nil, removedFences: [id])
+        commit(outbox, devices: nil, removedFences: held)
     }
 
     /// Brings the changes of `fences.file` into effect, as if set at run time: fences new or
@@ -250,11 +259,9 @@ struct GeofenceCore {
         submit(step)
         var listed = loaded.unreadableIDs
         for entry in loaded.entries { listed.insert(entry.definition.id) }
-        let gone = fenceOrigins.compactMap { id, origin in origin == .file && !listed.contains(id) ? id : nil }
-        for id in gone.sorted() {
-            removeFence(id: id, now: now)
-            logger.notice("fence removed from file", metadata: ["fence": "\(id)"])
-        }
+        let gone = fenceOrigins.compactMap { id, origin in origin == .file && !listed.contains(id) ? id : nil }.sorted()
+        removeFences(ids: gone, now: now)
+        for id in gone { logger.notice("fence removed from file", metadata: ["fence": "\(id)"]) }
         submit(JournalPipeline.Step(removedFileFences: lastFileFences.keys.filter { applied[$0] == nil }))
         lastFileFences = applied
     }

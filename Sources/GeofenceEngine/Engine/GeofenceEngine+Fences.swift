@@ -75,21 +75,30 @@ extension GeofenceEngine {
     /// (the caller's clock); pending changes at it are dropped.
     @discardableResult
     public mutating func removeFence(id: String, now: Double) -> FenceRemoval {
+        removeFences(ids: [id], now: now)
+    }
+
+    /// Removes several fences in one pass over the devices (a reloaded file may drop thousands
+    /// of fences; one pass each would be fences x devices). Unknown ids are skipped.
+    @discardableResult
+    public mutating func removeFences(ids: some Sequence<String>, now: Double) -> FenceRemoval {
         var removal = FenceRemoval()
-        guard let slot = slotsByFenceID.removeValue(forKey: id), let fence = fenceSlots[Int(slot)] else {
-            return removal
+        var removed: [Int32: Fence] = [:]
+        for id in ids {
+            guard let slot = slotsByFenceID.removeValue(forKey: id), let fence = fenceSlots[Int(slot)] else { continue }
+            removed[slot] = fence
         }
+        guard !removed.isEmpty else { return removal }
         for deviceSlot in regions.keys.sorted() {
-            guard var record = regions[deviceSlot],
-                let position = record.entries.firstIndex(where: { $0.fenceSlot == slot })
+            guard var record = regions[deviceSlot], record.entries.contains(where: { removed[$0.fenceSlot] != nil })
             else { continue }
-            let entry = record.entries.remove(at: position)
-            if entry.state == .inside {
-                let device = Int(deviceSlot)
-                // The fence goes now, but never before the device's own latest event time.
-                let at = max(now, devices.lastTimestamp[device])
-                removal.changes.append(StateChange(
-                    device: devices.ids[device], at: at, lat: devices.anchorLat[device], lon: devices.anchorLon[device]))
+            let device = Int(deviceSlot)
+            // The fences go now, but never before the device's own latest event time.
+            let at = max(now, devices.lastTimestamp[device])
+            var leftAny = false
+            for entry in record.entries {
+                guard let fence = removed[entry.fenceSlot], entry.state == .inside else { continue }
+                leftAny = true
                 if fence.notify.contains(.exit) {
                     removal.transitions.append(
                         makeTransition(
@@ -98,12 +107,19 @@ extension GeofenceEngine {
                             durationSeconds: max(0, at - entry.enteredAt), reason: "fence_removed"))
                 }
             }
+            if leftAny {
+                removal.changes.append(
+                    StateChange(device: devices.ids[device], at: at, lat: devices.anchorLat[device], lon: devices.anchorLon[device]))
+            }
+            record.entries.removeAll { removed[$0.fenceSlot] != nil }
             store(record, for: deviceSlot)
         }
-        index.remove(slot)
-        fenceSlots[Int(slot)] = nil
-        fenceProbes[Int(slot)] = nil
-        freeFenceSlots.append(slot)
+        for slot in removed.keys.sorted() {
+            index.remove(slot)
+            fenceSlots[Int(slot)] = nil
+            fenceProbes[Int(slot)] = nil
+            freeFenceSlots.append(slot)
+        }
         return removal
     }
 
