@@ -39,25 +39,32 @@ public enum PositionDecoder {
     // MARK: OwnTracks
 
     /// Decodes an OwnTracks payload (`owntracks/<user>/<device>`). Other `_type`s are `.ignored`.
-    public static func decodeOwnTracks(_ payload: UnsafeRawBufferPointer) -> Result<DecodedPosition, PositionRejection> {
-        decodeOwnTracksFast(payload) ?? decodeOwnTracksWithParser(payload)
+    /// With `deviceID` (`<user>-<device>`), an `id` field must equal it.
+    public static func decodeOwnTracks(
+        _ payload: UnsafeRawBufferPointer, deviceID: String? = nil
+    ) -> Result<DecodedPosition, PositionRejection> {
+        decodeOwnTracksFast(payload, deviceID: deviceID) ?? decodeOwnTracksWithParser(payload, deviceID: deviceID)
     }
 
-    public static func decodeOwnTracks(_ payload: [UInt8]) -> Result<DecodedPosition, PositionRejection> {
-        payload.withUnsafeBytes { decodeOwnTracks($0) }
+    public static func decodeOwnTracks(_ payload: [UInt8], deviceID: String? = nil) -> Result<DecodedPosition, PositionRejection> {
+        payload.withUnsafeBytes { decodeOwnTracks($0, deviceID: deviceID) }
     }
 
     /// The reference OwnTracks decoder.
-    public static func decodeOwnTracksWithParser(_ payload: UnsafeRawBufferPointer) -> Result<DecodedPosition, PositionRejection> {
+    public static func decodeOwnTracksWithParser(
+        _ payload: UnsafeRawBufferPointer, deviceID: String? = nil
+    ) -> Result<DecodedPosition, PositionRejection> {
         guard payload.count <= maxPayloadBytes else { return .failure(.tooLarge(bytes: payload.count)) }
-        return readWithParser(payload).flatMap { PositionValidator.ownTracks($0) }
+        return readWithParser(payload).flatMap { PositionValidator.ownTracks($0, deviceID: deviceID) }
     }
 
-    static func decodeOwnTracksFast(_ payload: UnsafeRawBufferPointer) -> Result<DecodedPosition, PositionRejection>? {
+    static func decodeOwnTracksFast(
+        _ payload: UnsafeRawBufferPointer, deviceID: String? = nil
+    ) -> Result<DecodedPosition, PositionRejection>? {
         guard payload.count <= maxPayloadBytes else { return .failure(.tooLarge(bytes: payload.count)) }
         var fields = PositionFields<UnsafeRawBufferPointer>()
         guard PositionScanner.scan(payload, into: &fields) else { return nil }
-        return PositionValidator.ownTracks(fields)
+        return PositionValidator.ownTracks(fields, deviceID: deviceID)
     }
 
     // MARK: Reference parsing

@@ -29,7 +29,7 @@ public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertibl
         case let .missingField(field): "missing field \"\(field)\""
         case let .wrongType(field, expected, got): "field \"\(field)\" must be \(expected), not \(got)"
         case let .notFinite(field): "field \"\(field)\" is not a finite number"
-        case let .outOfRange(field, value): "field \"\(field)\" is \(value), \(Self.allowedRange(of: field))"
+        case let .outOfRange(field, value): "field \"\(field)\" is \(value), \(Self.allowedRange(of: field, value: value))"
         case let .badTimestamp(field, text): "field \"\(field)\" is \"\(text)\", which is not an RFC 3339 time"
         case let .idMismatch(expected, got): "field \"id\" is \"\(got)\" but the topic's device is \"\(expected)\""
         case let .tooLarge(bytes): "payload is \(bytes) bytes, more than the \(PositionDecoder.maxPayloadBytes) allowed"
@@ -37,13 +37,14 @@ public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertibl
         }
     }
 
-    private static func allowedRange(of field: String) -> String {
+    private static func allowedRange(of field: String, value: Double) -> String {
         switch field {
         case "lat", "latitude": "must be within [-90, 90]"
         case "lon", "longitude": "must be within [-180, 180]"
         case "acc", "gps_accuracy": "must be >= 0 metres"
         case "ts", "tst":
-            "must be seconds since the epoch in (0, \(Int(RFC3339.maxSeconds))] (a time in milliseconds is too large)"
+            "must be seconds since the epoch in (0, \(Int(RFC3339.maxSeconds))]"
+                + (value > RFC3339.maxSeconds ? " (a time in milliseconds is too large)" : "")
         default: "out of range"
         }
     }

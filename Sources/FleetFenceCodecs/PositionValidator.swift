@@ -5,14 +5,7 @@ enum PositionValidator {
     @inline(__always)
     static func native<T>(_ f: PositionFields<T>, deviceID: String) -> Result<DecodedPosition, PositionRejection> {
         do throws(PositionRejection) {
-            var matchedID = false
-            switch f.id {
-            case nil, .null?: break
-            case let .string(text)?:
-                guard text.equals(deviceID) else { throw .idMismatch(expected: deviceID, got: text.string) }
-                matchedID = true
-            case let other?: throw .wrongType(field: "id", expected: "a string", got: other.kindName)
-            }
+            let matchedID = try idMatches(f.id, deviceID: deviceID)
             let (latKey, latValue) = f.lat.map { (PositionKey.lat, $0) } ?? (.latitude, f.latitude)
             let (lonKey, lonValue) = f.lon.map { (PositionKey.lon, $0) } ?? (.longitude, f.longitude)
             let lat = try coordinate(latValue, key: latKey, reportedAs: .lat, limit: 90)
@@ -31,10 +24,24 @@ enum PositionValidator {
         }
     }
 
-    /// OwnTracks: `_type` must be `location`; `lat`, `lon`, `tst`, `acc`.
+    /// An `id` field, if present, must equal the topic's device id; `true` when it was there.
     @inline(__always)
-    static func ownTracks<T>(_ f: PositionFields<T>) -> Result<DecodedPosition, PositionRejection> {
+    private static func idMatches<T>(_ value: RawValue<T>?, deviceID: String) throws(PositionRejection) -> Bool {
+        switch value {
+        case nil, .null?: return false
+        case let .string(text)?:
+            guard text.equals(deviceID) else { throw .idMismatch(expected: deviceID, got: text.string) }
+            return true
+        case let other?: throw .wrongType(field: "id", expected: "a string", got: other.kindName)
+        }
+    }
+
+    /// OwnTracks: `_type` must be `location`; `lat`, `lon`, `tst`, `acc`; an `id` must name the
+    /// topic's device (`<user>-<device>`) when the caller knows it.
+    @inline(__always)
+    static func ownTracks<T>(_ f: PositionFields<T>, deviceID: String?) -> Result<DecodedPosition, PositionRejection> {
         do throws(PositionRejection) {
+            if let deviceID { _ = try idMatches(f.id, deviceID: deviceID) }
             switch f.type {
             case nil: throw .missingField("_type")
             case let .string(text)?:

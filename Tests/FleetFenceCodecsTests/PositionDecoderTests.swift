@@ -147,9 +147,11 @@ struct PositionDecoderTests {
         #expect(ownTracks(#"{"lat":48.85,"lon":2.35}"#) == .failure(.missingField("_type")))
         #expect(ownTracks(#"{"_type":1,"lat":48.85,"lon":2.35}"#) == .failure(.wrongType(field: "_type", expected: "a string", got: "a number")))
         #expect(ownTracks(#"{"_type":"location","lat":48.85,"lon":2.35,"tst":"soon"}"#) == .failure(.badTimestamp(field: "tst", text: "soon")))
-        // OwnTracks has no Home Assistant spellings and no id check.
+        // OwnTracks has no Home Assistant spellings; an id must name the topic's <user>-<device>.
         #expect(ownTracks(#"{"_type":"location","latitude":48.85,"lon":2.35}"#) == .failure(.missingField("lat")))
-        #expect(try ownTracks(#"{"_type":"location","lat":1,"lon":2,"id":"whatever"}"#).get().id == nil)
+        #expect(ownTracks(#"{"_type":"location","lat":1,"lon":2,"id":"whatever"}"#)
+            == .failure(.idMismatch(expected: testDevice, got: "whatever")))
+        #expect((try? ownTracks(#"{"_type":"location","lat":1,"lon":2,"id":"\#(testDevice)"}"#).get()) != nil)
         #expect(ownTracks(#"{"_type":"encrypted","data":"abc"}"#) == .failure(.ignored(reason: #"OwnTracks _type "encrypted" is not a location"#)))
         #expect(PositionRejection.ignored(reason: "x").isIgnored)
     }
@@ -162,6 +164,8 @@ struct PositionDecoderTests {
         #expect(PositionRejection.wrongType(field: "lat", expected: "a number", got: "a string").description == #"field "lat" must be a number, not a string"#)
         #expect(PositionRejection.notAnObject(found: "array").description == "payload is a JSON array, expected an object")
         #expect(PositionRejection.outOfRange(field: "ts", value: 1e13).description.contains("milliseconds"))
+        // The hint fits only a time too large, not a negative one.
+        #expect(!PositionRejection.outOfRange(field: "ts", value: -1).description.contains("milliseconds"))
     }
 
     @Test func sampleUsesArrivalTimeWhenThereIsNoTimestamp() {

@@ -72,9 +72,9 @@ func answers(_ payload: [UInt8], dialect: Dialect, device: String = testDevice) 
             )
         case .ownTracks:
             Answers(
-                fast: PositionDecoder.decodeOwnTracksFast(raw),
-                decoded: PositionDecoder.decodeOwnTracks(raw),
-                reference: PositionDecoder.decodeOwnTracksWithParser(raw)
+                fast: PositionDecoder.decodeOwnTracksFast(raw, deviceID: device),
+                decoded: PositionDecoder.decodeOwnTracks(raw, deviceID: device),
+                reference: PositionDecoder.decodeOwnTracksWithParser(raw, deviceID: device)
             )
         }
     }

@@ -18,7 +18,7 @@ struct PositionTopicRouterTests {
 
     @Test func ownTracksDevicesAreUserDashDevice() {
         #expect(router.route("owntracks/alice/phone") == .position(device: "alice-phone", format: .ownTracks))
-        #expect(router.route("owntracks/alice/") == .unrelated)
+        #expect(router.route("owntracks/alice/") == .noDevice)
         #expect(router.route("owntracks/alice/phone/event") == .unrelated)
     }
 
@@ -30,8 +30,14 @@ struct PositionTopicRouterTests {
         #expect(router.route("other/fences/depot/set") == .unrelated)
     }
 
+    /// A position topic with an empty device level is answered on the errors topic, not dropped.
+    @Test func anEmptyDeviceLevelIsNoDevice() {
+        #expect(router.route("fleet//position") == .noDevice)
+        #expect(router.route("owntracks//phone") == .noDevice)
+    }
+
     @Test func everythingElseIsUnrelated() {
-        for topic in ["", "/", "fleet", "fleet/", "fleet//position", "fleet/x/position/extra", "fleet/x/positions",
+        for topic in ["", "/", "fleet", "fleet/", "fleet/x/position/extra", "fleet/x/positions",
                       "Fleet/x/position", "fleet/x"] {
             #expect(router.route(topic) == .unrelated, "\(topic)")
         }

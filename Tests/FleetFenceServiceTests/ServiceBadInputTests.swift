@@ -79,6 +79,21 @@ struct ServiceBadInputTests {
         }
     }
 
+    /// `fleet//position` matches the filter but names no device: answered on `<prefix>/errors/`
+    /// (the empty device level, which `errors/+` matches), not dropped without a trace.
+    @Test func aTopicWithAnEmptyDeviceIsAnswered() async throws {
+        try await withService { h in
+            try await h.publish("fleet//position", #"{"lat":1,"lon":2}"#)
+            try await h.barrier(timeout: .seconds(20))
+            let answers = h.errors("")
+            #expect(answers.count == 1)
+            let json = try #require(answers.first.flatMap { JSONObject($0.payload) })
+            #expect(json.string("topic") == "fleet//position")
+            #expect(json.string("error")?.contains("device id is empty") == true, "\(json)")
+            #expect(await h.waitForLog("device id is empty"), "and in the log")
+        }
+    }
+
     @Test func aFloodOfJunkDoesNotStopTheService() async throws {
         try await withService { h in
             try await h.position("after", north: 300, ts: T)

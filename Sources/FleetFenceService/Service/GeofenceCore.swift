@@ -50,6 +50,9 @@ struct GeofenceCore {
             handlePosition(device: device, format: format, topic: topic, payload: payload, arrival: arrival)
         case let .fenceSet(id):
             handleFenceSet(id: id, payload: payload, now: arrival)
+        case .noDevice:
+            // Its errors topic ends in the empty device level: `<prefix>/errors/`, which `errors/+` matches.
+            reject(device: "", topic: String(decoding: topic, as: UTF8.self), payload: payload, reason: "the topic's device id is empty")
         case .unrelated:
             break
         }
@@ -61,7 +64,7 @@ struct GeofenceCore {
     ) {
         let decoded = switch format {
         case .native: PositionDecoder.decode(payload, deviceID: device)
-        case .ownTracks: PositionDecoder.decodeOwnTracks(payload)
+        case .ownTracks: PositionDecoder.decodeOwnTracks(payload, deviceID: device)
         }
         let position: DecodedPosition
         switch decoded {

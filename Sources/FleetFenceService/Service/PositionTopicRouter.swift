@@ -4,6 +4,8 @@ struct PositionTopicRouter {
     enum Route: Sendable, Hashable {
         case position(device: String, format: Format)
         case fenceSet(id: String)
+        /// A position topic whose device level is empty (`fleet//position`): rejected, not ignored.
+        case noDevice
         case unrelated
     }
 
@@ -51,19 +53,26 @@ struct PositionTopicRouter {
 
     func route(_ topic: UnsafeRawBufferPointer) -> Route {
         if let id = fenceSetID(topic) { return .fenceSet(id: id) }
+        var emptyDevice = false
         for filter in filters {
             guard let wildcards = Self.match(filter.levels, topic) else { continue }
             switch filter.format {
             case .native:
-                guard let device = wildcards.first, !device.isEmpty else { continue }
+                guard let device = wildcards.first, !device.isEmpty else {
+                    emptyDevice = true
+                    continue
+                }
                 return .position(device: Self.string(topic, device), format: .native)
             case .ownTracks:
-                guard wildcards.count >= 2, !wildcards[0].isEmpty, !wildcards[1].isEmpty else { continue }
+                guard wildcards.count >= 2, !wildcards[0].isEmpty, !wildcards[1].isEmpty else {
+                    emptyDevice = true
+                    continue
+                }
                 return .position(
                     device: "\(Self.string(topic, wildcards[0]))-\(Self.string(topic, wildcards[1]))", format: .ownTracks)
             }
         }
-        return .unrelated
+        return emptyDevice ? .noDevice : .unrelated
     }
 
     private static let setTail = Array("/set".utf8)
