@@ -42,7 +42,8 @@ let package = Package(
             dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        // Starts a private mosquitto on a free loopback port (demo, benchmarks, tests).
+        // Child processes that never outlive their owner: a private mosquitto on a free loopback
+        // port, and `fleetfence serve` started by its flags alone (demo, benchmarks, tests).
         .target(name: "LocalBroker", swiftSettings: strict),
 
         // Payloads in and out: positions, fences, alerts, state, registry, errors.

@@ -1,4 +1,5 @@
 import Foundation
+import LocalBroker
 
 /// Starts `fleetfence serve` the way every phase needs it: the release binary next to this one,
 /// on the private broker, its own journal and config in the run's directory, stats every second.
@@ -23,19 +24,20 @@ struct ServiceLauncher: Sendable {
     }
 
     /// - Parameters:
-    ///   - name: names the journal and the log file in the run's directory.
+    ///   - name: names the journal, the config and the log file in the run's directory.
     func start(name: String, fencesFile: String, clientID: String, prefix: String = "fleetfence",
                positions: String = "fleet/+/position") throws -> ServiceProcess {
-        // An explicit, empty config file: no Config/fleetfence.yaml of the working directory sneaks in.
-        let config = directory + "/\(name).yaml"
-        try "# fleetbench: every setting is a flag\n{}\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let arguments = [
-            "serve", "--config", config, "--broker", brokerURL, "--fences", fencesFile,
-            "--journal", directory + "/\(name).db", "--client-id", clientID, "--prefix", prefix,
-            "--positions", positions, "--debounce", String(debounce), "--silent-confirm", "3600",
-            "--stats-interval", "1", "--log-level", "info",
-        ]
-        return try ServiceProcess(
-            executable: executable, arguments: arguments, wrapper: wrapper, logPath: directory + "/\(name).log")
+        var command = ServeCommandLine(configFile: directory + "/\(name).yaml")
+        command[.broker] = brokerURL
+        command[.fences] = fencesFile
+        command[.journal] = directory + "/\(name).db"
+        command[.clientID] = clientID
+        command[.prefix] = prefix
+        command[.positions] = positions
+        command.set(.debounce, debounce)
+        command.set(.silentConfirm, 3600)
+        command.set(.statsInterval, 1)
+        command[.logLevel] = "info"
+        return try ServiceProcess(executable: executable, command: command, wrapper: wrapper, logPath: directory + "/\(name).log")
     }
 }

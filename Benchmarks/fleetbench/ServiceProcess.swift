@@ -8,27 +8,27 @@ import Glibc
 import Darwin
 #endif
 
-/// A running `fleetfence serve`, with its log reader and a watchdog: `sh` reading a pipe only we
-/// hold, which stops the service if this process dies without stopping it (as LocalBroker does
-/// for mosquitto).
+/// A running `fleetfence serve` with its log reader; watched (see LocalBroker's `WatchedChild`),
+/// so that it never outlives the benchmark.
 final class ServiceProcess: Sendable {
     let startNanos: UInt64
     let log = ServiceLog()
-    private let process: ChildProcess
-    private let watchdog: ChildProcess
-    private let watchdogInput: Int32
+    private let process: WatchedChild
     private let stopped = Atomic<Bool>(false)
 
     /// - Parameter wrapper: words put before the executable (e.g. `valgrind --tool=callgrind`).
-    init(executable: String, arguments: [String], wrapper: [String], logPath: String) throws {
+    init(executable: String, command: ServeCommandLine, wrapper: [String], logPath: String) throws {
+        try command.writeConfigFile()
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { close(null) }
         let errors = try Self.makePipe()
         let program = wrapper.isEmpty ? executable : "/usr/bin/env"
-        let argv = wrapper.isEmpty ? arguments : wrapper + [executable] + arguments
+        let argv = wrapper.isEmpty ? command.arguments : wrapper + [executable] + command.arguments
         startNanos = Monotonic.nanos()
         do {
-            process = try ChildProcess(executable: program, arguments: argv, stdin: null, stdout: errors.write, stderr: errors.write)
+            process = try WatchedChild(
+                executable: program, arguments: argv, environment: command.environment,
+                stdin: null, stdout: errors.write, stderr: errors.write)
         } catch {
             close(errors.read)
             close(errors.write)
@@ -36,19 +36,6 @@ final class ServiceProcess: Sendable {
         }
         close(errors.write)
         log.startReading(errors.read, copyTo: logPath)
-
-        let guardPipe = try Self.makePipe()
-        let script = "read -r line; [ \"$line\" = done ] || { kill -TERM \(process.pid); sleep 10; kill -KILL \(process.pid); } 2>/dev/null"
-        do {
-            watchdog = try ChildProcess(executable: "/bin/sh", arguments: ["-c", script], stdin: guardPipe.read, stdout: null, stderr: null)
-        } catch {
-            close(guardPipe.read)
-            close(guardPipe.write)
-            process.end(with: SIGKILL)
-            throw error
-        }
-        close(guardPipe.read)
-        watchdogInput = guardPipe.write
     }
 
     /// A pipe whose ends are both close-on-exec (`dup2` in the child clears it for the end it takes).
@@ -96,13 +83,12 @@ final class ServiceProcess: Sendable {
     @discardableResult
     func stop(grace: Double = 20) -> Double {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return 0 }
-        _ = "done\n".utf8CString.withUnsafeBufferPointer { write(watchdogInput, $0.baseAddress, 5) }
-        close(watchdogInput)
         let start = Monotonic.nanos()
-        process.end(with: SIGTERM, grace: .seconds(grace))
+        process.send(SIGTERM)
+        _ = process.waitForExit(within: .seconds(grace))
+        // Measured before the rest of `stop` (a SIGKILL, the watchdog let go), which is not the service's.
         let seconds = Monotonic.since(start)
-        // It read "done" and is ending; the grace only bounds a shell that did not.
-        watchdog.end(with: SIGKILL, grace: .seconds(1))
+        process.stop(with: SIGKILL, grace: .zero)
         return seconds
     }
 

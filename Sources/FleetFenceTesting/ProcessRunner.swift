@@ -7,13 +7,11 @@ public struct ProcessResult: Sendable {
     public var errorOutput: String
 }
 
-/// Runs a program to completion (searched on PATH, /usr/sbin and /usr/local/sbin unless
-/// the path is absolute), killing it after `timeout`. Output goes through temporary files,
-/// so a chatty program cannot block on a full pipe.
+/// Runs a program to completion (see `LaunchedProgram`), killing it after `timeout`.
 public func runProcess(_ program: String, _ arguments: [String], timeout: Duration = .seconds(30)) throws -> ProcessResult {
-    let run = try LaunchedProcess(program, arguments, directory: nil, environment: nil)
+    let run = try LaunchedProgram(program, arguments)
     let deadline = ContinuousClock.now + timeout
-    while run.process.isRunning {
+    while run.isRunning {
         if ContinuousClock.now >= deadline { throw run.killed(after: timeout) }
         usleep(5_000)
     }
@@ -26,70 +24,13 @@ public func runProcess(
     _ program: String, _ arguments: [String], directory: String? = nil, environment: [String: String]? = nil,
     timeout: Duration
 ) async throws -> ProcessResult {
-    let run = try LaunchedProcess(program, arguments, directory: directory, environment: environment)
+    let run = try LaunchedProgram(program, arguments, directory: directory, environment: environment)
     let deadline = ContinuousClock.now + timeout
-    while run.process.isRunning {
+    while run.isRunning {
         if ContinuousClock.now >= deadline { throw run.killed(after: timeout) }
         try? await Task.sleep(for: .milliseconds(20))
     }
     return run.result()
-}
-
-/// A started program whose output goes to files in a directory of its own.
-private struct LaunchedProcess {
-    let process = Process()
-    let name: String
-    let directory: URL
-    var outURL: URL { directory.appendingPathComponent("out") }
-    var errURL: URL { directory.appendingPathComponent("err") }
-
-    init(_ program: String, _ arguments: [String], directory workingDirectory: String?, environment: [String: String]?) throws {
-        name = "\(program) \(arguments.joined(separator: " "))"
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? out.close()
-            try? err.close()
-        }
-        process.executableURL = URL(fileURLWithPath: try locateProgram(program))
-        process.arguments = arguments
-        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
-        if let environment { process.environment = environment }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-    }
-
-    /// Kills the program and says what it printed.
-    func killed(after timeout: Duration) -> TestSupportError {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        let printed = result()
-        return TestSupportError("\(name) did not finish within \(timeout):\n\(printed.output)\n\(printed.errorOutput)")
-    }
-
-    /// What it printed and how it ended; removes its files.
-    func result() -> ProcessResult {
-        defer { try? FileManager.default.removeItem(at: directory) }
-        return ProcessResult(
-            status: process.terminationStatus,
-            output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-            errorOutput: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
-    }
-}
-
-private func locateProgram(_ program: String) throws -> String {
-    if program.hasPrefix("/") { return program }
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-    for directory in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/sbin"] {
-        let candidate = directory + "/" + program
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    throw TestSupportError("\(program) not found on PATH")
 }
 
 /// A fresh temporary directory for `body`, removed afterwards.

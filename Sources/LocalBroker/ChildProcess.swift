@@ -22,9 +22,11 @@ public final class ChildProcess: Sendable {
 
     /// `stdin`, `stdout` and `stderr` become the child's 0, 1 and 2.
     ///
-    /// - Parameter environment: the child's whole environment; `nil` passes on ours.
+    /// - Parameters:
+    ///   - environment: the child's whole environment; `nil` passes on ours.
+    ///   - workingDirectory: where the child starts; `nil`: ours.
     public init(
-        executable: String, arguments: [String], environment: [String: String]? = nil,
+        executable: String, arguments: [String], environment: [String: String]? = nil, workingDirectory: String? = nil,
         stdin: Int32, stdout: Int32, stderr: Int32
     ) throws(LocalBrokerError) {
         #if canImport(Darwin)
@@ -60,6 +62,9 @@ public final class ChildProcess: Sendable {
         if !Self.closeFrom(3, actions: &actions) { Self.markOpenDescriptorsCloseOnExec() }
         #endif
         posix_spawnattr_setflags(&attributes, flags)
+        if let workingDirectory, !Self.changeDirectory(to: workingDirectory, actions: &actions) {
+            throw .launchFailed(executable: executable, reason: "cannot start it in \(workingDirectory): no posix_spawn chdir here")
+        }
 
         let argv = ([executable] + arguments).map { strdup($0) }
         let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } }
@@ -79,7 +84,19 @@ public final class ChildProcess: Sendable {
         self.pid = pid
     }
 
-    #if !canImport(Darwin)
+    #if canImport(Darwin)
+    private static func changeDirectory(to path: String, actions: inout posix_spawn_file_actions_t?) -> Bool {
+        posix_spawn_file_actions_addchdir_np(&actions, path) == 0
+    }
+    #else
+    /// glibc 2.29+ has `posix_spawn_file_actions_addchdir_np`, which Swift's Glibc module does not show.
+    private static func changeDirectory(to path: String, actions: inout posix_spawn_file_actions_t) -> Bool {
+        typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addchdir_np") else { return false }
+        let addChdir = unsafeBitCast(symbol, to: AddChdir.self)
+        return addChdir(&actions, path) == 0
+    }
+
     /// glibc 2.34+ has `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not show.
     private static func closeFrom(_ lowest: Int32, actions: inout posix_spawn_file_actions_t) -> Bool {
         typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32

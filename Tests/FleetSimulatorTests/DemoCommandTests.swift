@@ -63,59 +63,35 @@ struct DemoCommandTests {
     }
 }
 
-/// One run of the built `fleetfence`, its output in files so that it can never block on a pipe.
+/// One run of the built `fleetfence` (see `LaunchedProgram`: output in files, never outlives the test).
 private final class DemoRun: Sendable {
-    let process: Process
-    let directory: URL
+    let program: LaunchedProgram
 
     static func start(_ arguments: [String]) async throws -> DemoRun {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-demotest-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try ServiceProcess.locateExecutable())
-        process.arguments = arguments
         // The package root: where the demo's default routes and fences are.
-        process.currentDirectoryURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLEETFENCE_") }
-        for name in ["out", "err"] {
-            _ = FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: nil)
-        }
-        let out = try FileHandle(forWritingTo: directory.appendingPathComponent("out"))
-        let err = try FileHandle(forWritingTo: directory.appendingPathComponent("err"))
-        defer {
-            try? out.close()
-            try? err.close()
-        }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        return DemoRun(process: process, directory: directory)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return DemoRun(program: try LaunchedProgram(
+            try ServiceProcess.locateExecutable(), arguments, directory: root.path,
+            environment: ChildEnvironment.withoutFleetFenceVariables()))
     }
 
-    private init(process: Process, directory: URL) {
-        self.process = process
-        self.directory = directory
+    private init(program: LaunchedProgram) {
+        self.program = program
     }
 
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    var output: String { read("out") }
-    var errors: String { read("err") }
+    var output: String { program.output }
+    var errors: String { program.errorOutput }
     var transcript: String { "stdout:\n\(output)\nstderr:\n\(errors)" }
 
     func signal(_ number: Int32) {
-        kill(process.processIdentifier, number)
+        program.signal(number)
     }
 
     /// The exit status; on timeout the demo is sent SIGTERM (it cleans up) and the test fails.
     func finish(within timeout: Duration) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        while program.isRunning {
             if ContinuousClock.now >= deadline {
                 signal(SIGTERM)
                 try await Task.sleep(for: .seconds(15))
@@ -123,13 +99,13 @@ private final class DemoRun: Sendable {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return program.status ?? -1
     }
 
     func waitForOutput(_ text: String, within timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
         while !output.contains(text) {
-            guard ContinuousClock.now < deadline, process.isRunning else {
+            guard ContinuousClock.now < deadline, program.isRunning else {
                 throw TestSupportError("no \"\(text)\" from fleetfence demo\n\(transcript)")
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -150,16 +126,13 @@ private final class DemoRun: Sendable {
         for pid in [broker, service] {
             #expect(!Self.isAlive(pid), "pid \(pid) survived the demo", sourceLocation: sourceLocation)
         }
-        // Watchdogs name the pid they guard; the service names the workspace (its journal).
+        // Watchdogs (`sh -c <script> watchdog <pid>`, see LocalBroker's Watchdog) name the pid they
+        // guard; the service names the workspace (its journal).
         let leftovers = Self.commandLines().filter { _, line in
-            line.contains(workspace) || line.contains("kill -TERM \(broker) ") || line.contains("kill -TERM \(service) ")
+            line.contains(workspace) || line.hasSuffix(" watchdog \(broker) ") || line.hasSuffix(" watchdog \(service) ")
         }
         #expect(leftovers.isEmpty, "left behind: \(leftovers)", sourceLocation: sourceLocation)
         #expect(!FileManager.default.fileExists(atPath: workspace), "\(workspace) left behind", sourceLocation: sourceLocation)
-    }
-
-    private func read(_ name: String) -> String {
-        (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
     }
 
     /// A zombie still answers `kill(pid, 0)`: only a process that runs counts as alive.

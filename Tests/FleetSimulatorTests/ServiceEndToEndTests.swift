@@ -127,6 +127,6 @@ struct ServiceEndToEndTests {
     static func runFleetsim(_ executable: String, in directory: String, arguments: [String], timeout: Duration) async throws -> ProcessResult {
         try await runProcess(
             executable, arguments, directory: directory,
-            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLEETFENCE_") }, timeout: timeout)
+            environment: ChildEnvironment.withoutFleetFenceVariables(), timeout: timeout)
     }
 }
