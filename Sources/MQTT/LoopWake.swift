@@ -51,10 +51,14 @@ final class LoopWake: Sendable {
 
     /// Called by the network thread before it writes what is queued, so that a packet queued
     /// after that write wakes it again.
+    ///
+    /// Drained first, cleared second: cleared first, a signal in between would write a byte
+    /// that the drain then swallows, leaving `pending` set with nothing in the pipe, and every
+    /// later publish would wait for the poll timeout.
     func consume() {
-        pending.store(false, ordering: .sequentiallyConsistent)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
             while read(readEnd, buffer.baseAddress, buffer.count) > 0 {}
         }
+        pending.store(false, ordering: .sequentiallyConsistent)
     }
 }
