@@ -81,6 +81,7 @@ final class BenchRun {
             }
             if settings.phases.contains(.latency) {
                 let rate = results.ceilingQoS0.map { $0.rate / 2 } ?? settings.latencyRate
+                if !settings.phases.contains(.throughput) { try warmUp(service, fleet: &fleet) }
                 let load = LatencyLoad(fleet: &fleet, fences: fences, rate: rate, settings: settings, probePrefix: "probe")
                 results.latency = try await measureLatency(service, load: load, rate: rate, probePrefix: "probe")
                 results.brokerPath = try await measureBrokerPath(load, rate: rate, name: "path")

@@ -48,3 +48,19 @@ extension BenchRun {
         try? text.write(toFile: directory + "/latency-\(name).csv", atomically: true, encoding: .utf8)
     }
 }
+
+extension BenchRun {
+    /// Without the throughput phase the service has never seen the fleet: every device's first
+    /// sample would be a first sight (a retained state and a journal row each, 10,000 of them
+    /// within the first half second), and the probes confirming then would time that one-off
+    /// burst instead of alerts under steady load. One round of the fleet, processed, first.
+    func warmUp(_ service: ServiceProcess, fleet: inout Fleet) throws {
+        guard let publisher else { throw BenchError.failed("no publisher") }
+        let before = try waitForIdle(service)
+        let round = fleet.stream(messages: settings.devices)
+        _ = publisher.burst(round, qos: 0)
+        _ = try waitForPositions(service, atLeast: before + round.count, stall: 5)
+        _ = try waitForIdle(service)
+        progress("warm-up: \(round.count) fleet devices seen by the service")
+    }
+}
