@@ -28,6 +28,10 @@ public struct MQTTOptions: Sendable {
     public var reconnectDelay: Duration
     /// Cap of the reconnect delay.
     public var reconnectDelayMax: Duration
+    /// How long the network thread sleeps in poll() when nothing happens: how often an idle
+    /// client checks its keep-alive. Traffic, publishes and stop requests wake it sooner. Tests
+    /// lengthen it, so that a lost wake-up cannot hide in a short timeout.
+    var idleWait: Duration = .milliseconds(100)
 
     public init(
         url: MQTTURL,

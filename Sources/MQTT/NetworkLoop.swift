@@ -8,11 +8,13 @@ import Darwin
 #endif
 
 extension LoopContext {
-    /// poll() timeout of one turn: how often an idle thread checks keep-alive and stop
-    /// requests. Traffic, queued packets and stop requests wake it earlier (`LoopWake`).
-    private static let loopTimeoutMilliseconds: Int32 = 100
     /// How long a clean stop may take to flush DISCONNECT before the thread gives up.
     private static let cleanStopGrace: Duration = .seconds(2)
+
+    private var idleWaitMilliseconds: Int32 {
+        let (seconds, attoseconds) = engine.options.idleWait.components
+        return Int32(clamping: seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+    }
 
     /// The network thread: connect, then turn (`turn(timeoutMilliseconds:)`) until stopped, reconnecting
     /// with exponential backoff whenever the connection drops.
@@ -45,7 +47,7 @@ extension LoopContext {
                 break
             }
 
-            rc = turn(timeoutMilliseconds: Self.loopTimeoutMilliseconds)
+            rc = turn(timeoutMilliseconds: idleWaitMilliseconds)
             var savedErrno = errno
             if rc == MosquittoCode.success {
                 if engine.connected.load(ordering: .relaxed) {
