@@ -8,6 +8,9 @@ struct BenchResults: Sendable {
         /// Messages per second `publish` accepted (the publisher's own pace).
         var publisherRate = 0.0
         var seconds = 0.0
+        /// CPU time of the counting subscriber's network thread: the floor under the service's
+        /// own CPU per position, which reads the same stream through the same client.
+        var subscriberCPUSeconds: Double?
     }
 
     struct Throughput: Sendable {

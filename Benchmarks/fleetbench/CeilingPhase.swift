@@ -5,6 +5,7 @@ extension BenchRun {
         let publisher = try await StreamPublisher.connect(url: brokerURL, clientID: "fleetbench-ceiling-publisher")
         let outcome = publisher.burst(stream, qos: qos)
         let received = subscriber.wait(for: stream.count, stall: 5)
+        let subscriberCPU = subscriber.networkThreadCPUSeconds
         await publisher.finish()
         await subscriber.stop()
 
@@ -14,6 +15,7 @@ extension BenchRun {
         ceiling.publisherRate = outcome.acceptRate
         ceiling.seconds = Monotonic.seconds(from: subscriber.firstNanos, to: subscriber.lastNanos)
         ceiling.rate = ceiling.seconds > 0 ? Double(received - 1) / ceiling.seconds : 0
+        ceiling.subscriberCPUSeconds = subscriberCPU
         if received < stream.count {
             results.notes.append("ceiling QoS \(qos): only \(received) of \(stream.count) messages arrived")
         }

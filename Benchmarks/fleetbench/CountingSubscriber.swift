@@ -11,10 +11,15 @@ final class CountingSubscriber: Sendable {
         let count = Atomic<Int>(0)
         let first = Atomic<UInt64>(0)
         let last = Atomic<UInt64>(0)
+        /// The client's network thread, where every message is read and counted.
+        let threadID = Atomic<Int32>(0)
 
         func record() {
             let now = Monotonic.nanos()
-            if count.add(1, ordering: .relaxed).newValue == 1 { first.store(now, ordering: .relaxed) }
+            if count.add(1, ordering: .relaxed).newValue == 1 {
+                first.store(now, ordering: .relaxed)
+                threadID.store(ProcCPU.currentThreadID(), ordering: .relaxed)
+            }
             last.store(now, ordering: .relaxed)
         }
     }
@@ -34,6 +39,13 @@ final class CountingSubscriber: Sendable {
     }
 
     var count: Int { counter.count.load(ordering: .relaxed) }
+
+    /// CPU time of the network thread so far: what receiving the messages through libmosquitto
+    /// costs a client that does nothing with them. Read before `stop()`, while the thread lives.
+    var networkThreadCPUSeconds: Double? {
+        let thread = counter.threadID.load(ordering: .relaxed)
+        return thread > 0 ? ProcCPU.seconds(statFile: "/proc/self/task/\(thread)/stat") : nil
+    }
     var firstNanos: UInt64 { counter.first.load(ordering: .relaxed) }
     var lastNanos: UInt64 { counter.last.load(ordering: .relaxed) }
 

@@ -22,6 +22,12 @@ struct Report {
                 what: "broker ceiling QoS \(qos)",
                 figure: String(format: "%.0f msg/s (%d/%d received in %.2f s; publisher accepted %.0f/s)",
                                ceiling.rate, ceiling.received, ceiling.published, ceiling.seconds, ceiling.publisherRate)))
+            if let cpu = ceiling.subscriberCPUSeconds {
+                rows.append(Row(
+                    what: "  subscriber CPU QoS \(qos)",
+                    figure: String(format: "%.2f µs per message (its network thread, %.2f s; a client that only counts)",
+                                   cpu * 1e6 / Double(max(ceiling.received, 1)), cpu)))
+            }
         }
         if let startup = r.startupRun {
             rows.append(startupRow("service start, \(startup.fences) fences", startup, target: nil))

@@ -65,13 +65,7 @@ final class ServiceProcess: Sendable {
 
     /// User plus system CPU time the service has used so far, from /proc/<pid>/stat.
     var cpuSeconds: Double? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let afterName = text.lastIndex(of: ")")
-        else { return nil }
-        // Fields after the command name: state is field 3, utime 14 and stime 15.
-        let fields = text[text.index(after: afterName)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        ProcCPU.seconds(statFile: "/proc/\(pid)/stat")
     }
 
     func ensureRunning() throws {

@@ -1,0 +1,29 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// CPU time (user + system) from a Linux `stat` file: a process's (`/proc/<pid>/stat`) or one
+/// thread's (`/proc/self/task/<tid>/stat`).
+enum ProcCPU {
+    static func seconds(statFile path: String) -> Double? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8), let afterName = text.lastIndex(of: ")") else {
+            return nil
+        }
+        // Fields after the command name: state is field 3, utime 14 and stime 15.
+        let fields = text[text.index(after: afterName)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The calling thread's id, to find its `stat` file later from another thread
+    /// (`/proc/thread-self` links to `<pid>/task/<tid>`); 0 where there is no such link.
+    static func currentThreadID() -> Int32 {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let length = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+        guard length > 0 else { return 0 }
+        let link = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return link.split(separator: "/").last.flatMap { Int32($0) } ?? 0
+    }
+}
