@@ -218,31 +218,6 @@ struct JournalTests {
                 == threads * writesPerThread)
     }
 
-    /// Checkpoints leave the writer's commits (an alert waits for its commit): the main file
-    /// grows from a thread of its own, without SQLite's automatic checkpoint, which would only
-    /// run after 1,000 pages of WAL.
-    @Test func theWALIsCheckpointedInTheBackground() async throws {
-        let directory = try JournalDirectory()
-        let path = directory.path()
-        let journal = try Journal(path: path)
-        defer { try? journal.close() }
-        #expect(try journal.db.run("PRAGMA wal_autocheckpoint").first?.column("wal_autocheckpoint")?.int64Value == 0)
-        func mainFileSize() throws -> Int {
-            (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        }
-        let before = try mainFileSize()
-        for batch in 0..<20 {
-            let rows = (0..<50).map { JournalDeviceRow(device: "truck-\(batch)-\($0)", state: [UInt8](repeating: 7, count: 64)) }
-            try journal.write(transitions: [], devices: rows)
-        }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while try mainFileSize() <= before, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        #expect(try mainFileSize() > before, "the main file took in the WAL's pages")
-        #expect(try journal.loadDevices().count == 1_000)
-    }
-
     @Test func newerSchemaIsRefused() throws {
         let directory = try JournalDirectory()
         let journal = try Journal(path: directory.path())

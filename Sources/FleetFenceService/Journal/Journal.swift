@@ -12,8 +12,6 @@ public final class Journal: Sendable {
     let db: SQLiteConnection
     let logger: Logger
     private let isClosed = Mutex(false)
-    /// `nil` when the journal is not in WAL mode (SQLite then checkpoints nothing).
-    private let checkpointer: JournalCheckpointer?
 
     /// Opens or creates the journal at `path` (relative to the working directory).
     ///
@@ -24,20 +22,15 @@ public final class Journal: Sendable {
     /// the per-transition write path does not need.
     public init(path: String, logger: Logger = Logger(label: "fleetfence.journal")) throws {
         let db = try SQLiteConnection.open(path: path)
-        var checkpointer: JournalCheckpointer?
         do {
             let mode = try db.run("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.stringValue
-            try db.run("PRAGMA synchronous = NORMAL")
-            try JournalSchema.prepare(db, path: path)
-            if mode?.lowercased() == "wal" {
-                // Checkpoints (and their fsyncs) leave the writer's commits: see JournalCheckpointer.
-                try db.run("PRAGMA wal_autocheckpoint = 0")
-                checkpointer = try JournalCheckpointer(path: path, logger: logger)
-            } else {
+            if mode?.lowercased() != "wal" {
                 logger.warning(
                     "journal is not in WAL mode; writes are slower and a reader blocks the writer",
                     metadata: ["path": "\(path)", "journal_mode": "\(mode ?? "unknown")"])
             }
+            try db.run("PRAGMA synchronous = NORMAL")
+            try JournalSchema.prepare(db, path: path)
         } catch {
             try? db.close()
             throw error
@@ -45,11 +38,6 @@ public final class Journal: Sendable {
         self.path = path
         self.db = db
         self.logger = logger
-        self.checkpointer = checkpointer
-    }
-
-    deinit {
-        checkpointer?.stop()
     }
 
     /// Checkpoints the WAL into the main file and closes. Later calls do nothing.
@@ -57,7 +45,6 @@ public final class Journal: Sendable {
         try isClosed.withLock { closed in
             guard !closed else { return }
             closed = true
-            checkpointer?.stop()
             do {
                 // TRUNCATE leaves a single self-contained file behind for copying or inspection.
                 try db.run("PRAGMA wal_checkpoint(TRUNCATE)")
