@@ -29,7 +29,13 @@ extension LoopContext {
             return errno == EINTR ? MosquittoCode.success : MosquittoCode.errno
         }
         if descriptors.1.revents != 0 { engine.wake.consume() }
-        if descriptors.0.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
+        let readable = descriptors.0.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
+        // libmosquitto goes on with a TLS handshake from its read call only (mosquitto_loop
+        // also does it when the socket turns writable). A handshake that began before TCP had
+        // connected waits for writability: until the CONNACK, that goes to the read call too,
+        // or the handshake never moves and poll reports the socket writable forever.
+        let handshaking = descriptors.0.revents & Int16(POLLOUT) != 0 && !engine.connected.load(ordering: .relaxed)
+        if readable || handshaking {
             let rc = mosquitto_loop_read(mosq, 1)
             if rc != MosquittoCode.success || mosquitto_socket(mosq) < 0 { return rc }
         }

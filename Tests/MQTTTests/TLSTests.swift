@@ -47,6 +47,33 @@ struct TLSTests {
         }
     }
 
+    /// Over a real network the TLS handshake starts before TCP has connected and waits for the
+    /// socket to turn writable; libmosquitto goes on with it only from its read call. Here the
+    /// first SYN is dropped (a full listen queue), so the connect completes on a retransmission.
+    @Test func aHandshakeThatStartsBeforeTCPConnectsCompletes() async throws {
+        try await withTemporaryDirectory { directory in
+            try makeCertificates(in: directory)
+            let port = try LocalMosquitto.freeLoopbackPort()
+            let listener = """
+                listener \(port) 127.0.0.1
+                cafile \(directory)/ca.crt
+                certfile \(directory)/server.crt
+                keyfile \(directory)/server.key
+                """
+            let broker = try LocalMosquitto.start(extraConfig: listener, port: port)
+            defer { broker.stop() }
+            let proxy = try SlowAcceptProxy(upstreamPort: port, delay: .milliseconds(1_500))
+            defer { proxy.stop() }
+
+            let url = try MQTTURL(parsing: "mqtts://127.0.0.1:\(proxy.port)")
+            let client = try MQTTClient(options: MQTTOptions(url: url, caFile: "\(directory)/ca.crt"), logger: testLogger())
+            try await client.connect(timeout: .seconds(15))
+            #expect(client.publish(topic: "tls/late", payload: "x", qos: 1) == .sent)
+            #expect(await client.waitForPublishes(timeout: .seconds(5)))
+            await client.disconnect()
+        }
+    }
+
     private func makeCertificates(in directory: String) throws {
         let commands: [[String]] = [
             ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=FleetFence test CA",
