@@ -54,11 +54,14 @@ final class LoopWake: Sendable {
     ///
     /// Drained first, cleared second: cleared first, a signal in between would write a byte
     /// that the drain then swallows, leaving `pending` set with nothing in the pipe, and every
-    /// later publish would wait for the poll timeout.
+    /// later publish would wait for the poll timeout. Cleared by an exchange, not a store: it
+    /// reads the flag a publisher set after queueing, so that packet is visible to the
+    /// unlocked `mosquitto_want_write` that follows (a plain store would not order that load
+    /// on ARM).
     func consume() {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
             while read(readEnd, buffer.baseAddress, buffer.count) > 0 {}
         }
-        pending.store(false, ordering: .sequentiallyConsistent)
+        _ = pending.exchange(false, ordering: .acquiringAndReleasing)
     }
 }
