@@ -41,7 +41,6 @@ enum PositionValidator {
     @inline(__always)
     static func ownTracks<T>(_ f: PositionFields<T>, deviceID: String?) -> Result<DecodedPosition, PositionRejection> {
         do throws(PositionRejection) {
-            if let deviceID { _ = try idMatches(f.id, deviceID: deviceID) }
             switch f.type {
             case nil: throw .missingField("_type")
             case let .string(text)?:
@@ -50,6 +49,8 @@ enum PositionValidator {
                 }
             case let other?: throw .wrongType(field: "_type", expected: "a string", got: other.kindName)
             }
+            // After the type: other _types are ignored whatever they carry.
+            if let deviceID { _ = try idMatches(f.id, deviceID: deviceID) }
             let lat = try coordinate(f.lat, key: .lat, reportedAs: .lat, limit: 90)
             let lon = try coordinate(f.lon, key: .lon, reportedAs: .lon, limit: 180)
             let ts = try time(f.tst, key: .tst)

@@ -152,6 +152,9 @@ struct PositionDecoderTests {
         #expect(ownTracks(#"{"_type":"location","lat":1,"lon":2,"id":"whatever"}"#)
             == .failure(.idMismatch(expected: testDevice, got: "whatever")))
         #expect((try? ownTracks(#"{"_type":"location","lat":1,"lon":2,"id":"\#(testDevice)"}"#).get()) != nil)
+        // Other _types are ignored whatever id they carry.
+        #expect(ownTracks(#"{"_type":"transition","id":"someone-else"}"#)
+            == .failure(.ignored(reason: #"OwnTracks _type "transition" is not a location"#)))
         #expect(ownTracks(#"{"_type":"encrypted","data":"abc"}"#) == .failure(.ignored(reason: #"OwnTracks _type "encrypted" is not a location"#)))
         #expect(PositionRejection.ignored(reason: "x").isIgnored)
     }

@@ -36,6 +36,12 @@ struct PositionTopicRouterTests {
         #expect(router.route("owntracks//phone") == .noDevice)
     }
 
+    /// Only an empty level is "no device": a filter with too few `+` for its format is not.
+    @Test func aFilterWithTooFewWildcardsIsUnrelated() {
+        let router = PositionTopicRouter(positionFilters: ["owntracks/+/#"], layout: TopicLayout(prefix: "ff"))
+        #expect(router.route("owntracks/alice/phone") == .unrelated)
+    }
+
     @Test func everythingElseIsUnrelated() {
         for topic in ["", "/", "fleet", "fleet/", "fleet/x/position/extra", "fleet/x/positions",
                       "Fleet/x/position", "fleet/x"] {

@@ -58,13 +58,16 @@ struct PositionTopicRouter {
             guard let wildcards = Self.match(filter.levels, topic) else { continue }
             switch filter.format {
             case .native:
-                guard let device = wildcards.first, !device.isEmpty else {
+                guard let device = wildcards.first else { continue }
+                guard !device.isEmpty else {
                     emptyDevice = true
                     continue
                 }
                 return .position(device: Self.string(topic, device), format: .native)
             case .ownTracks:
-                guard wildcards.count >= 2, !wildcards[0].isEmpty, !wildcards[1].isEmpty else {
+                // A filter with fewer than two `+` (`owntracks/+/#`) names no device: not ours.
+                guard wildcards.count >= 2 else { continue }
+                guard !wildcards[0].isEmpty, !wildcards[1].isEmpty else {
                     emptyDevice = true
                     continue
                 }
