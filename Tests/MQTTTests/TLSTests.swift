@@ -7,15 +7,7 @@ import Testing
 struct TLSTests {
     @Test func connectsWithTheCAFileAndFailsWithoutIt() async throws {
         try await withTemporaryDirectory { directory in
-            try makeCertificates(in: directory)
-            let port = try LocalMosquitto.freeLoopbackPort()
-            let listener = """
-                listener \(port) 127.0.0.1
-                cafile \(directory)/ca.crt
-                certfile \(directory)/server.crt
-                keyfile \(directory)/server.key
-                """
-            let broker = try LocalMosquitto.start(extraConfig: listener, port: port)
+            let (broker, port) = try startTLSBroker(in: directory)
             defer { broker.stop() }
 
             let url = try MQTTURL(parsing: "mqtts://127.0.0.1:\(port)")
@@ -52,15 +44,7 @@ struct TLSTests {
     /// first SYN is dropped (a full listen queue), so the connect completes on a retransmission.
     @Test func aHandshakeThatStartsBeforeTCPConnectsCompletes() async throws {
         try await withTemporaryDirectory { directory in
-            try makeCertificates(in: directory)
-            let port = try LocalMosquitto.freeLoopbackPort()
-            let listener = """
-                listener \(port) 127.0.0.1
-                cafile \(directory)/ca.crt
-                certfile \(directory)/server.crt
-                keyfile \(directory)/server.key
-                """
-            let broker = try LocalMosquitto.start(extraConfig: listener, port: port)
+            let (broker, port) = try startTLSBroker(in: directory)
             defer { broker.stop() }
             let proxy = try SlowAcceptProxy(upstreamPort: port, delay: .milliseconds(1_500))
             defer { proxy.stop() }
@@ -72,6 +56,19 @@ struct TLSTests {
             #expect(await client.waitForPublishes(timeout: .seconds(5)))
             await client.disconnect()
         }
+    }
+
+    /// A mosquitto with a TLS listener whose certificate comes from a throw-away CA in `directory`.
+    private func startTLSBroker(in directory: String) throws -> (LocalMosquitto, port: Int) {
+        try makeCertificates(in: directory)
+        let port = try LocalMosquitto.freeLoopbackPort()
+        let listener = """
+            listener \(port) 127.0.0.1
+            cafile \(directory)/ca.crt
+            certfile \(directory)/server.crt
+            keyfile \(directory)/server.key
+            """
+        return (try LocalMosquitto.start(extraConfig: listener, port: port), port)
     }
 
     private func makeCertificates(in directory: String) throws {
