@@ -41,7 +41,9 @@ public struct FenceIndex: Sendable {
     /// Each slot's level and reach, by slot (the engine's slots are dense), so that `remove`
     /// finds the same cells again without a list of them kept per fence.
     private var placements: [Placement?] = []
-    public private(set) var count = 0
+
+    /// Fences held.
+    public var count: Int { levels.reduce(0) { $0 + $1.fenceCount } }
 
     struct Placement: Sendable {
         let level: Int
@@ -67,43 +69,44 @@ public struct FenceIndex: Sendable {
     public mutating func insert(_ slot: Int32, reach: BoundingBox) {
         remove(slot)
         let span = max(reach.maxLat - reach.minLat, min(360, reach.maxLon - reach.minLon))
-        let levelIndex = levels.firstIndex { $0.cellDegrees * 3 >= span } ?? (levels.count - 1)
-        // Taken out of the level while entries are added, so that it is certainly the only
-        // reference: a shared one would be copied whole by every insert (seen: minutes for 100k).
-        var cells = levels[levelIndex].cells
-        levels[levelIndex].cells = [:]
-        forEachCell(of: reach, slot: slot, level: levels[levelIndex]) { key, entry in
-            cells[key, default: []].append(entry)
+        let level = levels.firstIndex { $0.cellDegrees * 3 >= span } ?? (levels.count - 1)
+        changeCells(ofLevel: level) { cells, geometry in
+            Self.forEachCell(of: reach, slot: slot, level: geometry) { key, entry in cells[key, default: []].append(entry) }
         }
-        levels[levelIndex].cells = cells
         let index = Int(slot)
         if index >= placements.count { placements.append(contentsOf: repeatElement(nil, count: index - placements.count + 1)) }
-        placements[index] = Placement(level: levelIndex, reach: reach)
-        count += 1
-        levels[levelIndex].fenceCount += 1
-        if levels[levelIndex].fenceCount == 1 { refreshOccupied() }
+        placements[index] = Placement(level: level, reach: reach)
+        levels[level].fenceCount += 1
+        if levels[level].fenceCount == 1 { refreshOccupied() }
     }
 
     public mutating func remove(_ slot: Int32) {
         let index = Int(slot)
         guard index < placements.count, let placement = placements[index] else { return }
         placements[index] = nil
-        count -= 1
-        // Taken out while changed, as in insert.
-        var cells = levels[placement.level].cells
-        levels[placement.level].cells = [:]
-        forEachCell(of: placement.reach, slot: slot, level: levels[placement.level]) { key, _ in
-            cells[key]?.removeAll { $0.slot == slot }
-            if cells[key]?.isEmpty == true { cells[key] = nil }
+        changeCells(ofLevel: placement.level) { cells, geometry in
+            Self.forEachCell(of: placement.reach, slot: slot, level: geometry) { key, _ in
+                cells[key]?.removeAll { $0.slot == slot }
+                if cells[key]?.isEmpty == true { cells[key] = nil }
+            }
         }
-        levels[placement.level].cells = cells
         levels[placement.level].fenceCount -= 1
         if levels[placement.level].fenceCount == 0 { refreshOccupied() }
     }
 
+    /// Runs `body` on a level's cells taken out of the level, so that they are certainly the only
+    /// reference while changed: a shared one would be copied whole by every insert (seen: minutes
+    /// for 100k fences). `body` also gets the level's geometry (its cells emptied meanwhile).
+    private mutating func changeCells(ofLevel level: Int, _ body: (inout [UInt64: [Entry]], Level) -> Void) {
+        var cells = levels[level].cells
+        levels[level].cells = [:]
+        body(&cells, levels[level])
+        levels[level].cells = cells
+    }
+
     /// Every cell of `level` that `reach` touches, with the entry that goes there. A reach wider
     /// than a level's longitudes meets the same cell twice, each time with its own turn.
-    private func forEachCell(of reach: BoundingBox, slot: Int32, level: Level, _ body: (UInt64, Entry) -> Void) {
+    private static func forEachCell(of reach: BoundingBox, slot: Int32, level: Level, _ body: (UInt64, Entry) -> Void) {
         let lowY = Self.cell(reach.minLat + 90, level.cellDegrees)
         let highY = Self.cell(reach.maxLat + 90, level.cellDegrees)
         if reach.coversAllLongitudes {
