@@ -10,14 +10,21 @@ struct FenceFile {
     struct Entry {
         var definition: FenceDefinition
         /// `nil` for a definition equal to the one last applied: nothing to build.
-        var built: Result<Fence, FenceError>?
-        /// What applying a built fence writes, encoded here rather than under the lock: the
-        /// definition as journaled, and the registry entry.
-        var encoded: [UInt8] = []
-        var registryPayload: [UInt8] = []
+        var prepared: Result<PreparedFence, FenceError>?
+    }
+
+    /// A changed definition built, and what applying it writes encoded, before the lock is taken.
+    struct PreparedFence {
+        var fence: Fence
+        /// The definition as journaled (`FenceDefinitionEncoding`).
+        var definitionJSON: [UInt8]
+        /// The retained registry entry (`FenceRegistryPayload`).
+        var registryPayload: [UInt8]
     }
 
     var path: String
+    /// What the fences were built with: only an engine with the same settings may take them as built.
+    var settings: GeofenceSettings
     var entries: [Entry] = []
     var problems: [String] = []
     /// Ids of features that did not decode, where the id itself could be read.
@@ -33,7 +40,7 @@ struct FenceFile {
         } catch {
             throw FenceFileError(path: path, reason: "cannot read: \(error.localizedDescription)")
         }
-        var file = FenceFile(path: path)
+        var file = FenceFile(path: path, settings: settings)
         var definitions: [FenceDefinition] = []
         do {
             for result in try FenceDecoder.decodeCollection(data) {
@@ -65,12 +72,16 @@ struct FenceFile {
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             let range = chunk * chunkSize..<min(definitions.count, (chunk + 1) * chunkSize)
             let entries = definitions[range].map { definition in
-                guard applied[definition.id] != definition else { return Entry(definition: definition, built: nil) }
-                let built = Result { () throws(FenceError) in try Fence(definition: definition, settings: settings) }
-                guard case let .success(fence) = built else { return Entry(definition: definition, built: built) }
-                return Entry(
-                    definition: definition, built: built, encoded: FenceDefinitionEncoding.encode(definition),
-                    registryPayload: FenceRegistryPayload.encode(fence))
+                Entry(
+                    definition: definition,
+                    prepared: applied[definition.id] == definition
+                        ? nil
+                        : Result { () throws(FenceError) in
+                            let fence = try Fence(definition: definition, settings: settings)
+                            return PreparedFence(
+                                fence: fence, definitionJSON: FenceDefinitionEncoding.encode(definition),
+                                registryPayload: FenceRegistryPayload.encode(fence))
+                        })
             }
             built.withLock { $0[chunk] = entries }
         }

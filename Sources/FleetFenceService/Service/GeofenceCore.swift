@@ -149,17 +149,20 @@ struct GeofenceCore {
     }
 
     /// Puts a definition into effect and adds its journal row and registry entry to `step`
-    /// (nothing when a file brings a fence the engine holds as it is).
-    /// `encoded`: the definition as `FenceDefinitionEncoding` writes it, when the caller has it already.
-    /// `built`: the fence already built from `definition` (a fences file's, see ``FenceFile``).
+    /// (nothing when a file brings a fence the engine holds as it is). `prepared`: the fence built
+    /// and encoded beforehand (a fences file's, see ``FenceFile``). Returns the definition as
+    /// journaled.
+    @discardableResult
     private mutating func applyFence(
-        _ definition: FenceDefinition, built: Fence? = nil, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil,
-        registryPayload: [UInt8]? = nil, into step: inout JournalPipeline.Step
-    ) throws {
+        _ definition: FenceDefinition, prepared: FenceFile.PreparedFence? = nil, origin: JournalFenceRow.Origin,
+        into step: inout JournalPipeline.Step
+    ) throws -> [UInt8] {
         // Ids that cannot be a topic level never get here: FenceDecoder refuses them.
-        let update = try built.map { fence throws(FenceError) in try engine.setFence(fence) } ?? engine.setFence(definition)
+        let update = try prepared.map { prepared throws(FenceError) in try engine.setFence(prepared.fence) }
+            ?? engine.setFence(definition)
+        let definitionJSON = prepared?.definitionJSON ?? FenceDefinitionEncoding.encode(definition)
         // The file bringing a fence exactly as held (set at run time, say) leaves its origin.
-        if update.unchanged, origin == .file, fenceOrigins[definition.id] != nil { return }
+        if update.unchanged, origin == .file, fenceOrigins[definition.id] != nil { return definitionJSON }
         fenceOrigins[definition.id] = origin
         counters.fenceChanges += 1
         if let requested = update.fence.clampedFrom, let effective = update.fence.effectiveRadius {
@@ -171,17 +174,12 @@ struct GeofenceCore {
         logger.log(
             level: origin == .runtime ? .info : .debug, update.replaced ? "fence replaced" : "fence added",
             metadata: ["fence": "\(definition.id)", "origin": "\(origin.rawValue)"])
-        step.fences.append(fenceRow(definition.id, origin: origin, encoded: encoded))
-        // Encoded beforehand for the fence as built; the engine rebuilds one built with other
-        // settings, and only a circle's effective radius depends on them.
-        var payload: [UInt8]?
-        if let built, let registryPayload, !registryPayload.isEmpty, built.effectiveRadius == update.fence.effectiveRadius {
-            payload = registryPayload
-        }
+        step.fences.append(fenceRow(definition.id, origin: origin, definitionJSON: definitionJSON))
         step.messages.append(
             Outbox.Message(
-                topic: layout.fence(definition.id), payload: payload ?? FenceRegistryPayload.encode(update.fence), qos: 1,
-                retain: true))
+                topic: layout.fence(definition.id),
+                payload: prepared?.registryPayload ?? FenceRegistryPayload.encode(update.fence), qos: 1, retain: true))
+        return definitionJSON
     }
 
     /// Removes a fence: devices inside it exit with reason `fence_removed`.
@@ -191,7 +189,7 @@ struct GeofenceCore {
 
     /// Removes fences held (others are skipped), in one pass over the devices.
     mutating func removeFences(ids: [String], now: Double) {
-        let held = ids.filter { fenceOrigins[$0] != nil || engine.fence(id: $0) != nil }
+        let held = ids.filter { engine.fence(id: $0) != nil }
         guard !held.isEmpty else { return }
         let removal = engine.removeFences(ids: held, now: now)
         var outbox = Outbox()
@@ -226,6 +224,8 @@ struct GeofenceCore {
         fenceOrigins.reserveCapacity(fenceOrigins.count + loaded.entries.count)
         // A feature that no longer reads changes nothing: its fence, if held, stays as it was.
         for id in loaded.unreadableIDs { applied[id] = lastFileFences[id] }
+        // Fences built with other settings than the engine's would be built again: the engine does it.
+        let preparedAsBuilt = loaded.settings == engine.settings
         var step = JournalPipeline.Step()
         for entry in loaded.entries {
             let definition = entry.definition
@@ -234,15 +234,12 @@ struct GeofenceCore {
                 continue
             }
             do {
-                // Not built: the file was read against an older record of itself; the engine builds it.
-                let built = try entry.built?.get()
-                let encoded = built == nil ? FenceDefinitionEncoding.encode(definition) : entry.encoded
-                try applyFence(
-                    definition, built: built, origin: .file, encoded: encoded, registryPayload: entry.registryPayload,
-                    into: &step)
+                // Not prepared: the file was read against an older record of itself; the engine builds it.
+                let prepared = preparedAsBuilt ? try entry.prepared?.get() : nil
+                let definitionJSON = try applyFence(definition, prepared: prepared, origin: .file, into: &step)
                 applied[definition.id] = definition
                 // The file's record changes by what changed in the file, in the fence's transaction.
-                step.fileFences[definition.id] = encoded
+                step.fileFences[definition.id] = definitionJSON
             } catch {
                 // Rejected: the file's previous version of it, if any, stays the one applied.
                 applied[definition.id] = lastFileFences[definition.id]
@@ -346,13 +343,12 @@ struct GeofenceCore {
         return devices.compactMap { dirtyDevices.remove($0).flatMap { engine.deviceRecord(for: $0) } }
     }
 
-    /// The journal row of a fence just set. `encoded`: the definition already encoded, so that a
-    /// file of many fences encodes each definition once.
-    private func fenceRow(_ id: String, origin: JournalFenceRow.Origin, encoded: [UInt8]? = nil) -> JournalFenceRow {
+    /// The journal row of a fence just set, its definition as `FenceDefinitionEncoding` wrote it.
+    private func fenceRow(_ id: String, origin: JournalFenceRow.Origin, definitionJSON: [UInt8]) -> JournalFenceRow {
         guard let record = engine.fenceRecord(id: id) else { preconditionFailure("fence \(id) was just set") }
-        let definition = encoded ?? FenceDefinitionEncoding.encode(record.definition)
         return JournalFenceRow(
-            id: id, record: JournalFenceRecord.encode(definition: definition, generation: record.generation), origin: origin)
+            id: id, record: JournalFenceRecord.encode(definition: definitionJSON, generation: record.generation),
+            origin: origin)
     }
 
     // MARK: Payloads
