@@ -141,8 +141,10 @@ final class ClientEngine: Sendable {
     }
 
     /// After queueing from any thread: the network thread writes it (libmosquitto in threaded
-    /// mode never writes on the caller's thread). Skipped when nothing is left to write, as
-    /// for a publish the network thread itself made and already wrote.
+    /// mode never writes on the caller's thread). Skipped when the network thread has already
+    /// written everything queued. On the network thread itself (a handler's publish) the signal
+    /// is not needed, since its turn writes after reading, but it costs at most one pipe write
+    /// per turn (`LoopWake` coalesces), so no thread check is made per publish.
     func wakeToWrite() {
         if mosquitto_want_write(handle.raw) { wake.signal() }
     }
