@@ -57,6 +57,16 @@ public final class LaunchedProgram: Sendable {
     public var output: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
     public var errorOutput: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
 
+    /// `true` once the program has ended, `false` if it still runs after `timeout`.
+    public func waitForExit(within timeout: Duration) -> Bool {
+        child.waitForExit(within: timeout)
+    }
+
+    /// The same without blocking a thread, for long programs in async tests.
+    public func waitForExit(within timeout: Duration) async -> Bool {
+        await child.waitForExit(within: timeout)
+    }
+
     /// Sends `signal` if the program still runs.
     public func signal(_ signal: Int32) {
         child.send(signal)

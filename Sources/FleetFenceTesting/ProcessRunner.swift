@@ -10,11 +10,7 @@ public struct ProcessResult: Sendable {
 /// Runs a program to completion (see `LaunchedProgram`), killing it after `timeout`.
 public func runProcess(_ program: String, _ arguments: [String], timeout: Duration = .seconds(30)) throws -> ProcessResult {
     let run = try LaunchedProgram(program, arguments)
-    let deadline = ContinuousClock.now + timeout
-    while run.isRunning {
-        if ContinuousClock.now >= deadline { throw run.killed(after: timeout) }
-        usleep(5_000)
-    }
+    guard run.waitForExit(within: timeout) else { throw run.killed(after: timeout) }
     return run.result()
 }
 
@@ -25,11 +21,7 @@ public func runProcess(
     timeout: Duration
 ) async throws -> ProcessResult {
     let run = try LaunchedProgram(program, arguments, directory: directory, environment: environment)
-    let deadline = ContinuousClock.now + timeout
-    while run.isRunning {
-        if ContinuousClock.now >= deadline { throw run.killed(after: timeout) }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
+    guard await run.waitForExit(within: timeout) else { throw run.killed(after: timeout) }
     return run.result()
 }
 

@@ -90,14 +90,10 @@ private final class DemoRun: Sendable {
 
     /// The exit status; on timeout the demo is sent SIGTERM (it cleans up) and the test fails.
     func finish(within timeout: Duration) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while program.isRunning {
-            if ContinuousClock.now >= deadline {
-                signal(SIGTERM)
-                try await Task.sleep(for: .seconds(15))
-                throw TestSupportError("fleetfence demo did not finish within \(timeout)\n\(transcript)")
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        guard await program.waitForExit(within: timeout) else {
+            signal(SIGTERM)
+            try await Task.sleep(for: .seconds(15))
+            throw TestSupportError("fleetfence demo did not finish within \(timeout)\n\(transcript)")
         }
         return program.status ?? -1
     }
