@@ -197,16 +197,19 @@ struct ServiceFencesTests {
 
     @Test func sighupReloadsTheFencesFile() async throws {
         let goneCentre = Geo.north(10_000)
+        let alsoGoneCentre = Geo.north(20_000)
         let freshCentre = Geo.north(15_000)
         var options = HarnessOptions()
         options.fences = Fences.collection([
             Fences.circle("depot", radius: 200, name: "Depot"),
             Fences.circle("gone", lat: goneCentre.lat, radius: 200, name: "Gone"),
+            Fences.circle("also-gone", lat: alsoGoneCentre.lat, radius: 200, name: "Also gone"),
         ])
         try await withService(options) { h in
             try await h.publish("fleetfence/fences/runtime/set", Fences.circleDefinition(lat: 20, lon: 20, radius: 100))
             try await h.position("d1", north: 100, ts: T)  // first sight inside depot
             try await h.position("d2", north: 100, ts: T, of: goneCentre)  // first sight inside gone
+            try await h.position("d4", north: 100, ts: T, of: alsoGoneCentre)  // and inside also-gone
             try await h.position("d3", north: 300, ts: T, of: freshCentre)  // outside everything
             try await h.barrier()
             #expect(h.states("d2").last?.strings("inside") == ["gone"])
@@ -222,10 +225,14 @@ struct ServiceFencesTests {
             #expect(removed.map(\.topic) == ["fleetfence/alerts/d2/gone/exit"])
             #expect(removed.first?.json.string("reason") == "fence_removed")
             #expect(removed.first?.seq == 1)
+            // Both fences the file dropped go in the same reload, each with its exits.
+            let alsoRemoved = await h.waitForAlerts("d4", count: 1)
+            #expect(alsoRemoved.map(\.topic) == ["fleetfence/alerts/d4/also-gone/exit"])
             try await h.barrier()
             #expect(h.service?.isRunning == true, "SIGHUP does not stop the service")
             #expect(h.states("d2").last?.strings("inside") == [])
             #expect(h.messages("fleetfence/fences/gone").map(\.payload) == [[]])
+            #expect(h.messages("fleetfence/fences/also-gone").map(\.payload) == [[]])
 
             let registry = try await h.retained("fleetfence/fences/+")
             let byTopic = Dictionary(uniqueKeysWithValues: registry.compactMap { m in JSONObject(m.payload).map { (m.topic, $0) } })
