@@ -162,20 +162,20 @@ struct PositionScanner {
 
     // MARK: Numbers
 
-    /// Longest number token decided here; longer ones are rare and left to the reference parser.
-    private static let maxNumberLength = 17
-
     /// A JSON number, correctly rounded as `JSONParser` reads it, and the index past it.
     ///
     /// Integers up to 2^53 are exact; other tokens whose digits fit in 2^53 with a power of ten up to
-    /// 10^22 are one correctly rounded multiplication or division of exact operands; the rest go
-    /// through `Double(String)`, which is correctly rounded too.
+    /// 10^22 are one correctly rounded multiplication or division of exact operands; the rest (17
+    /// significant digits, as some phones send coordinates, or more) go through `Double(String)`,
+    /// which is correctly rounded too.
     @inline(__always)
     private func number(at start: Int) -> (Double, Int)? {
         var i = start
         let negative = at(i) == UInt8(ascii: "-")
         if negative { i += 1 }
         var mantissa: UInt64 = 0
+        // Past 19 digits the mantissa has wrapped: only the text path can read the token.
+        var digits = 0
         var isInteger = true
         var fractionDigits = 0
 
@@ -188,6 +188,7 @@ struct PositionScanner {
         } else {
             while case let d = at(i) &- UInt8(ascii: "0"), d < 10 {
                 mantissa = mantissa &* 10 &+ UInt64(d)
+                digits += 1
                 i += 1
             }
         }
@@ -197,6 +198,7 @@ struct PositionScanner {
             guard at(i) &- UInt8(ascii: "0") < 10 else { return nil }
             while case let d = at(i) &- UInt8(ascii: "0"), d < 10 {
                 mantissa = mantissa &* 10 &+ UInt64(d)
+                digits += 1
                 fractionDigits += 1
                 i += 1
             }
@@ -222,15 +224,13 @@ struct PositionScanner {
         case 0x20, 0x0A, 0x0D, 0x09, UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"): break
         default: return nil
         }
-        guard i - start <= PositionScanner.maxNumberLength else { return nil }
-
         let exact: UInt64 = 1 << 53
-        if isInteger {
-            guard mantissa <= exact else { return nil }
+        let mantissaIsExact = digits <= 19 && mantissa <= exact
+        if isInteger, mantissaIsExact {
             return (negative ? -Double(mantissa) : Double(mantissa), i)
         }
         let power = exponent - fractionDigits
-        if mantissa <= exact, power >= -22, power <= 22 {
+        if mantissaIsExact, power >= -22, power <= 22 {
             let magnitude = power >= 0
                 ? Double(mantissa) * PowerOfTen.exact(power)
                 : Double(mantissa) / PowerOfTen.exact(-power)

@@ -141,11 +141,15 @@ struct PositionEquivalenceTests {
         #expect(zeros.fast != nil)
     }
 
-    @Test func longNumbersAreLeftToTheParser() throws {
-        // 18 characters: past what the scanner decides; the parser rounds it correctly.
-        let a = answers(Array(#"{"lat":2,"lon":-122.41941550000001}"#), dialect: .native)
-        #expect(a.fast == nil)
-        #expect(a.agree)
-        #expect(try a.reference.get().lon == -122.41941550000001)
+    /// 17 significant digits (as some phones send coordinates) and more than 19 (past a 64-bit
+    /// mantissa) stay on the fast path and round as the parser does.
+    @Test func longNumbersStayOnTheFastPath() throws {
+        for text in ["-122.41941550000001", "49.29340600000000123456", "12345678901234567890123", "1.7976931348623157e308"] {
+            let a = answers(Array(#"{"lat":2,"lon":\#(text)}"#.utf8), dialect: .native)
+            #expect(a.fast != nil, "\(text)")
+            #expect(a.agree, "\(text)")
+        }
+        let a = answers(Array(#"{"lat":2,"lon":-122.41941550000001}"#.utf8), dialect: .native)
+        #expect(try a.fast?.get().lon == -122.41941550000001)
     }
 }
