@@ -73,16 +73,20 @@ struct JournalTests {
         #expect(try journal.loadDevices() == [.init(device: "a", state: [2, 2]), .init(device: "c", state: [3])])
     }
 
-    @Test func largeWritesSpanSeveralStatements() throws {
+    /// Thousands of rows in one transaction, and a second write that deletes most devices again.
+    @Test func largeWritesLandWhole() throws {
         let directory = try JournalDirectory()
         let journal = try Journal(path: directory.path())
         defer { try? journal.close() }
         let transitions = (0..<1_201).map { transition("truck-\($0 % 7)", "f", "enter", at: Double($0), seq: Int64($0)) }
         let devices = (0..<2_501).map { JournalDeviceRow(device: "truck-\($0)", state: [UInt8($0 % 256)]) }
-        try journal.write(transitions: transitions, devices: devices, removedDevices: (0..<1_001).map { "gone-\($0)" })
+        try journal.write(transitions: transitions, devices: devices)
         #expect(try journal.loadDevices().count == 2_501)
         #expect(try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 5_000) == transitions)
         #expect(try journal.maxSeqPerDevice()["truck-0"] == 1_197)
+
+        try journal.write(transitions: [], devices: [], removedDevices: (1..<2_501).map { "truck-\($0)" })
+        #expect(try journal.loadDevices() == [devices[0]])
     }
 
     @Test func durableAcrossCloseAndReopen() throws {
@@ -216,6 +220,22 @@ struct JournalTests {
         #expect(
             try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 10_000).count
                 == threads * writesPerThread)
+    }
+
+    /// Within one write, removals apply before upserts: a fence removed and set again in one
+    /// step (a reload that replaces what run time deleted) is kept, in both fence tables.
+    @Test func removalsApplyBeforeUpserts() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        let first = JournalFenceRow(id: "x", record: Array(#"{"v":1}"#.utf8), origin: .file)
+        try journal.write(transitions: [], devices: [], fences: [first], fileFences: ["x": Array("v1".utf8)])
+        let second = JournalFenceRow(id: "x", record: Array(#"{"v":2}"#.utf8), origin: .file)
+        try journal.write(
+            transitions: [], devices: [], fences: [second], removedFences: ["x"], fileFences: ["x": Array("v2".utf8)],
+            removedFileFences: ["x"])
+        #expect(try journal.loadFences() == [second])
+        #expect(try journal.loadFileFences() == ["x": Array("v2".utf8)])
     }
 
     @Test func newerSchemaIsRefused() throws {

@@ -85,6 +85,27 @@ struct SQLiteConnectionTests {
             }
             let again = try db.run("SELECT 7 AS n").first?.column("n")?.int64Value
             #expect(again == 7)
+            #expect(db.cachedStatementCount <= 64, "the cache stays bounded")
+        }
+    }
+
+    /// Another connection's write transaction (someone in the sqlite3 shell) makes a write wait,
+    /// not fail with "database is locked".
+    @Test func aWriteWaitsForAnotherConnectionsTransaction() throws {
+        try withConnection { db in
+            try db.run("CREATE TABLE t (x INTEGER)")
+            let other = try SQLiteConnection.open(path: path)
+            defer { try? other.close() }
+            try other.run("BEGIN IMMEDIATE")
+            let released = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: 0.3)
+                _ = try? other.run("COMMIT")
+                released.signal()
+            }
+            try db.run("INSERT INTO t VALUES (1)")
+            released.wait()
+            #expect(try db.run("SELECT COUNT(*) AS n FROM t").first?.column("n")?.int64Value == 1)
         }
     }
 

@@ -12,7 +12,8 @@ final class SQLiteConnection: Sendable {
         var statements: [String: OpaquePointer] = [:]
     }
 
-    /// More distinct statement texts than this (multi-row inserts of every size) empty the cache.
+    /// More distinct statement texts than this (values written into the text, as a migration's
+    /// `user_version` or a caller's ad-hoc query) empty the cache.
     private static let cachedStatements = 64
     private let state: Mutex<State>
 
@@ -64,6 +65,9 @@ final class SQLiteConnection: Sendable {
             throw error
         }
     }
+
+    /// Prepared statements held, for tests of the cache's bound.
+    var cachedStatementCount: Int { state.withLock { $0.statements.count } }
 
     /// Finalizes the statements and closes. Later calls do nothing.
     func close() throws {
