@@ -9,17 +9,19 @@ public enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object(JSONObject)
 
-    /// "null", "a boolean", "a number", "a string", "an array", "an object": for error messages.
-    public var kindName: String {
+    public var kind: JSONKind {
         switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
+        case .null: .null
+        case .bool: .bool
+        case .number: .number
+        case .string: .string
+        case .array: .array
+        case .object: .object
         }
     }
+
+    /// "null", "a boolean", "an array"…: for error messages.
+    public var kindName: String { kind.nameWithArticle }
 }
 
 /// A JSON object's members in document order, duplicates included.

@@ -74,32 +74,13 @@ public enum PositionDecoder {
         let object: JSONObject
         switch JSONParser.parse(payload) {
         case let .success(.object(parsed)): object = parsed
-        case let .success(other): return .failure(.notAnObject(found: topLevelName(of: other)))
+        case let .success(other): return .failure(.notAnObject(found: other.kind.name))
         case let .failure(error): return .failure(.notJSON(detail: error.detail))
         }
         var fields = PositionFields<String>()
         for key in PositionKey.allCases {
-            guard let value = object[key.name] else { continue }
-            fields[key] = switch value {
-            case .null: .null
-            case .bool: .bool
-            case let .number(x): .number(x)
-            case let .string(text): .string(text)
-            case .array: .array
-            case .object: .object
-            }
+            if let value = object[key.name] { fields[key] = RawValue(value) }
         }
         return .success(fields)
-    }
-
-    private static func topLevelName(of value: JSONValue) -> String {
-        switch value {
-        case .null: "null"
-        case .bool: "boolean"
-        case .number: "number"
-        case .string: "string"
-        case .array: "array"
-        case .object: "object"
-        }
     }
 }

@@ -51,17 +51,31 @@ enum RawValue<Text: PositionText> {
     case array
     case object
 
-    /// The JSON type's name, for error messages.
-    var kindName: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
+    /// What the reference parser read, reduced to what validation looks at.
+    init(_ value: JSONValue) where Text == String {
+        self = switch value {
+        case .null: .null
+        case .bool: .bool
+        case let .number(x): .number(x)
+        case let .string(text): .string(text)
+        case .array: .array
+        case .object: .object
         }
     }
+
+    var kind: JSONKind {
+        switch self {
+        case .null: .null
+        case .bool: .bool
+        case .number: .number
+        case .string: .string
+        case .array: .array
+        case .object: .object
+        }
+    }
+
+    /// The JSON type's name, for error messages.
+    var kindName: String { kind.nameWithArticle }
 }
 
 /// The keys any position dialect reads. Everything else in a payload is ignored.
