@@ -64,6 +64,8 @@ struct DeviceRecordEncodingTests {
             (#"{"device":"d","seq":1,"knownGeneration":2,"regions":[{"fence":"f","state":"sideways","enteredAt":5,"dwellReported":false}]}"#,
              "a region's state is missing or unknown"),
             (#"{"device":"d","seq":1,"knownGeneration":2,"lastTimestamp":"soon","regions":[]}"#, "lastTimestamp is not a number"),
+            (#"{"device":"d","seq":1,"knownGeneration":2,"regions":[{"fence":"f","state":"inside","enteredAt":5,"dwellReported":false,"pending":7}]}"#,
+             "a region's pending is not an object"),
         ]
         for (text, reason) in cases {
             #expect(throws: UnreadableRecord.self) { try DeviceRecordEncoding.decode(Array(text.utf8)) }

@@ -74,10 +74,13 @@ enum DeviceRecordEncoding {
                 throw UnreadableRecord(description: "a region's state is missing or unknown")
             }
             var pending: PendingChange?
-            if case let .object(change)? = region["pending"] {
+            switch region["pending"] {
+            case nil, .null?: break
+            case let .object(change)?:
                 pending = PendingChange(
                     crossedAt: try required("crossedAt", change), evidenceSince: try number("evidenceSince", change),
                     lat: try required("lat", change), lon: try required("lon", change))
+            default: throw UnreadableRecord(description: "a region's pending is not an object")
             }
             guard case let .bool(dwellReported)? = region["dwellReported"] else {
                 throw UnreadableRecord(description: "a region's dwellReported is missing")
