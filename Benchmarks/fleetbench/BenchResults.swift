@@ -25,6 +25,8 @@ struct BenchResults: Sendable {
         var alerts = 0
         /// The service's CPU time (user + system) from the first publish to the end marker's alert.
         var cpuSeconds: Double?
+        /// The same split by thread name, largest first; threads that ended meanwhile are missing.
+        var cpuSecondsByThread: [(name: String, seconds: Double)] = []
     }
 
     struct Startup: Sendable {

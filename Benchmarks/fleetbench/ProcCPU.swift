@@ -17,6 +17,21 @@ enum ProcCPU {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// CPU seconds per thread name of process `pid` (threads of one name summed), from
+    /// `/proc/<pid>/task/*/stat` and `comm`: where a process's time goes, by thread.
+    static func secondsByThread(pid: Int32) -> [String: Double] {
+        let tasks = "/proc/\(pid)/task"
+        guard let ids = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return [:] }
+        var byName: [String: Double] = [:]
+        for id in ids {
+            guard let seconds = seconds(statFile: "\(tasks)/\(id)/stat"),
+                let name = try? String(contentsOfFile: "\(tasks)/\(id)/comm", encoding: .utf8)
+            else { continue }
+            byName[name.trimmingCharacters(in: .whitespacesAndNewlines), default: 0] += seconds
+        }
+        return byName
+    }
+
     /// The calling thread's id, to find its `stat` file later from another thread
     /// (`/proc/thread-self` links to `<pid>/task/<tid>`); 0 where there is no such link.
     static func currentThreadID() -> Int32 {

@@ -48,6 +48,13 @@ struct Report {
                     what: "  service CPU QoS \(qos)",
                     figure: String(format: "%.2f µs per position (%.2f s of CPU)", cpu * 1e6 / Double(max(service.processed, 1)), cpu)))
             }
+            let threads = service.cpuSecondsByThread.filter { $0.seconds >= 0.005 }
+            if !threads.isEmpty {
+                let perPosition = threads.map {
+                    String(format: "%@ %.2f", $0.name, $0.seconds * 1e6 / Double(max(service.processed, 1)))
+                }
+                rows.append(Row(what: "    by thread (µs/position)", figure: perPosition.joined(separator: ", ")))
+            }
         }
         let latencies = [
             ("alert latency @ half ceiling", r.latency, true), ("  broker path alone, same load", r.brokerPath, false),

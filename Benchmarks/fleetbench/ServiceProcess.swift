@@ -68,6 +68,11 @@ final class ServiceProcess: Sendable {
         ProcCPU.seconds(statFile: "/proc/\(pid)/stat")
     }
 
+    /// The same by thread name (the service names its network and journal threads).
+    var cpuSecondsByThread: [String: Double] {
+        ProcCPU.secondsByThread(pid: pid)
+    }
+
     func ensureRunning() throws {
         guard isRunning else { throw BenchError.serviceDied(status: exitCode, log: log.tailText) }
     }

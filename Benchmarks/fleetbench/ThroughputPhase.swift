@@ -6,6 +6,7 @@ extension BenchRun {
         let before = try waitForIdle(service)
         let alertsBefore = service.log.snapshot.alerts
         let cpuBefore = service.cpuSeconds
+        let threadsBefore = service.cpuSecondsByThread
         let outcome = publisher.burst(stream, qos: qos)
         guard let alert = try waitForAlert(of: marker, service: service, limit: settings.phaseLimit) else {
             throw BenchError.timedOut(
@@ -13,6 +14,7 @@ extension BenchRun {
                     + "service counted \(service.log.snapshot.positions - before) of \(stream.count)")
         }
         let cpuAfter = service.cpuSeconds
+        let threadsAfter = service.cpuSecondsByThread
         let counted = try waitForPositions(service, atLeast: before + stream.count, stall: 3)
 
         var figure = BenchResults.Throughput()
@@ -23,6 +25,8 @@ extension BenchRun {
         figure.seconds = Monotonic.seconds(from: outcome.startNanos, to: alert)
         figure.rate = Double(stream.count) / figure.seconds
         if let cpuBefore, let cpuAfter { figure.cpuSeconds = cpuAfter - cpuBefore }
+        figure.cpuSecondsByThread = threadsAfter.map { (name: $0.key, seconds: $0.value - (threadsBefore[$0.key] ?? 0)) }
+            .sorted { $0.seconds > $1.seconds }
         if figure.processed < stream.count {
             results.notes.append("service QoS \(qos): counted \(figure.processed) of \(stream.count) positions (messages lost?)")
         }

@@ -62,9 +62,11 @@ final class LoopContext: Sendable {
 
     func startThread() {
         let thread = Thread { [self] in
+            // Set from the thread itself, where Linux applies it (15 bytes at most): `top -H` and
+            // profilers then tell it from the threads it was started by.
+            Thread.current.name = "mqtt-network"
             runNetworkLoop()
         }
-        thread.name = "mqtt \(engine.options.clientID ?? engine.options.url.description)"
         threadID.withLock { $0 = ObjectIdentifier(thread) }
         thread.start()
     }
