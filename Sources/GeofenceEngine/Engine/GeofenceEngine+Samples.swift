@@ -134,9 +134,11 @@ extension GeofenceEngine {
             let inside = entry.state == .inside
             if onInsideSide == inside {
                 // Back on the old side, even within the band: any pending change is off.
-                if entry.pending != nil {
+                if let pending = entry.pending {
                     entry.pending = nil
-                    outcome.recordChanged = true
+                    // Once it had evidence the silence rule could confirm it, so a restart must
+                    // know it is off; without evidence there is nothing a restart could get wrong.
+                    if pending.evidenceSince != nil { outcome.recordChanged = true }
                 }
                 if inside { reportDwellIfDue(&entry, fence: fence, context, &transitions, &outcome) }
                 return
@@ -144,7 +146,8 @@ extension GeofenceEngine {
             var pending = entry.pending ?? PendingChange(
                 crossedAt: crossingTime(fence: fence, context, distance: distance),
                 evidenceSince: nil, lat: sample.lat, lon: sample.lon)
-            if entry.pending == nil { outcome.recordChanged = true }
+            // Not a record change yet: jitter in the band starts and ends such changes all the time,
+            // and a restart that forgets one alerts the same, at most with another crossing time.
             pending.lat = sample.lat
             pending.lon = sample.lon
             let evidence = inside ? outsideEvidence : insideEvidence
