@@ -11,6 +11,9 @@ struct BenchResults: Sendable {
         /// CPU time of the counting subscriber's network thread: the floor under the service's
         /// own CPU per position, which reads the same stream through the same client.
         var subscriberCPUSeconds: Double?
+        /// The broker's CPU time meanwhile: with the service in its place, compare
+        /// `Throughput.brokerCPUSeconds` to see what the service's own messages cost the broker.
+        var brokerCPUSeconds: Double?
     }
 
     struct Throughput: Sendable {
@@ -25,6 +28,9 @@ struct BenchResults: Sendable {
         var alerts = 0
         /// The service's CPU time (user + system) from the first publish to the end marker's alert.
         var cpuSeconds: Double?
+        /// The broker's CPU time over the same span: it also carries the service's alerts and
+        /// retained states, and the observer's copy of each alert.
+        var brokerCPUSeconds: Double?
         /// The same split by thread name, largest first; threads that ended meanwhile are missing.
         var cpuSecondsByThread: [(name: String, seconds: Double)] = []
     }

@@ -18,6 +18,10 @@ final class BenchRun {
     private(set) var launcher: ServiceLauncher!
     var results = BenchResults()
     var brokerURL: String { broker?.url ?? "" }
+    /// The private broker's CPU time so far (user + system).
+    var brokerCPUSeconds: Double? {
+        broker.flatMap { ProcCPU.seconds(statFile: "/proc/\($0.processID)/stat") }
+    }
 
     init(settings: BenchSettings) throws {
         self.settings = settings

@@ -28,6 +28,11 @@ struct Report {
                     figure: String(format: "%.2f µs per message (its network thread, %.2f s; a client that only counts)",
                                    cpu * 1e6 / Double(max(ceiling.received, 1)), cpu)))
             }
+            if let cpu = ceiling.brokerCPUSeconds {
+                rows.append(Row(
+                    what: "  broker CPU QoS \(qos)",
+                    figure: String(format: "%.2f µs per message (%.2f s)", cpu * 1e6 / Double(max(ceiling.received, 1)), cpu)))
+            }
         }
         if let startup = r.startupRun {
             rows.append(startupRow("service start, \(startup.fences) fences", startup, target: nil))
@@ -47,6 +52,12 @@ struct Report {
                 rows.append(Row(
                     what: "  service CPU QoS \(qos)",
                     figure: String(format: "%.2f µs per position (%.2f s of CPU)", cpu * 1e6 / Double(max(service.processed, 1)), cpu)))
+            }
+            if let cpu = service.brokerCPUSeconds {
+                rows.append(Row(
+                    what: "  broker CPU QoS \(qos)",
+                    figure: String(format: "%.2f µs per position (%.2f s; with the service's alerts and states)",
+                                   cpu * 1e6 / Double(max(service.processed, 1)), cpu)))
             }
             let threads = service.cpuSecondsByThread.filter { $0.seconds >= 0.005 }
             if !threads.isEmpty {

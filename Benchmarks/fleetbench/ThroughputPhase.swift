@@ -7,6 +7,7 @@ extension BenchRun {
         let alertsBefore = service.log.snapshot.alerts
         let cpuBefore = service.cpuSeconds
         let threadsBefore = service.cpuSecondsByThread
+        let brokerBefore = brokerCPUSeconds
         let outcome = publisher.burst(stream, qos: qos)
         guard let alert = try waitForAlert(of: marker, service: service, limit: settings.phaseLimit) else {
             throw BenchError.timedOut(
@@ -15,6 +16,7 @@ extension BenchRun {
         }
         let cpuAfter = service.cpuSeconds
         let threadsAfter = service.cpuSecondsByThread
+        let brokerAfter = brokerCPUSeconds
         let counted = try waitForPositions(service, atLeast: before + stream.count, stall: 3)
 
         var figure = BenchResults.Throughput()
@@ -25,6 +27,7 @@ extension BenchRun {
         figure.seconds = Monotonic.seconds(from: outcome.startNanos, to: alert)
         figure.rate = Double(stream.count) / figure.seconds
         if let cpuBefore, let cpuAfter { figure.cpuSeconds = cpuAfter - cpuBefore }
+        if let brokerBefore, let brokerAfter { figure.brokerCPUSeconds = brokerAfter - brokerBefore }
         figure.cpuSecondsByThread = threadsAfter.map { (name: $0.key, seconds: $0.value - (threadsBefore[$0.key] ?? 0)) }
             .sorted { $0.seconds > $1.seconds }
         if figure.processed < stream.count {
