@@ -89,6 +89,50 @@ struct JournalTests {
         #expect(try journal.loadDevices() == [devices[0]])
     }
 
+    /// The WAL file's size, 0 when there is none.
+    private func walBytes(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+    }
+
+    /// One WAL frame: a 24-byte header and a page (SQLite's default 4,096 bytes).
+    private let walFrameBytes = 24 + 4_096
+
+    /// Checkpoints are the journal's own: none until `checkpointIfDue` finds the threshold
+    /// reached, then the WAL starts over instead of growing.
+    @Test func checkpointIfDueWaitsForTheThresholdAndTheWALStartsOver() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path(), checkpointFrames: 20, forcedCheckpointFrames: 100_000)
+        defer { try? journal.close() }
+        try journal.write(transitions: [], devices: [.init(device: "a", state: [1])])
+        #expect(journal.db.walFrames > 0)
+        #expect(!journal.checkpointIfDue())
+        for round in 0..<2_000 {
+            let device = "truck-\(round % 300)"
+            try journal.write(
+                transitions: [transition(device, "f", "enter", at: Double(round), seq: Int64(round))],
+                devices: [.init(device: device, state: Array(repeating: UInt8(round % 256), count: 200))])
+            if journal.checkpointIfDue() { #expect(journal.db.walFrames == 0) }
+        }
+        // 2,000 commits wrote thousands of frames; started over, the file holds a few dozen.
+        #expect(walBytes(directory.path()) <= 64 * walFrameBytes)
+        #expect(try journal.loadDevices().count == 301)  // and "a"
+        #expect(try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 5_000).count == 2_000)
+    }
+
+    /// A writer that is never idle (nobody calls `checkpointIfDue`) still bounds the WAL: `write`
+    /// checkpoints itself past the forced threshold.
+    @Test func theWALIsBoundedWithoutIdleCheckpoints() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path(), checkpointFrames: 10, forcedCheckpointFrames: 40)
+        defer { try? journal.close() }
+        for round in 0..<1_000 {
+            let devices = (0..<3).map { JournalDeviceRow(device: "truck-\((round * 3 + $0) % 500)", state: [UInt8(round % 256)]) }
+            try journal.write(transitions: [], devices: devices)
+        }
+        #expect(walBytes(directory.path()) <= 48 * walFrameBytes)
+        #expect(try journal.loadDevices().count == 500)
+    }
+
     @Test func durableAcrossCloseAndReopen() throws {
         let directory = try JournalDirectory()
         let first = try Journal(path: directory.path())

@@ -28,11 +28,12 @@ extension Journal {
             // A single statement is atomic on its own.
             if statements.count == 1 {
                 try db.run(statements[0].sql, statements[0].binds)
-                return
+            } else {
+                try db.transaction {
+                    for statement in statements { try db.run(statement.sql, statement.binds) }
+                }
             }
-            try db.transaction {
-                for statement in statements { try db.run(statement.sql, statement.binds) }
-            }
+            if db.walFrames >= forcedCheckpointFrames { checkpoint() }
         }
     }
 }

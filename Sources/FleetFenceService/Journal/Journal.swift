@@ -11,6 +11,11 @@ public final class Journal: Sendable {
     public let path: String
     let db: SQLiteConnection
     let logger: Logger
+    /// WAL frames past which `checkpointIfDue` checkpoints (SQLite's own threshold).
+    let checkpointFrames: Int
+    /// Past this many `write` checkpoints itself, in the commit's wake: a writer that is never
+    /// idle must not let the WAL grow for good.
+    let forcedCheckpointFrames: Int
     private let isClosed = Mutex(false)
 
     /// Opens or creates the journal at `path` (relative to the working directory).
@@ -20,7 +25,14 @@ public final class Journal: Sendable {
     /// replays the WAL. Only an OS crash or power loss before the next checkpoint can lose the most recent
     /// commits (never corrupt the file). `FULL` would add an fsync per commit to close that gap, at a cost
     /// the per-transition write path does not need.
-    public init(path: String, logger: Logger = Logger(label: "fleetfence.journal")) throws {
+    ///
+    /// Checkpoints are the caller's (`checkpointIfDue`, when idle), not SQLite's: its automatic
+    /// checkpoint runs inside the commit that crosses the threshold, and the alerts of that commit
+    /// waited 10 ms and more for its fsyncs.
+    public init(
+        path: String, logger: Logger = Logger(label: "fleetfence.journal"), checkpointFrames: Int = 1_000,
+        forcedCheckpointFrames: Int = 8_000
+    ) throws {
         let db = try SQLiteConnection.open(path: path)
         do {
             let mode = try db.run("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.stringValue
@@ -31,6 +43,7 @@ public final class Journal: Sendable {
             }
             try db.run("PRAGMA synchronous = NORMAL")
             try JournalSchema.prepare(db, path: path)
+            db.takeOverCheckpoints()
         } catch {
             try? db.close()
             throw error
@@ -38,6 +51,28 @@ public final class Journal: Sendable {
         self.path = path
         self.db = db
         self.logger = logger
+        self.checkpointFrames = checkpointFrames
+        self.forcedCheckpointFrames = forcedCheckpointFrames
+    }
+
+    /// Copies the WAL into the main file once it holds `checkpointFrames` frames. Meant for idle
+    /// moments, when its fsyncs delay no commit. Returns whether it ran.
+    @discardableResult
+    public func checkpointIfDue() -> Bool {
+        (try? locked { () -> Bool in
+            guard db.walFrames >= checkpointFrames else { return false }
+            checkpoint()
+            return true
+        }) ?? false
+    }
+
+    /// Under the lock. A failure is only logged: the WAL stays and is checkpointed later.
+    func checkpoint() {
+        do {
+            try db.checkpoint()
+        } catch {
+            logger.warning("journal checkpoint failed", metadata: ["path": "\(path)", "error": "\(error)"])
+        }
     }
 
     /// Checkpoints the WAL into the main file and closes. Later calls do nothing.

@@ -10,6 +10,8 @@ final class SQLiteConnection: Sendable {
     private struct State: @unchecked Sendable {
         var handle: OpaquePointer?
         var statements: [String: OpaquePointer] = [:]
+        /// Written by SQLite's WAL hook after each commit, inside a step under the lock.
+        let walFrames: UnsafeMutablePointer<Int32>
     }
 
     /// More distinct statement texts than this (values written into the text, as a migration's
@@ -18,7 +20,9 @@ final class SQLiteConnection: Sendable {
     private let state: Mutex<State>
 
     private init(handle: OpaquePointer) {
-        state = Mutex(State(handle: handle))
+        let walFrames = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        walFrames.initialize(to: 0)
+        state = Mutex(State(handle: handle, walFrames: walFrames))
     }
 
     static func open(path: String) throws -> SQLiteConnection {
@@ -66,6 +70,33 @@ final class SQLiteConnection: Sendable {
         }
     }
 
+    /// Frames in the WAL after the last commit, once `takeOverCheckpoints()` was called.
+    var walFrames: Int { state.withLock { Int($0.walFrames.pointee) } }
+
+    /// Stops SQLite's automatic checkpoint, which runs inside the commit that crosses 1,000 WAL
+    /// frames and makes that commit wait for its fsyncs, and counts the frames instead
+    /// (`walFrames`): the caller checkpoints when it suits it, and must, or the WAL grows.
+    func takeOverCheckpoints() {
+        state.withLock { state in
+            guard let handle = state.handle else { return }
+            sqlite3_wal_hook(handle, { context, _, _, frames in
+                context?.assumingMemoryBound(to: Int32.self).pointee = frames
+                return SQLITE_OK
+            }, UnsafeMutableRawPointer(state.walFrames))
+        }
+    }
+
+    /// Runs a PASSIVE checkpoint (it never waits for readers). Returns whether it copied every
+    /// frame, after which the next commit starts the WAL over and `walFrames` counts from 0.
+    @discardableResult
+    func checkpoint() throws -> Bool {
+        let row = try run("PRAGMA wal_checkpoint(PASSIVE)").first
+        let complete = row?.column("busy")?.int64Value == 0
+            && row?.column("log")?.int64Value == row?.column("checkpointed")?.int64Value
+        if complete { state.withLock { $0.walFrames.pointee = 0 } }
+        return complete
+    }
+
     /// Prepared statements held, for tests of the cache's bound.
     var cachedStatementCount: Int { state.withLock { $0.statements.count } }
 
@@ -78,14 +109,17 @@ final class SQLiteConnection: Sendable {
             let code = sqlite3_close(handle)
             guard code == SQLITE_OK else { throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle))) }
             state.handle = nil
+            state.walFrames.pointee = 0
         }
     }
 
     deinit {
         state.withLock { state in
-            guard let handle = state.handle else { return }
-            for statement in state.statements.values { sqlite3_finalize(statement) }
-            sqlite3_close_v2(handle)
+            if let handle = state.handle {
+                for statement in state.statements.values { sqlite3_finalize(statement) }
+                sqlite3_close_v2(handle)
+            }
+            state.walFrames.deallocate()
         }
     }
 

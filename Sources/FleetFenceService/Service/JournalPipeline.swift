@@ -152,7 +152,12 @@ final class JournalPipeline: Sendable {
                 continue
             }
             deliver(steps)
-            queue.withLock { $0.writing = false }
+            let idle = queue.withLock { queue in
+                queue.writing = false
+                return queue.steps.isEmpty
+            }
+            // Its fsyncs delay only what comes meanwhile, never what was just written.
+            if idle { journal.checkpointIfDue() }
         }
     }
 
