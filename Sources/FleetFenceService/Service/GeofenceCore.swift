@@ -278,9 +278,7 @@ struct GeofenceCore {
 
     // MARK: Time
 
-    /// Confirms the pending changes of silent devices and writes batched device state: the
-    /// alerted devices' with their alerts, the others' behind alerts (a tick under load finds
-    /// hundreds, whose transaction took 10 ms and more while alerts waited behind it).
+    /// Confirms the pending changes of silent devices and writes batched device state.
     mutating func tick(now: Double) {
         transitions.removeAll(keepingCapacity: true)
         let changed = engine.tick(now: now, into: &transitions)
@@ -290,9 +288,7 @@ struct GeofenceCore {
             dirtyDevices.insert(change.device)
             addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &outbox)
         }
-        commit(outbox, devices: changed.map(\.device))
-        let others = takeDirtyRecords(of: nil)
-        if !others.isEmpty { pipeline.submitBackground(others) }
+        commit(outbox, devices: nil)
     }
 
     // MARK: Durability

@@ -34,24 +34,18 @@ final class JournalPipeline: Sendable {
 
     private struct Queue {
         var steps: [Step] = []
-        /// Device records that may wait behind alerts (each tick's changed devices, latest-sample
-        /// times): written in chunks when no step is queued, so that hundreds of device rows never
-        /// hold an alert up. Keyed by device; a step's newer record of the same device replaces
-        /// its entry here.
+        /// Device records that may wait (latest-sample times): written in chunks when no step is
+        /// queued, so that a flush of every device never holds an alert up. Keyed by device; a
+        /// step's newer record of the same device replaces its entry here.
         var background: [String: DeviceRecord] = [:]
-        /// Since when `background` has records: past `backgroundPatience`, a chunk rides with
-        /// every write until it is empty, so that steady load cannot hold it back for good.
-        var backgroundSince: ContinuousClock.Instant?
         /// The writer holds steps it has taken but not yet published.
         var writing = false
         var stopping = false
         var finished = false
     }
 
-    /// Small enough that an alert waits a few milliseconds at most behind a chunk (250 device rows
-    /// took 13-18 ms in fleetbench's latency phase).
-    private static let backgroundChunk = 64
-    private static let backgroundPatience: Duration = .milliseconds(500)
+    /// Small enough that an alert waits a few milliseconds at most behind a chunk.
+    private static let backgroundChunk = 250
     private let journal: Journal
     private let client: MQTTClient
     private let logger: Logger
@@ -77,7 +71,6 @@ final class JournalPipeline: Sendable {
             if queue.finished { return nil }
             if !queue.background.isEmpty {
                 for record in step.devices { queue.background[record.device] = nil }
-                if queue.background.isEmpty { queue.backgroundSince = nil }
             }
             queue.steps.append(step)
             return queue.steps.count == 1 && !queue.writing
@@ -94,7 +87,6 @@ final class JournalPipeline: Sendable {
         let wasIdle: Bool? = queue.withLock { queue in
             if queue.finished { return nil }
             let wasIdle = queue.steps.isEmpty && queue.background.isEmpty && !queue.writing
-            if queue.background.isEmpty, !records.isEmpty { queue.backgroundSince = .now }
             for record in records { queue.background[record.device] = record }
             return wasIdle
         }
@@ -128,17 +120,12 @@ final class JournalPipeline: Sendable {
             let (steps, stopping) = queue.withLock { queue in
                 var steps = queue.steps
                 queue.steps.removeAll(keepingCapacity: true)
-                if !queue.background.isEmpty, let since = queue.backgroundSince,
-                    steps.isEmpty || queue.stopping || ContinuousClock.now - since > Self.backgroundPatience
-                {
+                if steps.isEmpty, !queue.background.isEmpty {
                     // A chunk at a time: a step queued meanwhile goes before the next chunk.
                     // Stopping, all at once: a million small transactions would outlast the stop.
-                    // After the steps: a record here is newer than any of its device's in them
-                    // (a step's submission drops the older one from here).
                     let size = queue.stopping ? queue.background.count : Self.backgroundChunk
                     let chunk = Array(queue.background.keys.prefix(size))
-                    steps.append(Step(devices: chunk.compactMap { queue.background.removeValue(forKey: $0) }))
-                    if queue.background.isEmpty { queue.backgroundSince = nil }
+                    steps = [Step(devices: chunk.compactMap { queue.background.removeValue(forKey: $0) })]
                 }
                 queue.writing = !steps.isEmpty
                 // Finished in the same hold of the lock that found nothing left: a step submitted
