@@ -134,11 +134,9 @@ extension GeofenceEngine {
             let inside = entry.state == .inside
             if onInsideSide == inside {
                 // Back on the old side, even within the band: any pending change is off.
-                if let pending = entry.pending {
+                if entry.pending != nil {
                     entry.pending = nil
-                    // Once it had evidence the silence rule could confirm it, so a restart must
-                    // know it is off; without evidence there is nothing a restart could get wrong.
-                    if pending.evidenceSince != nil { outcome.recordChanged = true }
+                    outcome.recordChanged = true
                 }
                 if inside { reportDwellIfDue(&entry, fence: fence, context, &transitions, &outcome) }
                 return
@@ -146,8 +144,7 @@ extension GeofenceEngine {
             var pending = entry.pending ?? PendingChange(
                 crossedAt: crossingTime(fence: fence, context, distance: distance),
                 evidenceSince: nil, lat: sample.lat, lon: sample.lon)
-            // Not a record change yet: jitter in the band starts and ends such changes all the time,
-            // and a restart that forgets one alerts the same, at most with another crossing time.
+            if entry.pending == nil { outcome.recordChanged = true }
             pending.lat = sample.lat
             pending.lon = sample.lon
             let evidence = inside ? outsideEvidence : insideEvidence

@@ -13,10 +13,7 @@ public struct SampleOutcome: Sendable, Hashable {
     public var firstSight = false
     /// The set of fences the device is inside changed (alerted or silently).
     public var insideChanged = false
-    /// The device's state changed in a way a restart must not forget (worth writing to a journal
-    /// soon): a region's state, a dwell reported, new fences judged, a crossing's first evidence or
-    /// the end of a crossing that had it. A crossing without evidence, begun or called off, is
-    /// not: forgetting it changes at most an alert's crossing time, and jitter at a boundary makes many.
+    /// The device's durable state changed (worth writing to a journal).
     public var recordChanged = false
 
     public init(status: Status) {
