@@ -53,6 +53,29 @@ struct JournalPipelineTests {
         }
     }
 
+    /// The writer checkpoints the WAL once it has published and nothing waits: the journal no
+    /// longer does it inside a commit.
+    @Test func theWriterCheckpointsWhenIdle() async throws {
+        let (alert, _, newer) = try alertAndRecords()
+        try await withLocalBroker { broker in
+            try await withTemporaryDirectory { directory in
+                let journal = try Journal(path: directory + "/j.db", checkpointFrames: 1, forcedCheckpointFrames: 1_000)
+                let client = try await broker.connectedClient()
+                let pipeline = JournalPipeline(journal: journal, client: client, logger: Logger(label: "test"))
+                pipeline.submit(step(alert, record: newer))
+                await pipeline.waitUntilDelivered()
+                let deadline = ContinuousClock.now + .seconds(5)
+                while journal.db.walFrames > 0, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                #expect(journal.db.walFrames == 0)
+                await pipeline.stop()
+                await client.disconnect()
+                try journal.close()
+            }
+        }
+    }
+
     /// After `stop`, steps are written and published on the caller's thread at once: what the
     /// network thread still delivers during a clean stop is not left in a queue nobody reads.
     @Test func afterStopAStepIsJournaledAndPublishedAtOnce() async throws {

@@ -105,13 +105,13 @@ struct JournalTests {
         defer { try? journal.close() }
         try journal.write(transitions: [], devices: [.init(device: "a", state: [1])])
         #expect(journal.db.walFrames > 0)
-        #expect(!journal.checkpointIfDue())
+        #expect(!journal.checkpointIfDue(idle: true))
         for round in 0..<2_000 {
             let device = "truck-\(round % 300)"
             try journal.write(
                 transitions: [transition(device, "f", "enter", at: Double(round), seq: Int64(round))],
                 devices: [.init(device: device, state: Array(repeating: UInt8(round % 256), count: 200))])
-            if journal.checkpointIfDue() { #expect(journal.db.walFrames == 0) }
+            if journal.checkpointIfDue(idle: true) { #expect(journal.db.walFrames == 0) }
         }
         // 2,000 commits wrote thousands of frames; started over, the file holds a few dozen.
         #expect(walBytes(directory.path()) <= 64 * walFrameBytes)
@@ -119,9 +119,27 @@ struct JournalTests {
         #expect(try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 5_000).count == 2_000)
     }
 
-    /// A writer that is never idle (nobody calls `checkpointIfDue`) still bounds the WAL: `write`
-    /// checkpoints itself past the forced threshold.
-    @Test func theWALIsBoundedWithoutIdleCheckpoints() throws {
+    /// A writer that is never idle checkpoints only past the forced threshold, and that bounds
+    /// the WAL.
+    @Test func aBusyWriterCheckpointsOnlyPastTheForcedThreshold() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path(), checkpointFrames: 10, forcedCheckpointFrames: 40)
+        defer { try? journal.close() }
+        var largest = 0
+        for round in 0..<1_000 {
+            let devices = (0..<3).map { JournalDeviceRow(device: "truck-\((round * 3 + $0) % 500)", state: [UInt8(round % 256)]) }
+            try journal.write(transitions: [], devices: devices)
+            largest = max(largest, journal.db.walFrames)
+            journal.checkpointIfDue(idle: false)
+        }
+        #expect(largest >= 40)  // past the idle threshold, not checkpointed while busy
+        #expect(walBytes(directory.path()) <= 48 * walFrameBytes)
+        #expect(try journal.loadDevices().count == 500)
+    }
+
+    /// A caller that never calls `checkpointIfDue` still gets a bounded WAL: `write` checkpoints
+    /// past twice the forced threshold.
+    @Test func theWALIsBoundedWithoutCheckpointIfDue() throws {
         let directory = try JournalDirectory()
         let journal = try Journal(path: directory.path(), checkpointFrames: 10, forcedCheckpointFrames: 40)
         defer { try? journal.close() }
@@ -129,7 +147,7 @@ struct JournalTests {
             let devices = (0..<3).map { JournalDeviceRow(device: "truck-\((round * 3 + $0) % 500)", state: [UInt8(round % 256)]) }
             try journal.write(transitions: [], devices: devices)
         }
-        #expect(walBytes(directory.path()) <= 48 * walFrameBytes)
+        #expect(walBytes(directory.path()) <= 88 * walFrameBytes)
         #expect(try journal.loadDevices().count == 500)
     }
 

@@ -11,10 +11,11 @@ public final class Journal: Sendable {
     public let path: String
     let db: SQLiteConnection
     let logger: Logger
-    /// WAL frames past which `checkpointIfDue` checkpoints (SQLite's own threshold).
+    /// WAL frames past which `checkpointIfDue(idle: true)` checkpoints (SQLite's own threshold).
     let checkpointFrames: Int
-    /// Past this many `write` checkpoints itself, in the commit's wake: a writer that is never
-    /// idle must not let the WAL grow for good.
+    /// Past this many `checkpointIfDue` checkpoints also when not idle: a writer that is never
+    /// idle must not let the WAL grow for good. Twice as many, and `write` does it itself, for
+    /// a caller that never calls `checkpointIfDue`.
     let forcedCheckpointFrames: Int
     private let isClosed = Mutex(false)
 
@@ -26,9 +27,9 @@ public final class Journal: Sendable {
     /// commits (never corrupt the file). `FULL` would add an fsync per commit to close that gap, at a cost
     /// the per-transition write path does not need.
     ///
-    /// Checkpoints are the caller's (`checkpointIfDue`, when idle), not SQLite's: its automatic
-    /// checkpoint runs inside the commit that crosses the threshold, and the alerts of that commit
-    /// waited 10 ms and more for its fsyncs.
+    /// Checkpoints are the caller's (`checkpointIfDue`, after it has published what it wrote),
+    /// not SQLite's: its automatic checkpoint runs inside the commit that crosses the threshold,
+    /// and the alerts of that commit waited 10 ms and more for its fsyncs.
     public init(
         path: String, logger: Logger = Logger(label: "fleetfence.journal"), checkpointFrames: Int = 1_000,
         forcedCheckpointFrames: Int = 8_000
@@ -55,12 +56,13 @@ public final class Journal: Sendable {
         self.forcedCheckpointFrames = forcedCheckpointFrames
     }
 
-    /// Copies the WAL into the main file once it holds `checkpointFrames` frames. Meant for idle
-    /// moments, when its fsyncs delay no commit. Returns whether it ran.
+    /// Copies the WAL into the main file once it holds `checkpointFrames` frames when `idle`
+    /// (nothing waits to be written, so its fsyncs delay no commit), `forcedCheckpointFrames`
+    /// otherwise. Call it after each write has been acted on. Returns whether it ran.
     @discardableResult
-    public func checkpointIfDue() -> Bool {
+    public func checkpointIfDue(idle: Bool) -> Bool {
         (try? locked { () -> Bool in
-            guard db.walFrames >= checkpointFrames else { return false }
+            guard db.walFrames >= (idle ? checkpointFrames : forcedCheckpointFrames) else { return false }
             checkpoint()
             return true
         }) ?? false

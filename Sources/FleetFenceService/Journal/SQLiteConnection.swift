@@ -43,16 +43,18 @@ final class SQLiteConnection: Sendable {
     /// Runs one statement and returns its rows.
     @discardableResult
     func run(_ sql: String, _ binds: [SQLiteData] = []) throws -> [SQLiteRow] {
-        try state.withLock { state in
-            guard let handle = state.handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "connection closed") }
-            let statement = try Self.prepared(sql, handle: handle, state: &state)
-            defer {
-                sqlite3_reset(statement)
-                sqlite3_clear_bindings(statement)
-            }
-            try Self.bind(binds, to: statement, handle: handle)
-            return try Self.rows(of: statement, handle: handle)
+        try state.withLock { state in try Self.run(sql, binds, state: &state) }
+    }
+
+    private static func run(_ sql: String, _ binds: [SQLiteData], state: inout State) throws -> [SQLiteRow] {
+        guard let handle = state.handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "connection closed") }
+        let statement = try prepared(sql, handle: handle, state: &state)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
         }
+        try bind(binds, to: statement, handle: handle)
+        return try rows(of: statement, handle: handle)
     }
 
     /// Runs `body` inside one transaction; IMMEDIATE takes the write lock up front, so a concurrent
@@ -90,11 +92,14 @@ final class SQLiteConnection: Sendable {
     /// frame, after which the next commit starts the WAL over and `walFrames` counts from 0.
     @discardableResult
     func checkpoint() throws -> Bool {
-        let row = try run("PRAGMA wal_checkpoint(PASSIVE)").first
-        let complete = row?.column("busy")?.int64Value == 0
-            && row?.column("log")?.int64Value == row?.column("checkpointed")?.int64Value
-        if complete { state.withLock { $0.walFrames.pointee = 0 } }
-        return complete
+        try state.withLock { state in
+            let row = try Self.run("PRAGMA wal_checkpoint(PASSIVE)", [], state: &state).first
+            // A reader still on older frames (someone in the sqlite3 shell) keeps it partial.
+            let complete = row?.column("busy")?.int64Value == 0
+                && row?.column("log")?.int64Value == row?.column("checkpointed")?.int64Value
+            if complete { state.walFrames.pointee = 0 }
+            return complete
+        }
     }
 
     /// Prepared statements held, for tests of the cache's bound.

@@ -143,8 +143,9 @@ final class JournalPipeline: Sendable {
                 queue.writing = false
                 return queue.steps.isEmpty
             }
-            // Its fsyncs delay only what comes meanwhile, never what was just written.
-            if idle { journal.checkpointIfDue() }
+            // After publishing: its fsyncs delay only what comes meanwhile, never what was just
+            // written; when idle, most often nothing.
+            journal.checkpointIfDue(idle: idle)
         }
     }
 
