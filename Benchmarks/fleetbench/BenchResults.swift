@@ -31,7 +31,7 @@ struct BenchResults: Sendable {
         /// The broker's CPU time over the same span: it also carries the service's alerts and
         /// retained states, and the observer's copy of each alert.
         var brokerCPUSeconds: Double?
-        /// The same split by thread name, largest first; threads that ended meanwhile are missing.
+        /// The same split by thread name, largest first (`ProcCPU.spentByName`).
         var cpuSecondsByThread: [(name: String, seconds: Double)] = []
     }
 

@@ -17,19 +17,42 @@ enum ProcCPU {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// CPU seconds per thread name of process `pid` (threads of one name summed), from
-    /// `/proc/<pid>/task/*/stat` and `comm`: where a process's time goes, by thread.
-    static func secondsByThread(pid: Int32) -> [String: Double] {
+    struct ThreadTime: Sendable {
+        var name: String
+        var seconds: Double
+    }
+
+    /// CPU seconds of each thread of process `pid`, by thread id, with its name: from
+    /// `/proc/<pid>/task/*/stat` and `comm`.
+    static func threads(pid: Int32) -> [Int32: ThreadTime] {
         let tasks = "/proc/\(pid)/task"
         guard let ids = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return [:] }
-        var byName: [String: Double] = [:]
+        var threads: [Int32: ThreadTime] = [:]
         for id in ids {
-            guard let seconds = seconds(statFile: "\(tasks)/\(id)/stat"),
+            guard let tid = Int32(id), let seconds = seconds(statFile: "\(tasks)/\(id)/stat"),
                 let name = try? String(contentsOfFile: "\(tasks)/\(id)/comm", encoding: .utf8)
             else { continue }
-            byName[name.trimmingCharacters(in: .whitespacesAndNewlines), default: 0] += seconds
+            threads[tid] = ThreadTime(name: name.trimmingCharacters(in: .whitespacesAndNewlines), seconds: seconds)
         }
-        return byName
+        return threads
+    }
+
+    /// The CPU time each thread name used between two `threads` readings, largest first. Per
+    /// thread id, so that a thread that ended meanwhile takes nothing from another of its name;
+    /// what ended threads used in between is in `total` minus the sum, shown as "other".
+    static func spentByName(
+        from before: [Int32: ThreadTime], to after: [Int32: ThreadTime], total: Double?
+    ) -> [(name: String, seconds: Double)] {
+        var byName: [String: Double] = [:]
+        for (tid, thread) in after {
+            byName[thread.name, default: 0] += thread.seconds - (before[tid]?.seconds ?? 0)
+        }
+        var spent = byName.map { (name: $0.key, seconds: $0.value) }.sorted { $0.seconds > $1.seconds }
+        if let total {
+            let rest = total - spent.reduce(0) { $0 + $1.seconds }
+            if rest > 0.005 { spent.append((name: "other", seconds: rest)) }
+        }
+        return spent
     }
 
     /// The calling thread's id, to find its `stat` file later from another thread

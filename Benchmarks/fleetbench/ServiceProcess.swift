@@ -68,9 +68,9 @@ final class ServiceProcess: Sendable {
         ProcCPU.seconds(statFile: "/proc/\(pid)/stat")
     }
 
-    /// The same by thread name (the service names its network and journal threads).
-    var cpuSecondsByThread: [String: Double] {
-        ProcCPU.secondsByThread(pid: pid)
+    /// The same per thread (the service names its network and journal threads).
+    var cpuByThread: [Int32: ProcCPU.ThreadTime] {
+        ProcCPU.threads(pid: pid)
     }
 
     func ensureRunning() throws {

@@ -6,7 +6,7 @@ extension BenchRun {
         let before = try waitForIdle(service)
         let alertsBefore = service.log.snapshot.alerts
         let cpuBefore = service.cpuSeconds
-        let threadsBefore = service.cpuSecondsByThread
+        let threadsBefore = service.cpuByThread
         let brokerBefore = brokerCPUSeconds
         let outcome = publisher.burst(stream, qos: qos)
         guard let alert = try waitForAlert(of: marker, service: service, limit: settings.phaseLimit) else {
@@ -15,7 +15,7 @@ extension BenchRun {
                     + "service counted \(service.log.snapshot.positions - before) of \(stream.count)")
         }
         let cpuAfter = service.cpuSeconds
-        let threadsAfter = service.cpuSecondsByThread
+        let threadsAfter = service.cpuByThread
         let brokerAfter = brokerCPUSeconds
         let counted = try waitForPositions(service, atLeast: before + stream.count, stall: 3)
 
@@ -28,8 +28,7 @@ extension BenchRun {
         figure.rate = Double(stream.count) / figure.seconds
         if let cpuBefore, let cpuAfter { figure.cpuSeconds = cpuAfter - cpuBefore }
         if let brokerBefore, let brokerAfter { figure.brokerCPUSeconds = brokerAfter - brokerBefore }
-        figure.cpuSecondsByThread = threadsAfter.map { (name: $0.key, seconds: $0.value - (threadsBefore[$0.key] ?? 0)) }
-            .sorted { $0.seconds > $1.seconds }
+        figure.cpuSecondsByThread = ProcCPU.spentByName(from: threadsBefore, to: threadsAfter, total: figure.cpuSeconds)
         if figure.processed < stream.count {
             results.notes.append("service QoS \(qos): counted \(figure.processed) of \(stream.count) positions (messages lost?)")
         }
