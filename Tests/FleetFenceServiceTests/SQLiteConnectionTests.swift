@@ -109,6 +109,31 @@ struct SQLiteConnectionTests {
         }
     }
 
+    /// The frame count comes from the WAL hook, and only a checkpoint that copied every frame
+    /// resets it: a reader still on older frames (someone in the sqlite3 shell) keeps it partial.
+    @Test func walFramesCountUntilACompleteCheckpoint() throws {
+        try withConnection { db in
+            try db.run("PRAGMA journal_mode = WAL")
+            db.takeOverCheckpoints()
+            try db.run("CREATE TABLE t (v)")
+            try db.run("INSERT INTO t (v) VALUES (1)")
+            #expect(db.walFrames > 0)
+
+            let reader = try SQLiteConnection.open(path: path)
+            defer { try? reader.close() }
+            try reader.run("BEGIN")
+            #expect(try reader.run("SELECT count(*) AS n FROM t").first?.column("n")?.int64Value == 1)
+            try db.run("INSERT INTO t (v) VALUES (2)")
+            let pinned = db.walFrames
+            #expect(try !db.checkpoint())
+            #expect(db.walFrames == pinned)
+
+            try reader.run("COMMIT")
+            #expect(try db.checkpoint())
+            #expect(db.walFrames == 0)
+        }
+    }
+
     @Test func closedConnectionRefusesStatements() throws {
         let db = try SQLiteConnection.open(path: path)
         defer { try? FileManager.default.removeItem(atPath: path) }
