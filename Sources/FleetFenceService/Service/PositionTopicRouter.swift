@@ -26,6 +26,19 @@ struct PositionTopicRouter {
         let format: Format
     }
 
+    /// The byte ranges of the first two `+` levels a topic matched (a device id uses at most two)
+    /// and how many there were: a value, where an array cost an allocation per message.
+    private struct Wildcards {
+        private(set) var first: Range<Int>?
+        private(set) var second: Range<Int>?
+        private var count = 0
+
+        mutating func append(_ range: Range<Int>) {
+            if count == 0 { first = range } else if count == 1 { second = range }
+            count += 1
+        }
+    }
+
     private let filters: [Filter]
     /// `<prefix>/fences/`, the head of a fence definition topic.
     private let fenceSetHead: [UInt8]
@@ -66,13 +79,13 @@ struct PositionTopicRouter {
                 return .position(device: Self.string(topic, device), format: .native)
             case .ownTracks:
                 // A filter with fewer than two `+` (`owntracks/+/#`) names no device: not ours.
-                guard wildcards.count >= 2 else { continue }
-                guard !wildcards[0].isEmpty, !wildcards[1].isEmpty else {
+                guard let user = wildcards.first, let device = wildcards.second else { continue }
+                guard !user.isEmpty, !device.isEmpty else {
                     emptyDevice = true
                     continue
                 }
                 return .position(
-                    device: "\(Self.string(topic, wildcards[0]))-\(Self.string(topic, wildcards[1]))", format: .ownTracks)
+                    device: "\(Self.string(topic, user))-\(Self.string(topic, device))", format: .ownTracks)
             }
         }
         return emptyDevice ? .noDevice : .unrelated
@@ -92,8 +105,8 @@ struct PositionTopicRouter {
     }
 
     /// The byte ranges the filter's `+` wildcards matched, or nil when the topic does not match.
-    private static func match(_ filter: [Level], _ topic: UnsafeRawBufferPointer) -> [Range<Int>]? {
-        var wildcards: [Range<Int>] = []
+    private static func match(_ filter: [Level], _ topic: UnsafeRawBufferPointer) -> Wildcards? {
+        var wildcards = Wildcards()
         var start = 0
         for (position, level) in filter.enumerated() {
             guard start <= topic.count else { return nil }
