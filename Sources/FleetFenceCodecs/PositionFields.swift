@@ -42,35 +42,31 @@ private func memcmpEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: 
     return true
 }
 
-/// One JSON value of a position payload, as far as validation cares: its kind, and its number or text.
+/// One JSON value of a position payload, as far as validation cares: its number or text, null
+/// (taken as absent), or the kind of anything else, which validation only names.
 enum RawValue<Text: PositionText> {
     case null
-    case bool
     case number(Double)
     case string(Text)
-    case array
-    case object
+    /// A boolean, an array or an object.
+    case other(JSONKind)
 
     /// What the reference parser read, reduced to what validation looks at.
     init(_ value: JSONValue) where Text == String {
         self = switch value {
         case .null: .null
-        case .bool: .bool
         case let .number(x): .number(x)
         case let .string(text): .string(text)
-        case .array: .array
-        case .object: .object
+        default: .other(value.kind)
         }
     }
 
     var kind: JSONKind {
         switch self {
         case .null: .null
-        case .bool: .bool
         case .number: .number
         case .string: .string
-        case .array: .array
-        case .object: .object
+        case let .other(kind): kind
         }
     }
 

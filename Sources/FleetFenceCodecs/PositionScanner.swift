@@ -98,19 +98,19 @@ struct PositionScanner {
             return (.number(number), next)
         case UInt8(ascii: "t"):
             guard literal(at: i, "true") else { return nil }
-            return (.bool, i + 4)
+            return (.other(.bool), i + 4)
         case UInt8(ascii: "f"):
             guard literal(at: i, "false") else { return nil }
-            return (.bool, i + 5)
+            return (.other(.bool), i + 5)
         case UInt8(ascii: "n"):
             guard literal(at: i, "null") else { return nil }
             return (.null, i + 4)
         case UInt8(ascii: "["):
             guard let next = skipArray(at: i, depth: depth + 1) else { return nil }
-            return (.array, next)
+            return (.other(.array), next)
         case UInt8(ascii: "{"):
             guard let next = skipObject(at: i, depth: depth + 1) else { return nil }
-            return (.object, next)
+            return (.other(.object), next)
         default:
             return nil
         }
