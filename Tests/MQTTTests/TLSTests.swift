@@ -11,10 +11,7 @@ struct TLSTests {
             defer { broker.stop() }
 
             let url = try MQTTURL(parsing: "mqtts://127.0.0.1:\(port)")
-            let trusted = try MQTTClient(options: MQTTOptions(url: url, caFile: "\(directory)/ca.crt"), logger: testLogger())
-            try await trusted.connect(timeout: .seconds(5))
-            #expect(trusted.publish(topic: "tls/ok", payload: "x", qos: 1) == .sent)
-            #expect(await trusted.waitForPublishes(timeout: .seconds(5)))
+            let trusted = try await connectAndPublish(url, trusting: directory, timeout: .seconds(5))
 
             // Reconnects over TLS after the broker was down for a while.
             broker.stop()
@@ -50,12 +47,19 @@ struct TLSTests {
             defer { proxy.stop() }
 
             let url = try MQTTURL(parsing: "mqtts://127.0.0.1:\(proxy.port)")
-            let client = try MQTTClient(options: MQTTOptions(url: url, caFile: "\(directory)/ca.crt"), logger: testLogger())
-            try await client.connect(timeout: .seconds(15))
-            #expect(client.publish(topic: "tls/late", payload: "x", qos: 1) == .sent)
-            #expect(await client.waitForPublishes(timeout: .seconds(5)))
+            let client = try await connectAndPublish(url, trusting: directory, timeout: .seconds(15))
             await client.disconnect()
         }
+    }
+
+    /// A client that trusts the throw-away CA in `directory`, connected within `timeout`, with one
+    /// QoS 1 publish sent and acknowledged over TLS.
+    private func connectAndPublish(_ url: MQTTURL, trusting directory: String, timeout: Duration) async throws -> MQTTClient {
+        let client = try MQTTClient(options: MQTTOptions(url: url, caFile: "\(directory)/ca.crt"), logger: testLogger())
+        try await client.connect(timeout: timeout)
+        #expect(client.publish(topic: "tls/ok", payload: "x", qos: 1) == .sent)
+        #expect(await client.waitForPublishes(timeout: .seconds(5)))
+        return client
     }
 
     /// A mosquitto with a TLS listener whose certificate comes from a throw-away CA in `directory`.
