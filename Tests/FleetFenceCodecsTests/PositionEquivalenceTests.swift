@@ -144,7 +144,12 @@ struct PositionEquivalenceTests {
     /// 17 significant digits (as some phones send coordinates) and more than 19 (past a 64-bit
     /// mantissa) stay on the fast path and round as the parser does.
     @Test func longNumbersStayOnTheFastPath() throws {
-        for text in ["-122.41941550000001", "49.29340600000000123456", "12345678901234567890123", "1.7976931348623157e308"] {
+        // 18446744073709551621e-18: 20 digits whose mantissa wraps to 5 in 64 bits, small
+        // enough to look exact: only the digit count sends it to the text path.
+        for text in [
+            "-122.41941550000001", "49.29340600000000123456", "12345678901234567890123", "1.7976931348623157e308",
+            "18446744073709551621e-18",
+        ] {
             let a = answers(Array(#"{"lat":2,"lon":\#(text)}"#.utf8), dialect: .native)
             #expect(a.fast != nil, "\(text)")
             #expect(a.agree, "\(text)")
