@@ -14,12 +14,10 @@ public struct DecodedPosition: Sendable, Hashable {
     public var speed: Double?
     /// Heading in degrees [0, 360] as the device sent it; `nil` when absent or out of that range.
     public var heading: Double?
-    /// The device id when the payload carried an `id` field (which must equal the topic's device id); `nil` otherwise.
-    public var id: String?
 
     public init(
         lat: Double, lon: Double, timestamp: Double? = nil, accuracy: Double? = nil, speed: Double? = nil,
-        heading: Double? = nil, id: String? = nil
+        heading: Double? = nil
     ) {
         self.lat = lat
         self.lon = lon
@@ -27,7 +25,6 @@ public struct DecodedPosition: Sendable, Hashable {
         self.accuracy = accuracy
         self.speed = speed
         self.heading = heading
-        self.id = id
     }
 
     /// The engine's sample, taking `arrival` as event time when the payload had no `ts`.

@@ -39,27 +39,27 @@ public enum PositionDecoder {
     // MARK: OwnTracks
 
     /// Decodes an OwnTracks payload (`owntracks/<user>/<device>`). Other `_type`s are `.ignored`.
-    /// With `deviceID` (`<user>-<device>`), an `id` field must equal it.
+    /// An `id` field must equal `deviceID` (`<user>-<device>`).
     public static func decodeOwnTracks(
-        _ payload: UnsafeRawBufferPointer, deviceID: String? = nil
+        _ payload: UnsafeRawBufferPointer, deviceID: String
     ) -> Result<DecodedPosition, PositionRejection> {
         decodeOwnTracksFast(payload, deviceID: deviceID) ?? decodeOwnTracksWithParser(payload, deviceID: deviceID)
     }
 
-    public static func decodeOwnTracks(_ payload: [UInt8], deviceID: String? = nil) -> Result<DecodedPosition, PositionRejection> {
+    public static func decodeOwnTracks(_ payload: [UInt8], deviceID: String) -> Result<DecodedPosition, PositionRejection> {
         payload.withUnsafeBytes { decodeOwnTracks($0, deviceID: deviceID) }
     }
 
     /// The reference OwnTracks decoder.
     public static func decodeOwnTracksWithParser(
-        _ payload: UnsafeRawBufferPointer, deviceID: String? = nil
+        _ payload: UnsafeRawBufferPointer, deviceID: String
     ) -> Result<DecodedPosition, PositionRejection> {
         guard payload.count <= maxPayloadBytes else { return .failure(.tooLarge(bytes: payload.count)) }
         return readWithParser(payload).flatMap { PositionValidator.ownTracks($0, deviceID: deviceID) }
     }
 
     static func decodeOwnTracksFast(
-        _ payload: UnsafeRawBufferPointer, deviceID: String? = nil
+        _ payload: UnsafeRawBufferPointer, deviceID: String
     ) -> Result<DecodedPosition, PositionRejection>? {
         guard payload.count <= maxPayloadBytes else { return .failure(.tooLarge(bytes: payload.count)) }
         var fields = PositionFields<UnsafeRawBufferPointer>()

@@ -5,7 +5,7 @@ enum PositionValidator {
     @inline(__always)
     static func native<T>(_ f: PositionFields<T>, deviceID: String) -> Result<DecodedPosition, PositionRejection> {
         do throws(PositionRejection) {
-            let matchedID = try idMatches(f.id, deviceID: deviceID)
+            try checkID(f.id, deviceID: deviceID)
             let (latKey, latValue) = f.lat.map { (PositionKey.lat, $0) } ?? (.latitude, f.latitude)
             let (lonKey, lonValue) = f.lon.map { (PositionKey.lon, $0) } ?? (.longitude, f.longitude)
             let lat = try coordinate(latValue, key: latKey, reportedAs: .lat, limit: 90)
@@ -16,30 +16,28 @@ enum PositionValidator {
             let spd = try optionalNumber(f.spd, key: .spd).flatMap { $0 >= 0 ? $0 : nil }
             let hdg = try optionalNumber(f.hdg, key: .hdg).flatMap { (0...360).contains($0) ? $0 : nil }
             return .success(DecodedPosition(
-                lat: lat, lon: lon, timestamp: ts, accuracy: acc, speed: spd, heading: hdg,
-                id: matchedID ? deviceID : nil
+                lat: lat, lon: lon, timestamp: ts, accuracy: acc, speed: spd, heading: hdg
             ))
         } catch {
             return .failure(error)
         }
     }
 
-    /// An `id` field, if present, must equal the topic's device id; `true` when it was there.
+    /// An `id` field, if present, must equal the topic's device id.
     @inline(__always)
-    private static func idMatches<T>(_ value: RawValue<T>?, deviceID: String) throws(PositionRejection) -> Bool {
+    private static func checkID<T>(_ value: RawValue<T>?, deviceID: String) throws(PositionRejection) {
         switch value {
-        case nil, .null?: return false
+        case nil, .null?: return
         case let .string(text)?:
             guard text.equals(deviceID) else { throw .idMismatch(expected: deviceID, got: text.string) }
-            return true
         case let other?: throw .wrongType(field: "id", expected: "a string", got: other.kindName)
         }
     }
 
     /// OwnTracks: `_type` must be `location`; `lat`, `lon`, `tst`, `acc`; an `id` must name the
-    /// topic's device (`<user>-<device>`) when the caller knows it.
+    /// topic's device (`<user>-<device>`).
     @inline(__always)
-    static func ownTracks<T>(_ f: PositionFields<T>, deviceID: String?) -> Result<DecodedPosition, PositionRejection> {
+    static func ownTracks<T>(_ f: PositionFields<T>, deviceID: String) -> Result<DecodedPosition, PositionRejection> {
         do throws(PositionRejection) {
             switch f.type {
             case nil: throw .missingField("_type")
@@ -50,7 +48,7 @@ enum PositionValidator {
             case let other?: throw .wrongType(field: "_type", expected: "a string", got: other.kindName)
             }
             // After the type: other _types are ignored whatever they carry.
-            if let deviceID { _ = try idMatches(f.id, deviceID: deviceID) }
+            try checkID(f.id, deviceID: deviceID)
             let lat = try coordinate(f.lat, key: .lat, reportedAs: .lat, limit: 90)
             let lon = try coordinate(f.lon, key: .lon, reportedAs: .lon, limit: 180)
             let ts = try time(f.tst, key: .tst)

@@ -33,13 +33,13 @@ struct PositionFuzzTests {
             let input = Self.mutator.mutate(Self.validPayloads.randomElement(using: &rng)!, using: &rng)
             let dialect: Dialect = i % 2 == 0 ? .native : .ownTracks
             if let fast = withExactBytes(input, { raw in
-                dialect == .native ? PositionDecoder.decodeFast(raw, deviceID: testDevice) : PositionDecoder.decodeOwnTracksFast(raw)
+                dialect == .native ? PositionDecoder.decodeFast(raw, deviceID: testDevice) : PositionDecoder.decodeOwnTracksFast(raw, deviceID: testDevice)
             }) {
                 decidedFast += 1
                 let reference = input.withUnsafeBytes { raw in
                     dialect == .native
                         ? PositionDecoder.decodeWithParser(raw, deviceID: testDevice)
-                        : PositionDecoder.decodeOwnTracksWithParser(raw)
+                        : PositionDecoder.decodeOwnTracksWithParser(raw, deviceID: testDevice)
                 }
                 if !identical(fast, reference) {
                     failures += 1
@@ -137,13 +137,13 @@ struct PositionFuzzTests {
             Self.generate(&rng, into: &input)
             let dialect: Dialect = i % 2 == 0 ? .native : .ownTracks
             if let fast = withExactBytes(input, { raw in
-                dialect == .native ? PositionDecoder.decodeFast(raw, deviceID: testDevice) : PositionDecoder.decodeOwnTracksFast(raw)
+                dialect == .native ? PositionDecoder.decodeFast(raw, deviceID: testDevice) : PositionDecoder.decodeOwnTracksFast(raw, deviceID: testDevice)
             }) {
                 decidedFast += 1
                 let reference = input.withUnsafeBytes { raw in
                     dialect == .native
                         ? PositionDecoder.decodeWithParser(raw, deviceID: testDevice)
-                        : PositionDecoder.decodeOwnTracksWithParser(raw)
+                        : PositionDecoder.decodeOwnTracksWithParser(raw, deviceID: testDevice)
                 }
                 if !identical(fast, reference) {
                     failures += 1

@@ -211,13 +211,19 @@ struct ServiceTopicsTests {
             // OwnTracks: device <user>-<device>, `tst`; other _types are ignored without an error.
             for (offset, metres) in [(0, 300.0), (10, 100), (12, 100)] {
                 let point = Geo.north(metres)
+                // The contract's `id` rule: an id naming this device is fine.
                 try await h.publish(
                     "owntracks/alice/phone",
-                    #"{"_type":"location","lat":\#(point.lat),"lon":\#(point.lon),"tst":\#(Int(T) + offset),"acc":5,"tid":"al"}"#)
+                    #"{"_type":"location","lat":\#(point.lat),"lon":\#(point.lon),"tst":\#(Int(T) + offset),"acc":5,"tid":"al","id":"alice-phone"}"#)
                 try await h.publish("owntracks/alice/phone", #"{"_type":"transition","event":"enter","tst":\#(Int(T) + offset)}"#)
                 try await h.publish("owntracks/alice/phone", #"{"_type":"waypoint","desc":"x"}"#)
             }
             try await h.publish("owntracks/alice/phone", #"{"_type":"location","lon":8.6,"tst":1795600100}"#)
+            // One naming another device is refused, before it could move alice's phone.
+            let away = Geo.north(300)
+            try await h.publish(
+                "owntracks/alice/phone",
+                #"{"_type":"location","lat":\#(away.lat),"lon":\#(away.lon),"tst":\#(Int(T) + 13),"id":"bob-phone"}"#)
             try await h.barrier()
 
             #expect(h.alerts("v9").map(\.topic) == ["fleetfence/alerts/v9/depot/enter"])
@@ -229,8 +235,9 @@ struct ServiceTopicsTests {
             #expect(own.first?.json.string("confirmed_at") == rfc3339(T + 12))
             #expect(near(own.first?.at, T + 5))
             let errors = h.errors("alice-phone").compactMap { JSONObject($0.payload) }
-            #expect(errors.count == 1, "only the location without lat is an error: \(errors)")
+            #expect(errors.count == 2, "the location without lat and the one for bob: \(errors)")
             #expect(errors.first?.string("payload")?.contains(#""lon":8.6"#) == true)
+            #expect(errors.last?.string("error")?.contains("bob-phone") == true)
         }
     }
 
