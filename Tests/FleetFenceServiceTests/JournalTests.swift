@@ -137,20 +137,6 @@ struct JournalTests {
         #expect(try journal.loadDevices().count == 500)
     }
 
-    /// A caller that never calls `checkpointIfDue` still gets a bounded WAL: `write` checkpoints
-    /// past twice the forced threshold.
-    @Test func theWALIsBoundedWithoutCheckpointIfDue() throws {
-        let directory = try JournalDirectory()
-        let journal = try Journal(path: directory.path(), checkpointFrames: 10, forcedCheckpointFrames: 40)
-        defer { try? journal.close() }
-        for round in 0..<1_000 {
-            let devices = (0..<3).map { JournalDeviceRow(device: "truck-\((round * 3 + $0) % 500)", state: [UInt8(round % 256)]) }
-            try journal.write(transitions: [], devices: devices)
-        }
-        #expect(walBytes(directory.path()) <= 88 * walFrameBytes)
-        #expect(try journal.loadDevices().count == 500)
-    }
-
     @Test func durableAcrossCloseAndReopen() throws {
         let directory = try JournalDirectory()
         let first = try Journal(path: directory.path())

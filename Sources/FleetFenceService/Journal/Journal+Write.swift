@@ -33,8 +33,6 @@ extension Journal {
                     for statement in statements { try db.run(statement.sql, statement.binds) }
                 }
             }
-            // Only for a caller that never calls checkpointIfDue: the WAL must not grow for good.
-            if db.walFrames >= 2 * forcedCheckpointFrames { checkpoint() }
         }
     }
 }

@@ -14,8 +14,7 @@ public final class Journal: Sendable {
     /// WAL frames past which `checkpointIfDue(idle: true)` checkpoints (SQLite's own threshold).
     let checkpointFrames: Int
     /// Past this many `checkpointIfDue` checkpoints also when not idle: a writer that is never
-    /// idle must not let the WAL grow for good. Twice as many, and `write` does it itself, for
-    /// a caller that never calls `checkpointIfDue`.
+    /// idle must not let the WAL grow for good.
     let forcedCheckpointFrames: Int
     private let isClosed = Mutex(false)
 
@@ -27,8 +26,9 @@ public final class Journal: Sendable {
     /// commits (never corrupt the file). `FULL` would add an fsync per commit to close that gap, at a cost
     /// the per-transition write path does not need.
     ///
-    /// Checkpoints are the caller's (`checkpointIfDue`, after it has published what it wrote),
-    /// not SQLite's: its automatic checkpoint runs inside the commit that crosses the threshold,
+    /// Checkpoints are the caller's, who must call `checkpointIfDue` after acting on each write
+    /// (the journal pipeline does, after publishing), or the WAL grows for good. Not SQLite's:
+    /// its automatic checkpoint runs inside the commit that crosses the threshold,
     /// and the alerts of that commit waited 10 ms and more for its fsyncs.
     public init(
         path: String, logger: Logger = Logger(label: "fleetfence.journal"), checkpointFrames: Int = 1_000,

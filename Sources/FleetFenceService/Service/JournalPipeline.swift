@@ -76,7 +76,7 @@ final class JournalPipeline: Sendable {
             return queue.steps.count == 1 && !queue.writing
         }
         guard let wasIdle else {
-            deliver([step])
+            deliverNow([step])
             return
         }
         if wasIdle { wake.signal() }
@@ -91,7 +91,7 @@ final class JournalPipeline: Sendable {
             return wasIdle
         }
         guard let wasIdle else {
-            deliver([Step(devices: records)])
+            deliverNow([Step(devices: records)])
             return
         }
         if wasIdle { wake.signal() }
@@ -147,6 +147,12 @@ final class JournalPipeline: Sendable {
             // written; when idle, most often nothing.
             journal.checkpointIfDue(idle: idle)
         }
+    }
+
+    /// After stop, on the caller's thread: nothing else is queued, so the checkpoint may follow.
+    private func deliverNow(_ steps: [Step]) {
+        deliver(steps)
+        journal.checkpointIfDue(idle: true)
     }
 
     private func deliver(_ steps: [Step]) {
