@@ -29,6 +29,7 @@ extension LoopContext {
             return
         }
 
+        let idleWait = idleWaitMilliseconds
         var backoff = Backoff(initial: engine.options.reconnectDelay, maximum: engine.options.reconnectDelayMax)
         var reconnecting = false
         var cleanStopDeadline: ContinuousClock.Instant?
@@ -47,7 +48,7 @@ extension LoopContext {
                 break
             }
 
-            rc = turn(timeoutMilliseconds: idleWaitMilliseconds)
+            rc = turn(timeoutMilliseconds: idleWait)
             var savedErrno = errno
             if rc == MosquittoCode.success {
                 if engine.connected.load(ordering: .relaxed) {
@@ -135,7 +136,8 @@ extension LoopContext {
         case MosquittoCode.protocolError:
             return .unreachable(host: url.host, port: url.port, reason: "protocol error: is this an MQTT broker?")
         default:
-            return .library(function: "mosquitto_loop_read", code: code, reason: MosquittoLibrary.describe(code, errno: savedErrno))
+            // The network turn's poll, read, write or housekeeping call (`turn`).
+            return .library(function: "network turn", code: code, reason: MosquittoLibrary.describe(code, errno: savedErrno))
         }
     }
 }

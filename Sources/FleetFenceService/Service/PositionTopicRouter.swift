@@ -26,16 +26,14 @@ struct PositionTopicRouter {
         let format: Format
     }
 
-    /// The byte ranges of the first two `+` levels a topic matched (a device id uses at most two)
-    /// and how many there were: a value, where an array cost an allocation per message.
+    /// The byte ranges of the first two `+` levels a topic matched (a device id uses at most two):
+    /// a value, where an array cost an allocation per message.
     private struct Wildcards {
         private(set) var first: Range<Int>?
         private(set) var second: Range<Int>?
-        private var count = 0
 
         mutating func append(_ range: Range<Int>) {
-            if count == 0 { first = range } else if count == 1 { second = range }
-            count += 1
+            if first == nil { first = range } else if second == nil { second = range }
         }
     }
 
