@@ -24,16 +24,12 @@ public enum PositionDecoder {
     public static func decodeWithParser(
         _ payload: UnsafeRawBufferPointer, deviceID: String
     ) -> Result<DecodedPosition, PositionRejection> {
-        guard payload.count <= maxPayloadBytes else { return .failure(.tooLarge(bytes: payload.count)) }
-        return readWithParser(payload).flatMap { PositionValidator.native($0, deviceID: deviceID) }
+        withParser(payload) { PositionValidator.native($0, deviceID: deviceID) }
     }
 
     /// The scanner's answer, or `nil` when only the reference decoder can give it.
     static func decodeFast(_ payload: UnsafeRawBufferPointer, deviceID: String) -> Result<DecodedPosition, PositionRejection>? {
-        guard payload.count <= maxPayloadBytes else { return .failure(.tooLarge(bytes: payload.count)) }
-        var fields = PositionFields<UnsafeRawBufferPointer>()
-        guard PositionScanner.scan(payload, into: &fields) else { return nil }
-        return PositionValidator.native(fields, deviceID: deviceID)
+        fast(payload) { PositionValidator.native($0, deviceID: deviceID) }
     }
 
     // MARK: OwnTracks
@@ -54,20 +50,35 @@ public enum PositionDecoder {
     public static func decodeOwnTracksWithParser(
         _ payload: UnsafeRawBufferPointer, deviceID: String
     ) -> Result<DecodedPosition, PositionRejection> {
-        guard payload.count <= maxPayloadBytes else { return .failure(.tooLarge(bytes: payload.count)) }
-        return readWithParser(payload).flatMap { PositionValidator.ownTracks($0, deviceID: deviceID) }
+        withParser(payload) { PositionValidator.ownTracks($0, deviceID: deviceID) }
     }
 
     static func decodeOwnTracksFast(
         _ payload: UnsafeRawBufferPointer, deviceID: String
     ) -> Result<DecodedPosition, PositionRejection>? {
+        fast(payload) { PositionValidator.ownTracks($0, deviceID: deviceID) }
+    }
+
+    // MARK: The two readers, for either dialect's validation
+
+    /// The scanner's fields validated, or `nil` when only the parser can read the payload.
+    @inline(__always)
+    private static func fast(
+        _ payload: UnsafeRawBufferPointer,
+        _ validate: (PositionFields<UnsafeRawBufferPointer>) -> Result<DecodedPosition, PositionRejection>
+    ) -> Result<DecodedPosition, PositionRejection>? {
         guard payload.count <= maxPayloadBytes else { return .failure(.tooLarge(bytes: payload.count)) }
         var fields = PositionFields<UnsafeRawBufferPointer>()
         guard PositionScanner.scan(payload, into: &fields) else { return nil }
-        return PositionValidator.ownTracks(fields, deviceID: deviceID)
+        return validate(fields)
     }
 
-    // MARK: Reference parsing
+    private static func withParser(
+        _ payload: UnsafeRawBufferPointer, _ validate: (PositionFields<String>) -> Result<DecodedPosition, PositionRejection>
+    ) -> Result<DecodedPosition, PositionRejection> {
+        guard payload.count <= maxPayloadBytes else { return .failure(.tooLarge(bytes: payload.count)) }
+        return readWithParser(payload).flatMap(validate)
+    }
 
     /// The known fields of a payload, as `JSONParser` sees them.
     private static func readWithParser(_ payload: UnsafeRawBufferPointer) -> Result<PositionFields<String>, PositionRejection> {
