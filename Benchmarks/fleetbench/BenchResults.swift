@@ -91,6 +91,8 @@ struct BenchResults: Sendable {
     var scale: Scale?
     var stopSeconds: Double?
     var startupLarge: Startup?
+    /// The same service started again on the journal the first start left.
+    var restartLarge: Startup?
     var notes: [String] = []
 
     func ratio(_ service: Throughput?, _ ceiling: Ceiling?) -> Double? {

@@ -108,7 +108,7 @@ final class BenchRun {
         }
 
         if settings.phases.contains(.startup) {
-            results.startupLarge = try measureLargeStartup(area: area)
+            (results.startupLarge, results.restartLarge) = try measureLargeStartup(area: area)
         }
     }
 

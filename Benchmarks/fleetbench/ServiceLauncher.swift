@@ -25,12 +25,13 @@ struct ServiceLauncher: Sendable {
 
     /// - Parameters:
     ///   - name: names the journal, the config and the log file in the run's directory.
-    func start(name: String, fencesFile: String, clientID: String, prefix: String = "fleetfence",
+    ///   - journal: names another run's journal instead (a restart).
+    func start(name: String, journal: String? = nil, fencesFile: String, clientID: String, prefix: String = "fleetfence",
                positions: String = "fleet/+/position") throws -> ServiceProcess {
         var command = ServeCommandLine(configFile: directory + "/\(name).yaml")
         command[.broker] = brokerURL
         command[.fences] = fencesFile
-        command[.journal] = directory + "/\(name).db"
+        command[.journal] = directory + "/\(journal ?? name).db"
         command[.clientID] = clientID
         command[.prefix] = prefix
         command[.positions] = positions
