@@ -1,8 +1,6 @@
-import Dispatch
 import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
-import Synchronization
 
 /// `fences.file` as read: the definitions that decoded, each changed one built into a fence or
 /// refused by the engine's rules, and a reason for each feature that did not decode.
@@ -66,26 +64,18 @@ struct FenceFile {
     private static func build(
         _ definitions: [FenceDefinition], settings: GeofenceSettings, applied: [String: FenceDefinition]
     ) -> [Entry] {
-        let chunkSize = 2_000
-        let chunks = (definitions.count + chunkSize - 1) / chunkSize
-        let built = Mutex([[Entry]](repeating: [], count: chunks))
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            let range = chunk * chunkSize..<min(definitions.count, (chunk + 1) * chunkSize)
-            let entries = definitions[range].map { definition in
-                Entry(
-                    definition: definition,
-                    prepared: applied[definition.id] == definition
-                        ? nil
-                        : Result { () throws(FenceError) in
-                            let fence = try Fence(definition: definition, settings: settings)
-                            return PreparedFence(
-                                fence: fence, definitionJSON: FenceDefinitionEncoding.encode(definition),
-                                registryPayload: FenceRegistryPayload.encode(fence))
-                        })
-            }
-            built.withLock { $0[chunk] = entries }
+        definitions.concurrentMap { definition in
+            Entry(
+                definition: definition,
+                prepared: applied[definition.id] == definition
+                    ? nil
+                    : Result { () throws(FenceError) in
+                        let fence = try Fence(definition: definition, settings: settings)
+                        return PreparedFence(
+                            fence: fence, definitionJSON: FenceDefinitionEncoding.encode(definition),
+                            registryPayload: FenceRegistryPayload.encode(fence))
+                    })
         }
-        return built.withLock { $0.flatMap { $0 } }
     }
 }
 

@@ -1,0 +1,26 @@
+import Dispatch
+
+extension Array where Element: Sendable {
+    /// `transform` applied to every element, in chunks spread over every core, results in order.
+    /// For start-up work (building 100,000 fences) that would otherwise leave all but one core idle.
+    func concurrentMap<T: Sendable>(chunkSize: Int = 2_000, _ transform: @Sendable (Element) -> T) -> [T] {
+        let chunks = (count + chunkSize - 1) / chunkSize
+        guard chunks > 1 else { return map(transform) }
+        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // Each chunk initializes its own elements in place: no lock, and no copy afterwards
+            // (gathering chunk arrays cost more than a third of building them).
+            let output = ChunkOutput(base: buffer.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                for index in chunk * chunkSize..<Swift.min(count, (chunk + 1) * chunkSize) {
+                    (output.base + index).initialize(to: transform(self[index]))
+                }
+            }
+            initialized = count
+        }
+    }
+}
+
+/// Where the chunks write: each touches only its own range of it.
+private struct ChunkOutput<T>: @unchecked Sendable {
+    let base: UnsafeMutablePointer<T>
+}

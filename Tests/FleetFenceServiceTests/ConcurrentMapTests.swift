@@ -1,0 +1,35 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import FleetFenceService
+
+@Suite("ConcurrentMap")
+struct ConcurrentMapTests {
+    /// Around the chunk boundaries, where an off-by-one would drop, repeat or misplace an element.
+    @Test(arguments: [0, 1, 6, 7, 8, 13, 14, 15, 1_000])
+    func everyElementOnceAndInOrder(count: Int) {
+        let calls = Atomic(0)
+        let input = (0..<count).map { "e\($0)" }
+        let output = input.concurrentMap(chunkSize: 7) { element in
+            calls.add(1, ordering: .relaxed)
+            return element + "!"
+        }
+        #expect(output == input.map { $0 + "!" })
+        #expect(calls.load(ordering: .relaxed) == count)
+    }
+
+    /// Each chunk waits (up to a shared deadline) until a second thread has taken one: done one
+    /// after another, the map would see a single thread.
+    @Test func chunksRunOnMoreThanOneThreadWhenThereAreCores() throws {
+        try #require(ProcessInfo.processInfo.activeProcessorCount > 1)
+        let threads = Mutex(Set<pthread_t>())
+        let deadline = ContinuousClock.now + .seconds(5)
+        _ = Array(0..<8).concurrentMap(chunkSize: 1) { element in
+            threads.withLock { _ = $0.insert(pthread_self()) }
+            while threads.withLock({ $0.count }) < 2, ContinuousClock.now < deadline { usleep(1_000) }
+            return element
+        }
+        #expect(threads.withLock { $0.count } >= 2)
+    }
+}
