@@ -14,53 +14,100 @@ enum StateRestorer {
         var fileFences: [String: FenceDefinition]
     }
 
+    private static let deviceSlice = 20_000
+
     /// `now`: the restart's wall clock. Silence is counted from it, not from the last sample
     /// before the downtime, so that positions the broker queued meanwhile are heard before a
     /// pending change is confirmed by silence.
     static func restore(from journal: Journal, settings: GeofenceSettings, now: Double, logger: Logger) throws -> Restored {
         var engine = GeofenceEngine(settings: settings)
-        var origins: [String: JournalFenceRow.Origin] = [:]
-        var fences: [FenceRecord] = []
-        for row in try journal.loadFences() {
-            let record: FenceRecord
-            do {
-                record = try JournalFenceRecord.decode(row.record)
-            } catch {
-                logger.warning("journal: unreadable fence skipped", metadata: ["fence": "\(row.id)", "reason": "\(error)"])
-                continue
-            }
-            fences.append(record)
-            origins[row.id] = row.origin
-        }
-        fences.sort { $0.generation < $1.generation }
-        for (id, error) in engine.restoreFences(fences, generation: fences.map(\.generation).max() ?? 0) {
+        let fences = try restoredFences(from: journal, settings: settings, logger: logger)
+        var origins = fences.origins
+        for (id, error) in engine.restoreFences(built: fences.built, generation: fences.newest) {
             logger.warning("journal: fence no longer valid", metadata: ["fence": "\(id)", "reason": "\(error)"])
             origins[id] = nil
         }
         let journaledSeq = try journal.maxSeqPerDevice()
         var devices = 0
-        for row in try journal.loadDevices() {
-            var record: DeviceRecord
-            do {
-                record = try DeviceRecordEncoding.decode(row.state)
-            } catch {
-                logger.warning("journal: unreadable device state skipped", metadata: ["device": "\(row.device)", "reason": "\(error)"])
-                continue
+        let rows = try journal.loadDevices()
+        // Decoded on every core a slice at a time: a million decoded records at once would
+        // raise the service's memory for good (the allocator keeps what it was given).
+        for start in stride(from: 0, to: rows.count, by: Self.deviceSlice) {
+            let slice = Array(rows[start..<min(rows.count, start + Self.deviceSlice)])
+            let decoded = slice.concurrentMap { row in
+                Result { () throws(UnreadableRecord) in try DeviceRecordEncoding.decode(row.state) }
             }
-            // seq never goes back, even if a device row lagged behind its alerts.
-            record.seq = max(record.seq, UInt64(max(0, journaledSeq[row.device] ?? 0)))
-            if let arrival = record.lastArrival { record.lastArrival = max(arrival, now) }
-            engine.restore(record)
-            devices += 1
+            for (row, result) in zip(slice, decoded) {
+                var record: DeviceRecord
+                switch result {
+                case let .success(decoded): record = decoded
+                case let .failure(error):
+                    logger.warning(
+                        "journal: unreadable device state skipped", metadata: ["device": "\(row.device)", "reason": "\(error)"])
+                    continue
+                }
+                // seq never goes back, even if a device row lagged behind its alerts.
+                record.seq = max(record.seq, UInt64(max(0, journaledSeq[row.device] ?? 0)))
+                if let arrival = record.lastArrival { record.lastArrival = max(arrival, now) }
+                engine.restore(record)
+                devices += 1
+            }
         }
-        if devices > 0 || !fences.isEmpty {
-            logger.info("state restored from journal", metadata: ["devices": "\(devices)", "fences": "\(fences.count)"])
+        if devices > 0 || !origins.isEmpty {
+            logger.info("state restored from journal", metadata: ["devices": "\(devices)", "fences": "\(engine.fenceCount)"])
         }
+        let fileRows = Array(try journal.loadFileFences())
+        // An unreadable entry counts as changed: the file's version is applied again.
+        let fileDefinitions = fileRows.concurrentMap { try? FenceDecoder.decodeDefinition($0.value, idFromTopic: nil) }
         var fileFences: [String: FenceDefinition] = [:]
-        for (id, bytes) in try journal.loadFileFences() {
-            // An unreadable entry counts as changed: the file's version is applied again.
-            fileFences[id] = try? FenceDecoder.decodeDefinition(bytes, idFromTopic: nil)
-        }
+        fileFences.reserveCapacity(fileRows.count)
+        for (row, definition) in zip(fileRows, fileDefinitions) { fileFences[row.key] = definition }
         return Restored(engine: engine, origins: origins, fileFences: fileFences)
+    }
+
+    /// The journal's fences decoded and built on every core, in generation order; with the
+    /// origin of each one that still builds, and the newest generation of any.
+    private static func restoredFences(from journal: Journal, settings: GeofenceSettings, logger: Logger) throws
+        -> (built: [(fence: Fence, generation: UInt32)], origins: [String: JournalFenceRow.Origin], newest: UInt32)
+    {
+        enum Restorable: Sendable {
+            case built(Fence, generation: UInt32)
+            case invalid(FenceError, generation: UInt32)
+            case unreadable(any Error)
+        }
+        let rows = try journal.loadFences()
+        let restorable = rows.concurrentMap { row -> Restorable in
+            let record: FenceRecord
+            do {
+                record = try JournalFenceRecord.decode(row.record)
+            } catch {
+                return .unreadable(error)
+            }
+            do throws(FenceError) {
+                return .built(try Fence(definition: record.definition, settings: settings), generation: record.generation)
+            } catch {
+                return .invalid(error, generation: record.generation)
+            }
+        }
+        var built: [(fence: Fence, generation: UInt32)] = []
+        var origins: [String: JournalFenceRow.Origin] = [:]
+        built.reserveCapacity(rows.count)
+        origins.reserveCapacity(rows.count)
+        var newest: UInt32 = 0
+        for (row, outcome) in zip(rows, restorable) {
+            switch outcome {
+            case let .built(fence, generation):
+                built.append((fence, generation))
+                origins[row.id] = row.origin
+                newest = max(newest, generation)
+            case let .invalid(error, generation):
+                logger.warning("journal: fence no longer valid", metadata: ["fence": "\(row.id)", "reason": "\(error)"])
+                newest = max(newest, generation)
+            case let .unreadable(error):
+                logger.warning("journal: unreadable fence skipped", metadata: ["fence": "\(row.id)", "reason": "\(error)"])
+            }
+        }
+        built.sort { $0.generation < $1.generation }
+        return (built, origins, newest)
     }
 }

@@ -1,0 +1,92 @@
+import FleetFenceCodecs
+import Foundation
+import GeofenceEngine
+import Logging
+import Testing
+
+@testable import FleetFenceService
+
+/// A journal large enough that its fences and devices are decoded in several chunks on several
+/// threads: what comes back must be what was journaled, each in its place.
+@Suite("StateRestorer")
+struct StateRestorerTests {
+    static let fenceCount = 5_000
+    static let deviceCount = 2_500
+
+    private static func circle(_ id: String, radius: Double = 150) -> FenceDefinition {
+        FenceDefinition(id: id, shape: .circle(center: Coordinate(lat: 49.0, lon: 8.0), radius: radius))
+    }
+
+    private static func fenceRow(_ definition: FenceDefinition, generation: UInt32, origin: JournalFenceRow.Origin)
+        -> JournalFenceRow
+    {
+        JournalFenceRow(
+            id: definition.id,
+            record: JournalFenceRecord.encode(definition: FenceDefinitionEncoding.encode(definition), generation: generation),
+            origin: origin)
+    }
+
+    /// Fences `f-0`... with generation index + 1, odd ones set at run time; one row that is not a
+    /// record, one that no longer builds (generation 9,999); devices inside `f-<n>` with seq n.
+    private static func journalWithEverything(at path: String) throws {
+        let journal = try Journal(path: path)
+        defer { try? journal.close() }
+        var fences = (0..<fenceCount).map { index in
+            fenceRow(circle("f-\(index)"), generation: UInt32(index + 1), origin: index % 2 == 0 ? .file : .runtime)
+        }
+        fences.append(JournalFenceRow(id: "unreadable", record: Array("not a record".utf8), origin: .file))
+        fences.append(fenceRow(circle("invalid", radius: -5), generation: 9_999, origin: .file))
+        var fileFences: [String: [UInt8]] = [:]
+        for index in stride(from: 0, to: fenceCount, by: 2) {
+            fileFences["f-\(index)"] = FenceDefinitionEncoding.encode(circle("f-\(index)"))
+        }
+        fileFences["garbled"] = Array("{".utf8)
+        var devices = (0..<deviceCount).map { index in
+            let record = DeviceRecord(
+                device: "truck-\(index)", lastTimestamp: 1_000 + Double(index), anchorTime: nil, anchorLat: nil,
+                anchorLon: nil, seq: UInt64(index), knownGeneration: UInt32(fenceCount), lastArrival: nil,
+                regions: [.init(fence: "f-\(index)", state: .inside, enteredAt: 500, dwellReported: false, pending: nil)])
+            return JournalDeviceRow(device: record.device, state: DeviceRecordEncoding.encode(record))
+        }
+        devices.append(JournalDeviceRow(device: "broken", state: [0xFF, 0x00]))
+        try journal.write(transitions: [], devices: devices, fences: fences, fileFences: fileFences)
+    }
+
+    @Test func aLargeJournalComesBackWhole() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-restore-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("journal.db").path
+        try Self.journalWithEverything(at: path)
+
+        let journal = try Journal(path: path)
+        defer { try? journal.close() }
+        let restored = try StateRestorer.restore(
+            from: journal, settings: GeofenceSettings(), now: 2_000_000_000, logger: Logger(label: "test"))
+
+        let engine = restored.engine
+        #expect(engine.fenceCount == Self.fenceCount)
+        #expect(engine.fence(id: "unreadable") == nil)
+        #expect(engine.fence(id: "invalid") == nil)
+        for index in [0, 1, 1_999, 2_000, 2_001, 4_999] {
+            #expect(engine.fenceRecord(id: "f-\(index)")?.generation == UInt32(index + 1), "fence f-\(index)")
+            #expect(restored.origins["f-\(index)"] == (index % 2 == 0 ? .file : .runtime), "origin of f-\(index)")
+        }
+        #expect(restored.origins.count == Self.fenceCount)
+        // The fence that no longer builds still counts: a device must never see a generation again.
+        #expect(engine.currentGeneration >= 9_999)
+
+        #expect(engine.deviceCount == Self.deviceCount)
+        for index in [0, 1_999, 2_000, 2_499] {
+            let record = try #require(engine.deviceRecord(for: "truck-\(index)"))
+            #expect(record.seq == UInt64(index))
+            #expect(engine.insideFences(of: "truck-\(index)") == ["f-\(index)"])
+        }
+        #expect(engine.deviceRecord(for: "broken") == nil)
+
+        #expect(restored.fileFences.count == Self.fenceCount / 2)
+        #expect(restored.fileFences["f-4998"] == Self.circle("f-4998"))
+        // Unreadable: absent, so the file's version counts as changed and is applied again.
+        #expect(restored.fileFences["garbled"] == nil)
+    }
+}
