@@ -25,8 +25,9 @@ struct FenceFile {
     var settings: GeofenceSettings
     var entries: [Entry] = []
     var problems: [String] = []
-    /// Ids of features that did not decode, where the id itself could be read.
-    var unreadableIDs: Set<String> = []
+    /// Every id the file lists: its definitions', and those of features that did not decode
+    /// where the id itself could be read (such a fence, if held, stays as it was).
+    var listedIDs: Set<String> = []
 
     /// Reads and decodes the file, and builds with `settings` each definition that differs from
     /// `applied` (the file as last applied). A missing or unreadable file, or one that is not a
@@ -46,7 +47,7 @@ struct FenceFile {
                 case let .success(definition): definitions.append(definition)
                 case let .failure(problem):
                     file.problems.append(problem.description)
-                    if let id = problem.id { file.unreadableIDs.insert(id) }
+                    if let id = problem.id { file.listedIDs.insert(id) }
                 }
             }
         } catch let FenceDecodingError.notJSON(detail) {
@@ -55,6 +56,8 @@ struct FenceFile {
         } catch {
             throw FenceFileError(path: path, reason: "\(error)")
         }
+        file.listedIDs.reserveCapacity(file.listedIDs.count + definitions.count)
+        for definition in definitions { file.listedIDs.insert(definition.id) }
         file.entries = build(definitions, settings: settings, applied: applied)
         return file
     }

@@ -218,21 +218,19 @@ struct GeofenceCore {
             logger.warning("fence in file rejected", metadata: ["file": "\(loaded.path)", "reason": "\(problem)"])
             say(layout.errors("fences"), ErrorPayload.encode(reason: problem, topic: loaded.path, payload: [UInt8]()))
         }
-        var applied: [String: FenceDefinition] = [:]
-        applied.reserveCapacity(loaded.entries.count)
-        engine.reserveFences(engine.fenceCount + loaded.entries.count)
-        fenceOrigins.reserveCapacity(fenceOrigins.count + loaded.entries.count)
-        // A feature that no longer reads changes nothing: its fence, if held, stays as it was.
-        for id in loaded.unreadableIDs { applied[id] = lastFileFences[id] }
+        // The file's record as last applied, changed below by what changed in the file. A feature
+        // that no longer reads, or is rejected, keeps its previous version there (if any).
+        var applied = lastFileFences
+        // Room for the changed ones only: reserving on a full table rehashes all of it.
+        let changed = loaded.entries.count { $0.prepared != nil }
+        engine.reserveFences(engine.fenceCount + changed)
+        fenceOrigins.reserveCapacity(fenceOrigins.count + changed)
         // Fences built with other settings than the engine's would be built again: the engine does it.
         let preparedAsBuilt = loaded.settings == engine.settings
         var step = JournalPipeline.Step()
         for entry in loaded.entries {
             let definition = entry.definition
-            if lastFileFences[definition.id] == definition {
-                applied[definition.id] = definition
-                continue
-            }
+            if lastFileFences[definition.id] == definition { continue }
             do {
                 // Not prepared: the file was read against an older record of itself; the engine builds it.
                 let prepared = preparedAsBuilt ? try entry.prepared?.get() : nil
@@ -241,8 +239,6 @@ struct GeofenceCore {
                 // The file's record changes by what changed in the file, in the fence's transaction.
                 step.fileFences[definition.id] = definitionJSON
             } catch {
-                // Rejected: the file's previous version of it, if any, stays the one applied.
-                applied[definition.id] = lastFileFences[definition.id]
                 counters.fenceErrors += 1
                 logger.warning(
                     "fence in file rejected", metadata: ["fence": "\(definition.id)", "reason": "\(error)"])
@@ -257,12 +253,14 @@ struct GeofenceCore {
             }
         }
         submit(step)
-        var listed = loaded.unreadableIDs
-        for entry in loaded.entries { listed.insert(entry.definition.id) }
-        let gone = fenceOrigins.compactMap { id, origin in origin == .file && !listed.contains(id) ? id : nil }.sorted()
+        let gone = fenceOrigins.compactMap { id, origin in
+            origin == .file && !loaded.listedIDs.contains(id) ? id : nil
+        }.sorted()
         removeFences(ids: gone, now: now)
         for id in gone { logger.notice("fence removed from file", metadata: ["fence": "\(id)"]) }
-        submit(JournalPipeline.Step(removedFileFences: lastFileFences.keys.filter { applied[$0] == nil }))
+        let unlisted = lastFileFences.keys.filter { !loaded.listedIDs.contains($0) }
+        for id in unlisted { applied[id] = nil }
+        submit(JournalPipeline.Step(removedFileFences: unlisted))
         lastFileFences = applied
     }
 
