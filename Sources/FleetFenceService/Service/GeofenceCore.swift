@@ -267,10 +267,9 @@ struct GeofenceCore {
     private static let fenceFileChunk = 5_000
 
     /// Publishes every fence retained, as the service holds it (at start, after a reconnect).
+    /// Through the pipeline, so that a fence changed meanwhile is published after, never before.
     func publishRegistry() {
-        for fence in engine.fences {
-            _ = client.publish(topic: layout.fence(fence.id), payload: FenceRegistryPayload.encode(fence), qos: 1, retain: true)
-        }
+        submit(JournalPipeline.Step(registry: engine.fences.map { (layout.fence($0.id), $0) }))
     }
 
 

@@ -25,10 +25,13 @@ final class JournalPipeline: Sendable {
         var fileFences: [String: [UInt8]] = [:]
         var removedFileFences: [String] = []
         var messages: [Outbox.Message] = []
+        /// Retained registry entries to publish after the messages, encoded on the writer thread:
+        /// 100,000 fences are a third of a second of encoding, kept out of the core's lock.
+        var registry: [(topic: String, fence: Fence)] = []
 
         var isEmpty: Bool {
             transitions.isEmpty && devices.isEmpty && fences.isEmpty && removedFences.isEmpty && fileFences.isEmpty
-                && removedFileFences.isEmpty && messages.isEmpty
+                && removedFileFences.isEmpty && messages.isEmpty && registry.isEmpty
         }
     }
 
@@ -160,6 +163,9 @@ final class JournalPipeline: Sendable {
         for step in steps {
             for message in step.messages {
                 _ = client.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
+            }
+            for (topic, fence) in step.registry {
+                _ = client.publish(topic: topic, payload: FenceRegistryPayload.encode(fence), qos: 1, retain: true)
             }
         }
     }
