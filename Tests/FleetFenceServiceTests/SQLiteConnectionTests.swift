@@ -89,6 +89,24 @@ struct SQLiteConnectionTests {
         }
     }
 
+    /// The statement used last is kept apart from the cache: texts that alternate must each still
+    /// get their own statement, with their own bindings.
+    @Test func alternatingStatementsEachRunTheirOwn() throws {
+        try withConnection { db in
+            func value(_ sql: String, _ bound: Int64) throws -> Int64? {
+                try db.run(sql, [.integer(bound)]).first?.column("n")?.int64Value
+            }
+            for n in Int64(0)..<5 {
+                let plusOne = try value("SELECT ?1 + 1 AS n", n)
+                let timesTen = try value("SELECT ?1 * 10 AS n", n)
+                let timesTenAgain = try value("SELECT ?1 * 10 AS n", n + 1)
+                #expect(plusOne == n + 1)
+                #expect(timesTen == n * 10)
+                #expect(timesTenAgain == n * 10 + 10)
+            }
+        }
+    }
+
     /// Another connection's write transaction (someone in the sqlite3 shell) makes a write wait,
     /// not fail with "database is locked".
     @Test func aWriteWaitsForAnotherConnectionsTransaction() throws {

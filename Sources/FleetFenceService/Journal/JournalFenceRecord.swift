@@ -8,10 +8,13 @@ enum JournalFenceRecord {
     /// `definition` is already encoded: a file of 100,000 fences encodes each one once, for both
     /// this row and the record of the file.
     static func encode(definition: [UInt8], generation: UInt32) -> [UInt8] {
-        var bytes = Array(#"{"definition":"#.utf8)
-        bytes.reserveCapacity(definition.count + 32)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(definition.count + 40)
+        bytes += #"{"definition":"#.utf8
         bytes += definition
-        bytes += Array(#","generation":\#(generation)}"#.utf8)
+        bytes += #","generation":"#.utf8
+        bytes += String(generation).utf8
+        bytes.append(UInt8(ascii: "}"))
         return bytes
     }
 

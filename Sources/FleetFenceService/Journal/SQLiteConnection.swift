@@ -9,13 +9,12 @@ final class SQLiteConnection: Sendable {
     /// The handles are used only inside the mutex.
     private struct State: @unchecked Sendable {
         var handle: OpaquePointer?
-        var statements: [String: OpaquePointer] = [:]
+        var statements = StatementCache(limit: SQLiteConnection.cachedStatements)
         /// Written by SQLite's WAL hook after each commit, inside a step under the lock.
         let walFrames: UnsafeMutablePointer<Int32>
     }
 
-    /// More distinct statement texts than this (values written into the text, as a migration's
-    /// `user_version` or a caller's ad-hoc query) empty the cache.
+    /// Distinct statement texts kept prepared (see `StatementCache`).
     private static let cachedStatements = 64
     private let state: Mutex<State>
 
@@ -109,8 +108,7 @@ final class SQLiteConnection: Sendable {
     func close() throws {
         try state.withLock { state in
             guard let handle = state.handle else { return }
-            for statement in state.statements.values { sqlite3_finalize(statement) }
-            state.statements.removeAll()
+            state.statements.finalizeAll()
             let code = sqlite3_close(handle)
             guard code == SQLITE_OK else { throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle))) }
             state.handle = nil
@@ -121,7 +119,7 @@ final class SQLiteConnection: Sendable {
     deinit {
         state.withLock { state in
             if let handle = state.handle {
-                for statement in state.statements.values { sqlite3_finalize(statement) }
+                state.statements.finalizeAll()
                 sqlite3_close_v2(handle)
             }
             state.walFrames.deallocate()
@@ -131,7 +129,7 @@ final class SQLiteConnection: Sendable {
     // MARK: Statements
 
     private static func prepared(_ sql: String, handle: OpaquePointer, state: inout State) throws -> OpaquePointer {
-        if let statement = state.statements[sql] { return statement }
+        if let statement = state.statements.statement(for: sql) { return statement }
         var statement: OpaquePointer?
         var rest: UnsafePointer<CChar>?
         let code = sql.withCString { text in
@@ -147,11 +145,7 @@ final class SQLiteConnection: Sendable {
             if code == SQLITE_MISUSE { throw SQLiteError(code: code, message: "more than one statement in: \(sql)") }
             throw error(code, handle)
         }
-        if state.statements.count >= cachedStatements {
-            for old in state.statements.values { sqlite3_finalize(old) }
-            state.statements.removeAll(keepingCapacity: true)
-        }
-        state.statements[sql] = statement
+        state.statements.insert(statement, for: sql)
         return statement
     }
 

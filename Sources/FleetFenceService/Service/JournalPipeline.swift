@@ -179,6 +179,10 @@ final class JournalPipeline: Sendable {
         var removedFences: [String] = []
         var fileFences: [String: [UInt8]] = [:]
         var removedFileFences: [String] = []
+        // A fences file arrives in steps of thousands: grown one at a time, these tables rehash.
+        latest.reserveCapacity(steps.reduce(0) { $0 + $1.devices.count })
+        fences.reserveCapacity(steps.reduce(0) { $0 + $1.fences.count })
+        fileFences.reserveCapacity(steps.reduce(0) { $0 + $1.fileFences.count })
         for step in steps {
             transitions += step.transitions
             for record in step.devices { latest[record.device] = record }
