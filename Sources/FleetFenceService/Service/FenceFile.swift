@@ -29,37 +29,51 @@ struct FenceFile {
     /// where the id itself could be read (such a fence, if held, stays as it was).
     var listedIDs: Set<String> = []
 
-    /// Reads and decodes the file, and builds with `settings` each definition that differs from
-    /// `applied` (the file as last applied). A missing or unreadable file, or one that is not a
+    /// The file decoded, before its definitions are compared with the record of the file as last
+    /// applied: at start it is read while the journal is restored.
+    struct Contents: Sendable {
+        var path: String
+        var definitions: [FenceDefinition] = []
+        var problems: [String] = []
+        var listedIDs: Set<String> = []
+    }
+
+    /// Reads and decodes the file. A missing or unreadable file, or one that is not a
     /// FeatureCollection, throws; a bad feature only adds a problem.
-    static func load(path: String, settings: GeofenceSettings, applied: [String: FenceDefinition]) throws -> FenceFile {
+    static func read(path: String) throws(FenceFileError) -> Contents {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw FenceFileError(path: path, reason: "cannot read: \(error.localizedDescription)")
         }
-        var file = FenceFile(path: path, settings: settings)
-        var definitions: [FenceDefinition] = []
+        var contents = Contents(path: path)
         do {
             for result in try FenceDecoder.decodeCollection(data) {
                 switch result {
-                case let .success(definition): definitions.append(definition)
+                case let .success(definition): contents.definitions.append(definition)
                 case let .failure(problem):
-                    file.problems.append(problem.description)
-                    if let id = problem.id { file.listedIDs.insert(id) }
+                    contents.problems.append(problem.description)
+                    if let id = problem.id { contents.listedIDs.insert(id) }
                 }
             }
-        } catch let FenceDecodingError.notJSON(detail) {
+        } catch let .notJSON(detail) {
             // The decoder's wording is for one definition; this is the whole file.
             throw FenceFileError(path: path, reason: "not valid JSON: \(detail)")
         } catch {
             throw FenceFileError(path: path, reason: "\(error)")
         }
-        file.listedIDs.reserveCapacity(file.listedIDs.count + definitions.count)
-        for definition in definitions { file.listedIDs.insert(definition.id) }
-        file.entries = build(definitions, settings: settings, applied: applied)
-        return file
+        contents.listedIDs.reserveCapacity(contents.listedIDs.count + contents.definitions.count)
+        for definition in contents.definitions { contents.listedIDs.insert(definition.id) }
+        return contents
+    }
+
+    /// Builds with `settings` each definition that differs from `applied` (the file as last applied).
+    static func prepare(_ contents: Contents, settings: GeofenceSettings, applied: [String: FenceDefinition]) -> FenceFile {
+        FenceFile(
+            path: contents.path, settings: settings,
+            entries: build(contents.definitions, settings: settings, applied: applied), problems: contents.problems,
+            listedIDs: contents.listedIDs)
     }
 
     /// Validation, geometry and encoding were most of applying a large file under the service's

@@ -32,6 +32,10 @@ public final class GeofenceService: Service, Sendable {
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         for warning in configuration.warnings { logger.warning("configuration: \(warning)") }
         let layout = TopicLayout(prefix: configuration.prefix)
+        // Read while the journal is restored: until its definitions are compared with the file's
+        // record, the file does not depend on it (a restart with 100,000 fences: 0.3 s of decoding).
+        let fencesPath = configuration.fencesFile
+        let firstRead = Task.detached { Result { () throws(FenceFileError) in try FenceFile.read(path: fencesPath) } }
         let journal = try Journal(path: configuration.journalPath, logger: logger)
         let restored = try StateRestorer.restore(
             from: journal, settings: configuration.geofence, now: GeofenceService.now(), logger: logger)
@@ -70,7 +74,7 @@ public final class GeofenceService: Service, Sendable {
                 "broker": "\(configuration.brokerURL)", "positions": "\(configuration.positionTopics)",
                 "prefix": "\(configuration.prefix)", "journal": "\(configuration.journalPath)",
             ])
-        await reloadFences(locked, pipeline: pipeline)
+        await reloadFences(locked, pipeline: pipeline, read: await firstRead.value)
 
         try? await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -110,15 +114,19 @@ public final class GeofenceService: Service, Sendable {
             will: MQTTWill(topic: layout.status, payload: Array("offline".utf8), qos: 1, retain: true))
     }
 
-    /// Loads `fences.file` and brings it into effect. A missing or broken file changes nothing.
-    /// "fences loaded" is said once the changes are journaled and their registry entries sent.
-    private func reloadFences(_ locked: LockedCore, pipeline: JournalPipeline) async {
+    /// Loads `fences.file` (or takes it as `read` already) and brings it into effect. A missing or
+    /// broken file changes nothing. "fences loaded" is said once the changes are journaled and
+    /// their registry entries sent.
+    private func reloadFences(
+        _ locked: LockedCore, pipeline: JournalPipeline, read alreadyRead: Result<FenceFile.Contents, FenceFileError>? = nil
+    ) async {
         let path = configuration.fencesFile
         do {
             let clock = ContinuousClock()
             let start = clock.now
+            let contents = try alreadyRead?.get() ?? FenceFile.read(path: path)
             let lastApplied = locked.withLock { $0.lastFileFences }
-            let file = try FenceFile.load(path: path, settings: configuration.geofence, applied: lastApplied)
+            let file = FenceFile.prepare(contents, settings: configuration.geofence, applied: lastApplied)
             let read = clock.now
             locked.withLock { $0.applyFenceFile(file, now: GeofenceService.now()) }
             let applied = clock.now
