@@ -303,6 +303,34 @@ struct ServiceFencesTests {
         }
     }
 
+    /// The record of the file forgets a fence the file no longer lists: put back unchanged, it
+    /// is new to the file and set again.
+    @Test func aFenceRemovedFromTheFileAndPutBackIsSetAgain() async throws {
+        let otherCentre = Geo.north(5_000)
+        let both = Fences.collection([
+            Fences.circle("depot", radius: 200, name: "Depot"),
+            Fences.circle("other", lat: otherCentre.lat, radius: 200, name: "Other"),
+        ])
+        var options = HarnessOptions()
+        options.fences = both
+        try await withService(options) { h in
+            try await h.barrier()
+            try Fences.collection([Fences.circle("depot", radius: 200, name: "Depot")])
+                .write(toFile: h.fencesPath, atomically: true, encoding: .utf8)
+            h.service?.hangup()
+            #expect(await eventually { h.serviceLogs.components(separatedBy: "fences loaded").count >= 3 })
+            try await h.barrier()
+            #expect(try await h.retained("fleetfence/fences/+").map(\.topic) == ["fleetfence/fences/depot"])
+
+            try both.write(toFile: h.fencesPath, atomically: true, encoding: .utf8)
+            h.service?.hangup()
+            #expect(await eventually { h.serviceLogs.components(separatedBy: "fences loaded").count >= 4 })
+            try await h.barrier()
+            let registry = try await h.retained("fleetfence/fences/+").map(\.topic).sorted()
+            #expect(registry == ["fleetfence/fences/depot", "fleetfence/fences/other"], "other is in the file again")
+        }
+    }
+
     @Test func sighupWithABrokenFileChangesNothing() async throws {
         try await withService { h in
             try await h.position("k", north: 100, ts: T)  // first sight inside depot

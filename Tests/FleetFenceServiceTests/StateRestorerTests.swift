@@ -49,7 +49,11 @@ struct StateRestorerTests {
             return JournalDeviceRow(device: record.device, state: DeviceRecordEncoding.encode(record))
         }
         devices.append(JournalDeviceRow(device: "broken", state: [0xFF, 0x00]))
-        try journal.write(transitions: [], devices: devices, fences: fences, fileFences: fileFences)
+        // An alert journaled after truck-3's row was last written: its seq must not go back to 3.
+        let alert = JournalTransition(
+            device: "truck-3", fence: "f-3", event: "exit", at: 1_010, confirmedAt: 1_030, lat: 49.0, lon: 8.0, seq: 9,
+            reason: nil, durationSeconds: 510, dwellSeconds: nil, alertJSON: Array("{}".utf8))
+        try journal.write(transitions: [alert], devices: devices, fences: fences, fileFences: fileFences)
     }
 
     @Test func aLargeJournalComesBackWhole() throws {
@@ -61,28 +65,37 @@ struct StateRestorerTests {
 
         let journal = try Journal(path: path)
         defer { try? journal.close() }
+        // Slices of 1,000 devices: several of them, each decoded in chunks on several threads.
         let restored = try StateRestorer.restore(
-            from: journal, settings: GeofenceSettings(), now: 2_000_000_000, logger: Logger(label: "test"))
+            from: journal, settings: GeofenceSettings(), now: 2_000_000_000, logger: Logger(label: "test"),
+            deviceSlice: 1_000)
 
+        // Values are read first: a failed expectation on the engine itself would print all of it.
         let engine = restored.engine
-        #expect(engine.fenceCount == Self.fenceCount)
-        #expect(engine.fence(id: "unreadable") == nil)
-        #expect(engine.fence(id: "invalid") == nil)
+        let (fenceCount, deviceCount, newest) = (engine.fenceCount, engine.deviceCount, engine.currentGeneration)
+        let skipped = ["unreadable", "invalid"].filter { engine.fence(id: $0) != nil }
+        #expect(fenceCount == Self.fenceCount)
+        #expect(skipped.isEmpty)
         for index in [0, 1, 1_999, 2_000, 2_001, 4_999] {
-            #expect(engine.fenceRecord(id: "f-\(index)")?.generation == UInt32(index + 1), "fence f-\(index)")
+            let generation = engine.fenceRecord(id: "f-\(index)")?.generation
+            #expect(generation == UInt32(index + 1), "fence f-\(index)")
             #expect(restored.origins["f-\(index)"] == (index % 2 == 0 ? .file : .runtime), "origin of f-\(index)")
         }
         #expect(restored.origins.count == Self.fenceCount)
         // The fence that no longer builds still counts: a device must never see a generation again.
-        #expect(engine.currentGeneration >= 9_999)
+        #expect(newest >= 9_999)
 
-        #expect(engine.deviceCount == Self.deviceCount)
-        for index in [0, 1_999, 2_000, 2_499] {
-            let record = try #require(engine.deviceRecord(for: "truck-\(index)"))
-            #expect(record.seq == UInt64(index))
-            #expect(engine.insideFences(of: "truck-\(index)") == ["f-\(index)"])
+        #expect(deviceCount == Self.deviceCount)
+        for index in [0, 999, 1_000, 1_999, 2_000, 2_499] {
+            let seq = engine.deviceRecord(for: "truck-\(index)")?.seq
+            let inside = engine.insideFences(of: "truck-\(index)")
+            #expect(seq == UInt64(index), "truck-\(index)")
+            #expect(inside == ["f-\(index)"], "truck-\(index)")
         }
-        #expect(engine.deviceRecord(for: "broken") == nil)
+        let seqBehindAnAlert = engine.deviceRecord(for: "truck-3")?.seq
+        #expect(seqBehindAnAlert == 9, "seq never goes back behind a journaled alert")
+        let broken = engine.deviceRecord(for: "broken")
+        #expect(broken == nil)
 
         #expect(restored.fileFences.count == Self.fenceCount / 2)
         #expect(restored.fileFences["f-4998"] == Self.circle("f-4998"))

@@ -14,12 +14,12 @@ enum StateRestorer {
         var fileFences: [String: FenceDefinition]
     }
 
-    private static let deviceSlice = 20_000
-
     /// `now`: the restart's wall clock. Silence is counted from it, not from the last sample
     /// before the downtime, so that positions the broker queued meanwhile are heard before a
-    /// pending change is confirmed by silence.
-    static func restore(from journal: Journal, settings: GeofenceSettings, now: Double, logger: Logger) throws -> Restored {
+    /// pending change is confirmed by silence. `deviceSlice`: device records decoded at a time.
+    static func restore(
+        from journal: Journal, settings: GeofenceSettings, now: Double, logger: Logger, deviceSlice: Int = 20_000
+    ) throws -> Restored {
         var engine = GeofenceEngine(settings: settings)
         let fences = try restoredFences(from: journal, settings: settings, logger: logger)
         var origins = fences.origins
@@ -32,8 +32,8 @@ enum StateRestorer {
         let rows = try journal.loadDevices()
         // Decoded on every core a slice at a time: a million decoded records at once would
         // raise the service's memory for good (the allocator keeps what it was given).
-        for start in stride(from: 0, to: rows.count, by: Self.deviceSlice) {
-            let slice = Array(rows[start..<min(rows.count, start + Self.deviceSlice)])
+        for start in stride(from: 0, to: rows.count, by: deviceSlice) {
+            let slice = Array(rows[start..<min(rows.count, start + deviceSlice)])
             let decoded = slice.concurrentMap { row in
                 Result { () throws(UnreadableRecord) in try DeviceRecordEncoding.decode(row.state) }
             }
