@@ -218,9 +218,6 @@ struct GeofenceCore {
             logger.warning("fence in file rejected", metadata: ["file": "\(loaded.path)", "reason": "\(problem)"])
             say(layout.errors("fences"), ErrorPayload.encode(reason: problem, topic: loaded.path, payload: [UInt8]()))
         }
-        // The file's record as last applied, changed below by what changed in the file. A feature
-        // that no longer reads, or is rejected, keeps its previous version there (if any).
-        var applied = lastFileFences
         // Room for the changed ones only: reserving on a full table rehashes all of it.
         let changed = loaded.entries.count { $0.prepared != nil }
         engine.reserveFences(engine.fenceCount + changed)
@@ -228,6 +225,8 @@ struct GeofenceCore {
         // Fences built with other settings than the engine's would be built again: the engine does it.
         let preparedAsBuilt = loaded.settings == engine.settings
         var step = JournalPipeline.Step()
+        // The file's record changes in place by what changed in the file (its ids are unique); a
+        // feature that no longer reads, or is rejected, keeps its previous version there.
         for entry in loaded.entries {
             let definition = entry.definition
             if lastFileFences[definition.id] == definition { continue }
@@ -235,7 +234,7 @@ struct GeofenceCore {
                 // Not prepared: the file was read against an older record of itself; the engine builds it.
                 let prepared = preparedAsBuilt ? try entry.prepared?.get() : nil
                 let definitionJSON = try applyFence(definition, prepared: prepared, origin: .file, into: &step)
-                applied[definition.id] = definition
+                lastFileFences[definition.id] = definition
                 // The file's record changes by what changed in the file, in the fence's transaction.
                 step.fileFences[definition.id] = definitionJSON
             } catch {
@@ -259,9 +258,8 @@ struct GeofenceCore {
         removeFences(ids: gone, now: now)
         for id in gone { logger.notice("fence removed from file", metadata: ["fence": "\(id)"]) }
         let unlisted = lastFileFences.keys.filter { !loaded.listedIDs.contains($0) }
-        for id in unlisted { applied[id] = nil }
+        for id in unlisted { lastFileFences[id] = nil }
         submit(JournalPipeline.Step(removedFileFences: unlisted))
-        lastFileFences = applied
     }
 
     private static let fenceFileChunk = 5_000
@@ -269,7 +267,7 @@ struct GeofenceCore {
     /// Publishes every fence retained, as the service holds it (at start, after a reconnect).
     /// Through the pipeline, so that a fence changed meanwhile is published after, never before.
     func publishRegistry() {
-        submit(JournalPipeline.Step(registry: engine.fences.map { (layout.fence($0.id), $0) }))
+        submit(JournalPipeline.Step(registry: (layout, engine.fences)))
     }
 
 

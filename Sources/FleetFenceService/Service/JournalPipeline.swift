@@ -25,13 +25,13 @@ final class JournalPipeline: Sendable {
         var fileFences: [String: [UInt8]] = [:]
         var removedFileFences: [String] = []
         var messages: [Outbox.Message] = []
-        /// Retained registry entries to publish after the messages, encoded on the writer thread:
-        /// 100,000 fences are a third of a second of encoding, kept out of the core's lock.
-        var registry: [(topic: String, fence: Fence)] = []
+        /// Fences whose retained registry entries follow the messages. Topics and payloads are
+        /// made on the writer thread: for 100,000 fences a third of a second kept out of the core's lock.
+        var registry: (layout: TopicLayout, fences: [Fence])?
 
         var isEmpty: Bool {
             transitions.isEmpty && devices.isEmpty && fences.isEmpty && removedFences.isEmpty && fileFences.isEmpty
-                && removedFileFences.isEmpty && messages.isEmpty && registry.isEmpty
+                && removedFileFences.isEmpty && messages.isEmpty && (registry?.fences.isEmpty ?? true)
         }
     }
 
@@ -164,8 +164,11 @@ final class JournalPipeline: Sendable {
             for message in step.messages {
                 _ = client.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
             }
-            for (topic, fence) in step.registry {
-                _ = client.publish(topic: topic, payload: FenceRegistryPayload.encode(fence), qos: 1, retain: true)
+            if let (layout, fences) = step.registry {
+                for fence in fences {
+                    _ = client.publish(
+                        topic: layout.fence(fence.id), payload: FenceRegistryPayload.encode(fence), qos: 1, retain: true)
+                }
             }
         }
     }
