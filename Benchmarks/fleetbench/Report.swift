@@ -22,17 +22,12 @@ struct Report {
                 what: "broker ceiling QoS \(qos)",
                 figure: String(format: "%.0f msg/s (%d/%d received in %.2f s; publisher accepted %.0f/s)",
                                ceiling.rate, ceiling.received, ceiling.published, ceiling.seconds, ceiling.publisherRate)))
-            if let cpu = ceiling.subscriberCPUSeconds {
-                rows.append(Row(
-                    what: "  subscriber CPU QoS \(qos)",
-                    figure: String(format: "%.2f µs per message (its network thread, %.2f s; a client that only counts)",
-                                   cpu * 1e6 / Double(max(ceiling.received, 1)), cpu)))
-            }
-            if let cpu = ceiling.brokerCPUSeconds {
-                rows.append(Row(
-                    what: "  broker CPU QoS \(qos)",
-                    figure: String(format: "%.2f µs per message (%.2f s)", cpu * 1e6 / Double(max(ceiling.received, 1)), cpu)))
-            }
+            rows += [
+                cpuRow(
+                    "  subscriber CPU QoS \(qos)", ceiling.subscriberCPUSeconds, per: ceiling.received, "message",
+                    "of its network thread; a client that only counts"),
+                cpuRow("  broker CPU QoS \(qos)", ceiling.brokerCPUSeconds, per: ceiling.received, "message", ""),
+            ].compactMap { $0 }
         }
         if let startup = r.startupRun {
             rows.append(startupRow("service start, \(startup.fences) fences", startup, target: nil))
@@ -48,21 +43,16 @@ struct Report {
             rows.append(Row(
                 what: "  ratio to ceiling QoS \(qos)", figure: ratio.map { String(format: "%.3f", $0) } ?? "n/a",
                 target: ">= 0.9", verdict: verdict(ratio.map { $0 >= 0.9 })))
-            if let cpu = service.cpuSeconds {
-                rows.append(Row(
-                    what: "  service CPU QoS \(qos)",
-                    figure: String(format: "%.2f µs per position (%.2f s of CPU)", cpu * 1e6 / Double(max(service.processed, 1)), cpu)))
-            }
-            if let cpu = service.brokerCPUSeconds {
-                rows.append(Row(
-                    what: "  broker CPU QoS \(qos)",
-                    figure: String(format: "%.2f µs per position (%.2f s; with the service's alerts and states)",
-                                   cpu * 1e6 / Double(max(service.processed, 1)), cpu)))
-            }
+            rows += [
+                cpuRow("  service CPU QoS \(qos)", service.cpuSeconds, per: service.processed, "position", ""),
+                cpuRow(
+                    "  broker CPU QoS \(qos)", service.brokerCPUSeconds, per: service.processed, "position",
+                    "with the service's alerts and states"),
+            ].compactMap { $0 }
             let threads = service.cpuSecondsByThread.filter { $0.seconds >= 0.005 }
             if !threads.isEmpty {
                 let perPosition = threads.map {
-                    String(format: "%@ %.2f", $0.name, $0.seconds * 1e6 / Double(max(service.processed, 1)))
+                    String(format: "%@ %.2f", $0.name, Self.microseconds($0.seconds, per: service.processed))
                 }
                 rows.append(Row(what: "    by thread (µs/position)", figure: perPosition.joined(separator: ", ")))
             }
@@ -150,6 +140,17 @@ struct Report {
             ("restart_s_100k_fences", seconds(r.restartLarge)),
         ]
         return "RESULT " + fields.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+    }
+
+    /// CPU time per message: "12.23 µs per message (3.67 s of CPU; `note`)".
+    private func cpuRow(_ what: String, _ seconds: Double?, per count: Int, _ unit: String, _ note: String) -> Row? {
+        guard let seconds else { return nil }
+        let figure = String(format: "%.2f µs per %@ (%.2f s of CPU", Self.microseconds(seconds, per: count), unit, seconds)
+        return Row(what: what, figure: figure + (note.isEmpty ? ")" : "; \(note))"))
+    }
+
+    private static func microseconds(_ seconds: Double, per count: Int) -> Double {
+        seconds * 1e6 / Double(max(count, 1))
     }
 
     private func startupRow(_ what: String, _ startup: BenchResults.Startup, target: Double?) -> Row {
