@@ -2,13 +2,19 @@ import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
 
-/// `fences.file` as read: the definitions that decoded, each changed one built into a fence or
-/// refused by the engine's rules, and a reason for each feature that did not decode.
+/// `fences.file` as read, and each definition that changed since the file was last applied built
+/// into a fence or refused by the engine's rules.
 struct FenceFile {
-    struct Entry {
-        var definition: FenceDefinition
-        /// `nil` for a definition equal to the one last applied: nothing to build.
-        var prepared: Result<PreparedFence, FenceError>?
+    /// The file decoded, before its definitions are compared with the record of the file as last
+    /// applied: at start it is read while the journal is restored.
+    struct Contents: Sendable {
+        var path: String
+        var definitions: [FenceDefinition] = []
+        /// A reason for each feature that did not decode.
+        var problems: [String] = []
+        /// Every id the file lists: its definitions', and those of features that did not decode
+        /// where the id itself could be read (such a fence, if held, stays as it was).
+        var listedIDs: Set<String> = []
     }
 
     /// A changed definition built, and what applying it writes encoded, before the lock is taken.
@@ -20,23 +26,9 @@ struct FenceFile {
         var registryPayload: [UInt8]
     }
 
-    var path: String
-    /// What the fences were built with: only an engine with the same settings may take them as built.
-    var settings: GeofenceSettings
-    var entries: [Entry] = []
-    var problems: [String] = []
-    /// Every id the file lists: its definitions', and those of features that did not decode
-    /// where the id itself could be read (such a fence, if held, stays as it was).
-    var listedIDs: Set<String> = []
-
-    /// The file decoded, before its definitions are compared with the record of the file as last
-    /// applied: at start it is read while the journal is restored.
-    struct Contents: Sendable {
-        var path: String
-        var definitions: [FenceDefinition] = []
-        var problems: [String] = []
-        var listedIDs: Set<String> = []
-    }
+    var contents: Contents
+    /// One per definition, in order: `nil` where it equals the one last applied (nothing to do).
+    var prepared: [Result<PreparedFence, FenceError>?]
 
     /// Reads and decodes the file. A missing or unreadable file, or one that is not a
     /// FeatureCollection, throws; a bad feature only adds a problem.
@@ -68,31 +60,20 @@ struct FenceFile {
         return contents
     }
 
-    /// Builds with `settings` each definition that differs from `applied` (the file as last applied).
+    /// Builds each definition that differs from `applied` (the record of the file as last applied)
+    /// with `settings` (the engine's). Validation, geometry and encoding were most of applying a
+    /// large file under the service's lock; here they run before it is taken, on every core.
     static func prepare(_ contents: Contents, settings: GeofenceSettings, applied: [String: FenceDefinition]) -> FenceFile {
-        FenceFile(
-            path: contents.path, settings: settings,
-            entries: build(contents.definitions, settings: settings, applied: applied), problems: contents.problems,
-            listedIDs: contents.listedIDs)
-    }
-
-    /// Validation, geometry and encoding were most of applying a large file under the service's
-    /// lock; here they run before it is taken, on every core.
-    private static func build(
-        _ definitions: [FenceDefinition], settings: GeofenceSettings, applied: [String: FenceDefinition]
-    ) -> [Entry] {
-        definitions.concurrentMap { definition in
-            Entry(
-                definition: definition,
-                prepared: applied[definition.id] == definition
-                    ? nil
-                    : Result { () throws(FenceError) in
-                        let fence = try Fence(definition: definition, settings: settings)
-                        return PreparedFence(
-                            fence: fence, definitionJSON: FenceDefinitionEncoding.encode(definition),
-                            registryPayload: FenceRegistryPayload.encode(fence))
-                    })
+        let prepared = contents.definitions.concurrentMap { definition -> Result<PreparedFence, FenceError>? in
+            if applied[definition.id] == definition { return nil }
+            return Result { () throws(FenceError) in
+                let fence = try Fence(definition: definition, settings: settings)
+                return PreparedFence(
+                    fence: fence, definitionJSON: FenceDefinitionEncoding.encode(definition),
+                    registryPayload: FenceRegistryPayload.encode(fence))
+            }
         }
+        return FenceFile(contents: contents, prepared: prepared)
     }
 }
 

@@ -213,27 +213,25 @@ struct GeofenceCore {
     /// changed in the file since it was last applied are set, fences gone from it are removed.
     /// A fence the file did not change keeps whatever run time made of it (replaced, deleted).
     mutating func applyFenceFile(_ loaded: FenceFile, now: Double) {
-        for problem in loaded.problems {
+        let path = loaded.contents.path
+        for problem in loaded.contents.problems {
             counters.fenceErrors += 1
-            logger.warning("fence in file rejected", metadata: ["file": "\(loaded.path)", "reason": "\(problem)"])
-            say(layout.errors("fences"), ErrorPayload.encode(reason: problem, topic: loaded.path, payload: [UInt8]()))
+            logger.warning("fence in file rejected", metadata: ["file": "\(path)", "reason": "\(problem)"])
+            say(layout.errors("fences"), ErrorPayload.encode(reason: problem, topic: path, payload: [UInt8]()))
         }
         // Room for the changed ones only: reserving on a full table rehashes all of it.
-        let changed = loaded.entries.count { $0.prepared != nil }
+        let changed = loaded.prepared.count { $0 != nil }
         engine.reserveFences(engine.fenceCount + changed)
         fenceOrigins.reserveCapacity(fenceOrigins.count + changed)
-        // Fences built with other settings than the engine's would be built again: the engine does it.
-        let preparedAsBuilt = loaded.settings == engine.settings
         var step = JournalPipeline.Step()
-        // The file's record changes in place by what changed in the file (its ids are unique); a
-        // feature that no longer reads, or is rejected, keeps its previous version there.
-        for entry in loaded.entries {
-            let definition = entry.definition
-            if lastFileFences[definition.id] == definition { continue }
+        // Reloads run one at a time (at start, then each SIGHUP in turn), so the record the file
+        // was compared with is still the record: nothing prepared means unchanged. The record
+        // changes in place by what changed (the file's ids are unique); a feature that no longer
+        // reads, or is rejected, keeps its previous version there.
+        for (definition, prepared) in zip(loaded.contents.definitions, loaded.prepared) {
+            guard let prepared else { continue }
             do {
-                // Not prepared: the file was read against an older record of itself; the engine builds it.
-                let prepared = preparedAsBuilt ? try entry.prepared?.get() : nil
-                let definitionJSON = try applyFence(definition, prepared: prepared, origin: .file, into: &step)
+                let definitionJSON = try applyFence(definition, prepared: try prepared.get(), origin: .file, into: &step)
                 lastFileFences[definition.id] = definition
                 // The file's record changes by what changed in the file, in the fence's transaction.
                 step.fileFences[definition.id] = definitionJSON
@@ -243,7 +241,7 @@ struct GeofenceCore {
                     "fence in file rejected", metadata: ["fence": "\(definition.id)", "reason": "\(error)"])
                 say(
                     layout.errors("fences"),
-                    ErrorPayload.encode(reason: "fence \(definition.id): \(error)", topic: loaded.path, payload: [UInt8]()))
+                    ErrorPayload.encode(reason: "fence \(definition.id): \(error)", topic: path, payload: [UInt8]()))
             }
             // In chunks: the writer journals and publishes one while the next is applied.
             if step.fences.count >= Self.fenceFileChunk {
@@ -253,11 +251,11 @@ struct GeofenceCore {
         }
         submit(step)
         let gone = fenceOrigins.compactMap { id, origin in
-            origin == .file && !loaded.listedIDs.contains(id) ? id : nil
+            origin == .file && !loaded.contents.listedIDs.contains(id) ? id : nil
         }.sorted()
         removeFences(ids: gone, now: now)
         for id in gone { logger.notice("fence removed from file", metadata: ["fence": "\(id)"]) }
-        let unlisted = lastFileFences.keys.filter { !loaded.listedIDs.contains($0) }
+        let unlisted = lastFileFences.keys.filter { !loaded.contents.listedIDs.contains($0) }
         for id in unlisted { lastFileFences[id] = nil }
         submit(JournalPipeline.Step(removedFileFences: unlisted))
     }

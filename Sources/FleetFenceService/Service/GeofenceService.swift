@@ -125,8 +125,8 @@ public final class GeofenceService: Service, Sendable {
             let clock = ContinuousClock()
             let start = clock.now
             let contents = try alreadyRead?.get() ?? FenceFile.read(path: path)
-            let lastApplied = locked.withLock { $0.lastFileFences }
-            let file = FenceFile.prepare(contents, settings: configuration.geofence, applied: lastApplied)
+            let (lastApplied, settings) = locked.withLock { ($0.lastFileFences, $0.engine.settings) }
+            let file = FenceFile.prepare(contents, settings: settings, applied: lastApplied)
             let read = clock.now
             locked.withLock { $0.applyFenceFile(file, now: GeofenceService.now()) }
             let applied = clock.now
