@@ -21,9 +21,14 @@ enum StateRestorer {
         from journal: Journal, settings: GeofenceSettings, now: Double, logger: Logger, deviceSlice: Int = 20_000
     ) throws -> Restored {
         var engine = GeofenceEngine(settings: settings)
-        let fences = try restoredFences(from: journal, settings: settings, logger: logger)
-        var origins = fences.origins
-        for (id, error) in engine.restoreFences(built: fences.built, generation: fences.newest) {
+        let (records, journaledOrigins) = try fenceRecords(from: journal, logger: logger)
+        var origins = journaledOrigins
+        let rejected = engine.restoreFences(records, generation: 0) { records, settings in
+            records.concurrentMap { record in
+                Result { () throws(FenceError) in try Fence(definition: record.definition, settings: settings) }
+            }
+        }
+        for (id, error) in rejected {
             logger.warning("journal: fence no longer valid", metadata: ["fence": "\(id)", "reason": "\(error)"])
             origins[id] = nil
         }
@@ -65,49 +70,26 @@ enum StateRestorer {
         return Restored(engine: engine, origins: origins, fileFences: fileFences)
     }
 
-    /// The journal's fences decoded and built on every core, in generation order; with the
-    /// origin of each one that still builds, and the newest generation of any.
-    private static func restoredFences(from journal: Journal, settings: GeofenceSettings, logger: Logger) throws
-        -> (built: [(fence: Fence, generation: UInt32)], origins: [String: JournalFenceRow.Origin], newest: UInt32)
+    /// The journal's fence records, decoded on every core, with their origins; an unreadable row
+    /// is logged and skipped.
+    private static func fenceRecords(from journal: Journal, logger: Logger) throws
+        -> (records: [FenceRecord], origins: [String: JournalFenceRow.Origin])
     {
-        enum Restorable: Sendable {
-            case built(Fence, generation: UInt32)
-            case invalid(FenceError, generation: UInt32)
-            case unreadable(any Error)
-        }
         let rows = try journal.loadFences()
-        let restorable = rows.concurrentMap { row -> Restorable in
-            let record: FenceRecord
-            do {
-                record = try JournalFenceRecord.decode(row.record)
-            } catch {
-                return .unreadable(error)
-            }
-            do throws(FenceError) {
-                return .built(try Fence(definition: record.definition, settings: settings), generation: record.generation)
-            } catch {
-                return .invalid(error, generation: record.generation)
-            }
-        }
-        var built: [(fence: Fence, generation: UInt32)] = []
+        let decoded = rows.concurrentMap { row in Result { try JournalFenceRecord.decode(row.record) } }
+        var records: [FenceRecord] = []
         var origins: [String: JournalFenceRow.Origin] = [:]
-        built.reserveCapacity(rows.count)
+        records.reserveCapacity(rows.count)
         origins.reserveCapacity(rows.count)
-        var newest: UInt32 = 0
-        for (row, outcome) in zip(rows, restorable) {
-            switch outcome {
-            case let .built(fence, generation):
-                built.append((fence, generation))
+        for (row, result) in zip(rows, decoded) {
+            switch result {
+            case let .success(record):
+                records.append(record)
                 origins[row.id] = row.origin
-                newest = max(newest, generation)
-            case let .invalid(error, generation):
-                logger.warning("journal: fence no longer valid", metadata: ["fence": "\(row.id)", "reason": "\(error)"])
-                newest = max(newest, generation)
-            case let .unreadable(error):
+            case let .failure(error):
                 logger.warning("journal: unreadable fence skipped", metadata: ["fence": "\(row.id)", "reason": "\(error)"])
             }
         }
-        built.sort { $0.generation < $1.generation }
-        return (built, origins, newest)
+        return (records, origins)
     }
 }

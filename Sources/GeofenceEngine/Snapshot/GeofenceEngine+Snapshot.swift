@@ -54,39 +54,35 @@ extension GeofenceEngine {
         for device in snapshot.devices { restore(device) }
     }
 
-    /// Restores fences with their generations (call on an engine without fences).
+    /// Restores fences with their generations (call on an engine without fences), in generation
+    /// order. A record that no longer builds is returned with its error; its generation still
+    /// counts, so that no device is ever told a generation twice.
     @discardableResult
     public mutating func restoreFences(_ records: [FenceRecord], generation: UInt32) -> [(String, FenceError)] {
+        restoreFences(records, generation: generation) { records, settings in
+            records.map { record in Result { () throws(FenceError) in try Fence(definition: record.definition, settings: settings) } }
+        }
+    }
+
+    /// The same with the building left to `build` (each record's fence under the engine's
+    /// settings, in order), so that a journal of 100,000 fences can be built on every core.
+    @discardableResult
+    public mutating func restoreFences(
+        _ records: [FenceRecord], generation: UInt32,
+        build: ([FenceRecord], GeofenceSettings) -> [Result<Fence, FenceError>]
+    ) -> [(String, FenceError)] {
+        let ordered = records.sorted { $0.generation < $1.generation }
         var rejected: [(String, FenceError)] = []
-        var built: [(fence: Fence, generation: UInt32)] = []
-        for record in records {
+        reserveFences(fenceCount + ordered.count)
+        for (record, built) in zip(ordered, build(ordered, settings)) {
             do {
-                built.append((try Fence(definition: record.definition, settings: settings), record.generation))
+                try setFence(try built.get())
+                if let slot = slotsByFenceID[record.definition.id] { fenceGenerations[Int(slot)] = record.generation }
             } catch {
                 rejected.append((record.definition.id, error))
             }
         }
-        let newest = max(generation, records.map(\.generation).max() ?? 0)
-        return rejected + restoreFences(built: built, generation: newest)
-    }
-
-    /// The same with fences built beforehand, so that a journal of 100,000 fences can be rebuilt
-    /// on every core; restored in the order given.
-    @discardableResult
-    public mutating func restoreFences(built: [(fence: Fence, generation: UInt32)], generation: UInt32)
-        -> [(String, FenceError)]
-    {
-        var rejected: [(String, FenceError)] = []
-        reserveFences(fenceCount + built.count)
-        for (fence, fenceGeneration) in built {
-            do {
-                try setFence(fence)
-                if let slot = slotsByFenceID[fence.id] { fenceGenerations[Int(slot)] = fenceGeneration }
-            } catch {
-                rejected.append((fence.id, error))
-            }
-        }
-        self.generation = max(self.generation, generation, built.map(\.generation).max() ?? 0)
+        self.generation = max(self.generation, generation, ordered.last?.generation ?? 0)
         return rejected
     }
 
