@@ -3,12 +3,15 @@ import Foundation
 import GeofenceEngine
 import Logging
 import MQTT
+import Synchronization
 import Testing
 
 @testable import FleetFenceService
 
 @Suite("Journal pipeline", .serialized)
 struct JournalPipelineTests {
+    let layout = TopicLayout(prefix: "t")
+
     /// An alert and the device record that goes with it, from a real engine.
     func alertAndRecords() throws -> (alert: Transition, older: DeviceRecord, newer: DeviceRecord) {
         var engine = GeofenceEngine(settings: GeofenceSettings(debounceSeconds: 0))
@@ -41,7 +44,7 @@ struct JournalPipelineTests {
             try await withTemporaryDirectory { directory in
                 let journal = try Journal(path: directory + "/j.db")
                 let client = try await broker.connectedClient()
-                let pipeline = JournalPipeline(journal: journal, client: client, logger: Logger(label: "test"))
+                let pipeline = JournalPipeline(journal: journal, client: client, layout: layout, logger: Logger(label: "test"))
                 pipeline.submitBackground([older])
                 pipeline.submit(step(alert, record: newer))
                 await pipeline.stop()
@@ -61,7 +64,7 @@ struct JournalPipelineTests {
             try await withTemporaryDirectory { directory in
                 let journal = try Journal(path: directory + "/j.db", checkpointFrames: 1, forcedCheckpointFrames: 1_000)
                 let client = try await broker.connectedClient()
-                let pipeline = JournalPipeline(journal: journal, client: client, logger: Logger(label: "test"))
+                let pipeline = JournalPipeline(journal: journal, client: client, layout: layout, logger: Logger(label: "test"))
                 pipeline.submit(step(alert, record: newer))
                 await pipeline.waitUntilDelivered()
                 let deadline = ContinuousClock.now + .seconds(5)
@@ -70,6 +73,52 @@ struct JournalPipelineTests {
                 }
                 #expect(journal.db.walFrames == 0)
                 await pipeline.stop()
+                await client.disconnect()
+                try journal.close()
+            }
+        }
+    }
+
+    /// The checkpoint comes after publishing, and asks for `idle` only when nothing waits. A
+    /// slow first checkpoint (3 s) must not hold the alert up; a step queued while the writer
+    /// waits for another connection's write lock makes that delivery's checkpoint a busy one.
+    @Test func theCheckpointFollowsPublishingAndKnowsWhetherStepsWait() async throws {
+        let (alert, _, newer) = try alertAndRecords()
+        try await withLocalBroker { broker in
+            try await withTemporaryDirectory { directory in
+                let journal = try Journal(path: directory + "/j.db")
+                let collector = try await MessageCollector.start(options: broker.clientOptions(), filters: ["t/#"])
+                let client = try await broker.connectedClient()
+                let calls = Mutex<[Bool]>([])
+                let pipeline = JournalPipeline(
+                    journal: journal, client: client, layout: layout, logger: Logger(label: "test"),
+                    checkpointIfDue: { idle in
+                        // Only the writer thread calls it: the first call sleeps, then says it ran.
+                        if calls.withLock({ $0.isEmpty }) { Thread.sleep(forTimeInterval: 3) }
+                        calls.withLock { $0.append(idle) }
+                    })
+
+                let submitted = ContinuousClock.now
+                pipeline.submit(step(alert, record: newer))
+                #expect(await collector.messages(matching: "t/alert", count: 1).count == 1)
+                #expect(ContinuousClock.now - submitted < .milliseconds(2_500), "published before the checkpoint")
+                while calls.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
+
+                let other = try SQLiteConnection.open(path: directory + "/j.db")
+                try other.run("BEGIN IMMEDIATE")
+                pipeline.submit(step(alert, record: newer))
+                // Taken by the writer, which now waits for the lock; the next step queues behind it.
+                let deadline = ContinuousClock.now + .seconds(3)
+                while pipeline.queuedSteps > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+                pipeline.submit(step(alert, record: newer))
+                try other.run("COMMIT")
+                try other.close()
+                await pipeline.waitUntilDelivered()
+                try await Task.sleep(for: .milliseconds(100))
+                #expect(calls.withLock { $0 } == [true, false, true])
+
+                await pipeline.stop()
+                await collector.stop()
                 await client.disconnect()
                 try journal.close()
             }
@@ -85,7 +134,7 @@ struct JournalPipelineTests {
                 let journal = try Journal(path: directory + "/j.db")
                 let collector = try await MessageCollector.start(options: broker.clientOptions(), filters: ["t/#"])
                 let client = try await broker.connectedClient()
-                let pipeline = JournalPipeline(journal: journal, client: client, logger: Logger(label: "test"))
+                let pipeline = JournalPipeline(journal: journal, client: client, layout: layout, logger: Logger(label: "test"))
                 await pipeline.stop()
                 pipeline.submit(step(alert, record: newer))
                 // Journaled before submit returned; no writer thread is left to do it later.

@@ -265,7 +265,7 @@ struct GeofenceCore {
     /// Publishes every fence retained, as the service holds it (at start, after a reconnect).
     /// Through the pipeline, so that a fence changed meanwhile is published after, never before.
     func publishRegistry() {
-        submit(JournalPipeline.Step(registry: (layout, engine.fences)))
+        submit(JournalPipeline.Step(registry: engine.fences))
     }
 
 

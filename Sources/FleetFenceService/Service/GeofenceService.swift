@@ -40,7 +40,7 @@ public final class GeofenceService: Service, Sendable {
         let restored = try StateRestorer.restore(
             from: journal, settings: configuration.geofence, now: GeofenceService.now(), logger: logger)
         let client = try MQTTClient(options: try clientOptions(layout: layout), logger: logger)
-        let pipeline = JournalPipeline(journal: journal, client: client, logger: logger)
+        let pipeline = JournalPipeline(journal: journal, client: client, layout: layout, logger: logger)
         var core = GeofenceCore(
             engine: restored.engine, configuration: configuration, pipeline: pipeline, client: client,
             logger: logger)

@@ -27,11 +27,11 @@ final class JournalPipeline: Sendable {
         var messages: [Outbox.Message] = []
         /// Fences whose retained registry entries follow the messages. Topics and payloads are
         /// made on the writer thread: for 100,000 fences a third of a second kept out of the core's lock.
-        var registry: (layout: TopicLayout, fences: [Fence])?
+        var registry: [Fence] = []
 
         var isEmpty: Bool {
             transitions.isEmpty && devices.isEmpty && fences.isEmpty && removedFences.isEmpty && fileFences.isEmpty
-                && removedFileFences.isEmpty && messages.isEmpty && (registry?.fences.isEmpty ?? true)
+                && removedFileFences.isEmpty && messages.isEmpty && registry.isEmpty
         }
     }
 
@@ -51,14 +51,22 @@ final class JournalPipeline: Sendable {
     private static let backgroundChunk = 250
     private let journal: Journal
     private let client: MQTTClient
+    private let layout: TopicLayout
     private let logger: Logger
+    /// `journal.checkpointIfDue(idle:)`, called after each delivery; a test may watch it.
+    private let checkpointIfDue: @Sendable (_ idle: Bool) -> Void
     private let queue = Mutex(Queue())
     private let wake = DispatchSemaphore(value: 0)
 
-    init(journal: Journal, client: MQTTClient, logger: Logger) {
+    init(
+        journal: Journal, client: MQTTClient, layout: TopicLayout, logger: Logger,
+        checkpointIfDue: (@Sendable (_ idle: Bool) -> Void)? = nil
+    ) {
         self.journal = journal
         self.client = client
+        self.layout = layout
         self.logger = logger
+        self.checkpointIfDue = checkpointIfDue ?? { idle in journal.checkpointIfDue(idle: idle) }
         Thread.detachNewThread { [self] in
             // Named from the thread itself, where Linux applies it: `top -H` and profilers show it.
             Thread.current.name = "journal-writer"
@@ -79,7 +87,7 @@ final class JournalPipeline: Sendable {
             return queue.steps.count == 1 && !queue.writing
         }
         guard let wasIdle else {
-            deliverNow([step])
+            deliver([step])
             return
         }
         if wasIdle { wake.signal() }
@@ -94,11 +102,14 @@ final class JournalPipeline: Sendable {
             return wasIdle
         }
         guard let wasIdle else {
-            deliverNow([Step(devices: records)])
+            deliver([Step(devices: records)])
             return
         }
         if wasIdle { wake.signal() }
     }
+
+    /// Steps submitted that the writer has not taken yet.
+    var queuedSteps: Int { queue.withLock { $0.steps.count } }
 
     /// Returns once every step submitted so far is journaled and handed to the MQTT client
     /// (latest-sample times waiting in the background aside).
@@ -147,15 +158,9 @@ final class JournalPipeline: Sendable {
                 return queue.steps.isEmpty
             }
             // After publishing: its fsyncs delay only what comes meanwhile, never what was just
-            // written; when idle, most often nothing.
-            journal.checkpointIfDue(idle: idle)
+            // written; when idle, most often nothing. (After stop, closing the journal checkpoints.)
+            checkpointIfDue(idle)
         }
-    }
-
-    /// After stop, on the caller's thread: nothing else is queued, so the checkpoint may follow.
-    private func deliverNow(_ steps: [Step]) {
-        deliver(steps)
-        journal.checkpointIfDue(idle: true)
     }
 
     private func deliver(_ steps: [Step]) {
@@ -164,11 +169,9 @@ final class JournalPipeline: Sendable {
             for message in step.messages {
                 _ = client.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
             }
-            if let (layout, fences) = step.registry {
-                for fence in fences {
-                    _ = client.publish(
-                        topic: layout.fence(fence.id), payload: FenceRegistryPayload.encode(fence), qos: 1, retain: true)
-                }
+            for fence in step.registry {
+                _ = client.publish(
+                    topic: layout.fence(fence.id), payload: FenceRegistryPayload.encode(fence), qos: 1, retain: true)
             }
         }
     }
