@@ -226,6 +226,10 @@ struct ServiceRestartTests {
     @Test func brokerRestartWithoutPersistenceGetsStatusAndRegistryBack() async throws {
         try await withService { h in
             try await enter(h, "np")
+            // A fence set at run time besides the file's: the whole registry must come back.
+            try await h.publish(
+                "fleetfence/fences/yard/set", Fences.circleDefinition(lat: Geo.north(5_000).lat, radius: 80, name: "Yard"))
+            _ = try await h.waitForRetained("fleetfence/fences/yard") { $0 != nil }
             try h.broker.restart()  // no persistence: retained messages and sessions are gone
             #expect(await eventually(timeout: .seconds(20)) {
                 h.messages("fleetfence/status").contains { $0.text == "online" && !$0.retain }
@@ -233,6 +237,8 @@ struct ServiceRestartTests {
             #expect(try await h.waitForRetained("fleetfence/status") { $0?.text == "online" }?.text == "online")
             let registry = try await h.waitForRetained("fleetfence/fences/depot") { $0 != nil }
             #expect(registry.flatMap { JSONObject($0.payload) }?.double("radius") == 200, "the registry is published again")
+            let yard = try await h.waitForRetained("fleetfence/fences/yard") { $0 != nil }
+            #expect(yard.flatMap { JSONObject($0.payload) }?.double("radius") == 80, "with the fence set at run time")
             try await h.barrier(timeout: .seconds(20))  // subscribed again, without a stored session
             try await h.position("np", north: 300, ts: T + 20)
             try await h.position("np", north: 300, ts: T + 22)
