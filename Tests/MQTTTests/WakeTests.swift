@@ -9,6 +9,10 @@ import Testing
 /// (a shared 2-core machine under a parallel test run once stalled all three tests for 1.7 s).
 @Suite(.timeLimit(.minutes(1)))
 struct WakeTests {
+    /// Longer than the idle wait, so that a lost wake-up is measured (about 10 s) against the
+    /// 5 s bound instead of ending the wait first.
+    private static let patience: Duration = .seconds(15)
+
     private func sleepyPublisher(_ broker: LocalMosquitto) async throws -> MQTTClient {
         var options = broker.clientOptions()
         options.idleWait = .seconds(10)
@@ -26,7 +30,7 @@ struct WakeTests {
                 try await Task.sleep(for: .milliseconds(5))
                 let start = ContinuousClock.now
                 publisher.publish(topic: "wake/\(index)", payload: "\(index)", qos: qos)
-                #expect(await collector.next(topicPrefix: "wake/\(index)")?.text == "\(index)")
+                #expect(await collector.next(topicPrefix: "wake/\(index)", timeout: Self.patience)?.text == "\(index)")
                 slowest = max(slowest, ContinuousClock.now - start)
             }
             #expect(slowest < .seconds(5), "a publish waited \(slowest): its wake-up was lost")
@@ -46,7 +50,7 @@ struct WakeTests {
                 for index in 0..<200 { publisher.publish(topic: "bulk/\(index)", payload: "x", qos: 0) }
                 let start = ContinuousClock.now
                 publisher.publish(topic: "probe/\(round)", payload: "\(round)", qos: 0)
-                #expect(await collector.next(topicPrefix: "probe/\(round)") != nil)
+                #expect(await collector.next(topicPrefix: "probe/\(round)", timeout: Self.patience) != nil)
                 slowest = max(slowest, ContinuousClock.now - start)
             }
             #expect(slowest < .seconds(5), "a probe waited \(slowest): its wake-up was lost")
