@@ -19,6 +19,12 @@ struct ConcurrentMapTests {
         #expect(calls.load(ordering: .relaxed) == count)
     }
 
+    /// A slice's indices start where the slice does, not at 0.
+    @Test func aSliceMapsFromItsOwnStart() {
+        let all = (0..<100).map { "e\($0)" }
+        #expect(all[13..<60].concurrentMap(chunkSize: 7) { $0 } == Array(all[13..<60]))
+    }
+
     /// Each chunk waits (up to a shared deadline) until a second thread has taken one: done one
     /// after another, the map would see a single thread.
     @Test(.enabled(if: usableCores() > 1, "one core: libdispatch runs every chunk on it"))

@@ -1,6 +1,6 @@
 import Dispatch
 
-extension Array where Element: Sendable {
+extension RandomAccessCollection where Self: Sendable, Element: Sendable, Index == Int {
     /// `transform` applied to every element, in chunks spread over every core, results in order.
     /// For start-up work (building 100,000 fences) that would otherwise leave all but one core idle.
     func concurrentMap<T: Sendable>(chunkSize: Int = 2_000, _ transform: @Sendable (Element) -> T) -> [T] {
@@ -12,8 +12,8 @@ extension Array where Element: Sendable {
             // (gathering chunk arrays cost more than a third of building them).
             let output = ChunkOutput(base: buffer.baseAddress!)
             DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                for index in chunk * chunkSize..<Swift.min(count, (chunk + 1) * chunkSize) {
-                    (output.base + index).initialize(to: transform(self[index]))
+                for offset in chunk * chunkSize..<Swift.min(count, (chunk + 1) * chunkSize) {
+                    (output.base + offset).initialize(to: transform(self[startIndex + offset]))
                 }
             }
             initialized = count

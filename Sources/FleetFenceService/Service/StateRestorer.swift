@@ -38,7 +38,7 @@ enum StateRestorer {
         // Decoded on every core a slice at a time: a million decoded records at once would
         // raise the service's memory for good (the allocator keeps what it was given).
         for start in stride(from: 0, to: rows.count, by: deviceSlice) {
-            let slice = Array(rows[start..<min(rows.count, start + deviceSlice)])
+            let slice = rows[start..<min(rows.count, start + deviceSlice)]
             let decoded = slice.concurrentMap { row in
                 Result { () throws(UnreadableRecord) in try DeviceRecordEncoding.decode(row.state) }
             }
