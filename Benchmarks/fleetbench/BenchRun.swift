@@ -20,7 +20,7 @@ final class BenchRun {
     var brokerURL: String { broker?.url ?? "" }
     /// The private broker's CPU time so far (user + system).
     var brokerCPUSeconds: Double? {
-        broker.flatMap { ProcCPU.seconds(statFile: "/proc/\($0.processID)/stat") }
+        broker.flatMap { ProcCPU.seconds(pid: $0.processID) }
     }
 
     init(settings: BenchSettings) throws {

@@ -7,32 +7,41 @@ import Glibc
 /// CPU time (user + system) from a Linux `stat` file: a process's (`/proc/<pid>/stat`) or one
 /// thread's (`/proc/self/task/<tid>/stat`).
 enum ProcCPU {
-    static func seconds(statFile path: String) -> Double? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8), let afterName = text.lastIndex(of: ")") else {
-            return nil
-        }
-        // Fields after the command name: state is field 3, utime 14 and stime 15.
-        let fields = text[text.index(after: afterName)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
     struct ThreadTime: Sendable {
         var name: String
         var seconds: Double
     }
 
-    /// CPU seconds of each thread of process `pid`, by thread id, with its name: from
-    /// `/proc/<pid>/task/*/stat` and `comm`.
+    static func seconds(statFile path: String) -> Double? {
+        stat(path)?.seconds
+    }
+
+    /// A whole process's.
+    static func seconds(pid: Int32) -> Double? {
+        seconds(statFile: "/proc/\(pid)/stat")
+    }
+
+    /// The command name (in parentheses, it may hold spaces) and the CPU time of a `stat` file.
+    private static func stat(_ path: String) -> ThreadTime? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8), let open = text.firstIndex(of: "("),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        // Fields after the command name: state is field 3, utime 14 and stime 15.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return ThreadTime(
+            name: String(text[text.index(after: open)..<close]), seconds: (user + system) / Double(sysconf(Int32(_SC_CLK_TCK))))
+    }
+
+    /// CPU seconds of each thread of process `pid`, by thread id, with its name
+    /// (`/proc/<pid>/task/*/stat`).
     static func threads(pid: Int32) -> [Int32: ThreadTime] {
         let tasks = "/proc/\(pid)/task"
         guard let ids = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return [:] }
         var threads: [Int32: ThreadTime] = [:]
         for id in ids {
-            guard let tid = Int32(id), let seconds = seconds(statFile: "\(tasks)/\(id)/stat"),
-                let name = try? String(contentsOfFile: "\(tasks)/\(id)/comm", encoding: .utf8)
-            else { continue }
-            threads[tid] = ThreadTime(name: name.trimmingCharacters(in: .whitespacesAndNewlines), seconds: seconds)
+            guard let tid = Int32(id), let thread = stat("\(tasks)/\(id)/stat") else { continue }
+            threads[tid] = thread
         }
         return threads
     }

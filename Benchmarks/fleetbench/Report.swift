@@ -25,7 +25,7 @@ struct Report {
             rows += [
                 cpuRow(
                     "  subscriber CPU QoS \(qos)", ceiling.subscriberCPUSeconds, per: ceiling.received, "message",
-                    "of its network thread; a client that only counts"),
+                    "its network thread, a client that only counts"),
                 cpuRow("  broker CPU QoS \(qos)", ceiling.brokerCPUSeconds, per: ceiling.received, "message", ""),
             ].compactMap { $0 }
         }

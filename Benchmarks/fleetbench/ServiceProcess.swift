@@ -65,7 +65,7 @@ final class ServiceProcess: Sendable {
 
     /// User plus system CPU time the service has used so far, from /proc/<pid>/stat.
     var cpuSeconds: Double? {
-        ProcCPU.seconds(statFile: "/proc/\(pid)/stat")
+        ProcCPU.seconds(pid: pid)
     }
 
     /// The same per thread (the service names its network and journal threads).
