@@ -147,8 +147,7 @@ struct JournalTests {
         try first.close()  // idempotent
         #expect(throws: JournalError.closed(path: directory.path())) { try first.loadDevices() }
         // A clean close leaves one self-contained file.
-        let walSize = (try? FileManager.default.attributesOfItem(atPath: directory.path() + "-wal")[.size] as? Int) ?? 0
-        #expect(walSize == 0)
+        #expect(walBytes(directory.path()) == 0)
 
         let second = try Journal(path: directory.path())
         defer { try? second.close() }

@@ -68,10 +68,11 @@ public final class Journal: Sendable {
         }) ?? false
     }
 
-    /// Under the lock. A failure is only logged: the WAL stays and is checkpointed later.
-    func checkpoint() {
+    /// Under the lock. A failure is only logged: the WAL stays, is checkpointed later and in any
+    /// case replayed at the next open.
+    func checkpoint(_ mode: SQLiteConnection.CheckpointMode = .passive) {
         do {
-            try db.checkpoint()
+            try db.checkpoint(mode)
         } catch {
             logger.warning("journal checkpoint failed", metadata: ["path": "\(path)", "error": "\(error)"])
         }
@@ -82,13 +83,8 @@ public final class Journal: Sendable {
         try isClosed.withLock { closed in
             guard !closed else { return }
             closed = true
-            do {
-                // TRUNCATE leaves a single self-contained file behind for copying or inspection.
-                try db.run("PRAGMA wal_checkpoint(TRUNCATE)")
-            } catch {
-                // Not a loss: the WAL stays next to the file and is replayed at the next open.
-                logger.warning("journal checkpoint failed", metadata: ["path": "\(path)", "error": "\(error)"])
-            }
+            // A single self-contained file is left behind for copying or inspection.
+            checkpoint(.truncate)
             try db.close()
         }
     }

@@ -87,12 +87,19 @@ final class SQLiteConnection: Sendable {
         }
     }
 
-    /// Runs a PASSIVE checkpoint (it never waits for readers). Returns whether it copied every
-    /// frame, after which the next commit starts the WAL over and `walFrames` counts from 0.
+    enum CheckpointMode: String {
+        /// Never waits for readers or the writer lock.
+        case passive = "PASSIVE"
+        /// Waits for readers, then empties the WAL file: one self-contained file is left.
+        case truncate = "TRUNCATE"
+    }
+
+    /// Runs a checkpoint. Returns whether it copied every frame, after which the next commit
+    /// starts the WAL over and `walFrames` counts from 0.
     @discardableResult
-    func checkpoint() throws -> Bool {
+    func checkpoint(_ mode: CheckpointMode = .passive) throws -> Bool {
         try state.withLock { state in
-            let row = try Self.run("PRAGMA wal_checkpoint(PASSIVE)", [], state: &state).first
+            let row = try Self.run("PRAGMA wal_checkpoint(\(mode.rawValue))", [], state: &state).first
             // A reader still on older frames (someone in the sqlite3 shell) keeps it partial.
             let complete = row?.column("busy")?.int64Value == 0
                 && row?.column("log")?.int64Value == row?.column("checkpointed")?.int64Value
