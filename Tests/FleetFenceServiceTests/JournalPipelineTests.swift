@@ -40,19 +40,12 @@ struct JournalPipelineTests {
     /// the writer reaches first.
     @Test func aStepOvertakesOlderBackgroundRecords() async throws {
         let (alert, older, newer) = try alertAndRecords()
-        try await withLocalBroker { broker in
-            try await withTemporaryDirectory { directory in
-                let journal = try Journal(path: directory + "/j.db")
-                let client = try await broker.connectedClient()
-                let pipeline = JournalPipeline(journal: journal, client: client, layout: layout, logger: Logger(label: "test"))
-                pipeline.submitBackground([older])
-                pipeline.submit(step(alert, record: newer))
-                await pipeline.stop()
-                #expect(try storedTimestamp(journal) == 101)
-                #expect(try journal.history(device: "d", fence: nil, from: nil, to: nil, limit: 10).count == 1)
-                await client.disconnect()
-                try journal.close()
-            }
+        try await withPipeline { run throws in
+            run.pipeline.submitBackground([older])
+            run.pipeline.submit(step(alert, record: newer))
+            await run.pipeline.stop()
+            #expect(try storedTimestamp(run.journal) == 101)
+            #expect(try run.journal.history(device: "d", fence: nil, from: nil, to: nil, limit: 10).count == 1)
         }
     }
 
@@ -60,22 +53,14 @@ struct JournalPipelineTests {
     /// longer does it inside a commit.
     @Test func theWriterCheckpointsWhenIdle() async throws {
         let (alert, _, newer) = try alertAndRecords()
-        try await withLocalBroker { broker in
-            try await withTemporaryDirectory { directory in
-                let journal = try Journal(path: directory + "/j.db", checkpointFrames: 1, forcedCheckpointFrames: 1_000)
-                let client = try await broker.connectedClient()
-                let pipeline = JournalPipeline(journal: journal, client: client, layout: layout, logger: Logger(label: "test"))
-                pipeline.submit(step(alert, record: newer))
-                await pipeline.waitUntilDelivered()
-                let deadline = ContinuousClock.now + .seconds(5)
-                while journal.db.walFrames > 0, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(5))
-                }
-                #expect(journal.db.walFrames == 0)
-                await pipeline.stop()
-                await client.disconnect()
-                try journal.close()
+        try await withPipeline(checkpointFrames: 1) { run in
+            run.pipeline.submit(step(alert, record: newer))
+            await run.pipeline.waitUntilDelivered()
+            let deadline = ContinuousClock.now + .seconds(5)
+            while run.journal.db.walFrames > 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
             }
+            #expect(run.journal.db.walFrames == 0)
         }
     }
 
@@ -84,44 +69,31 @@ struct JournalPipelineTests {
     /// waits for another connection's write lock makes that delivery's checkpoint a busy one.
     @Test func theCheckpointFollowsPublishingAndKnowsWhetherStepsWait() async throws {
         let (alert, _, newer) = try alertAndRecords()
-        try await withLocalBroker { broker in
-            try await withTemporaryDirectory { directory in
-                let journal = try Journal(path: directory + "/j.db")
-                let collector = try await MessageCollector.start(options: broker.clientOptions(), filters: ["t/#"])
-                let client = try await broker.connectedClient()
-                let calls = Mutex<[Bool]>([])
-                let pipeline = JournalPipeline(
-                    journal: journal, client: client, layout: layout, logger: Logger(label: "test"),
-                    checkpointIfDue: { idle in
-                        // Only the writer thread calls it: the first call sleeps, then says it ran.
-                        if calls.withLock({ $0.isEmpty }) { Thread.sleep(forTimeInterval: 3) }
-                        calls.withLock { $0.append(idle) }
-                    })
+        let calls = Mutex<[Bool]>([])
+        let watch: @Sendable (Bool) -> Void = { idle in
+            // Only the writer thread calls it: the first call sleeps, then says it ran.
+            if calls.withLock({ $0.isEmpty }) { Thread.sleep(forTimeInterval: 3) }
+            calls.withLock { $0.append(idle) }
+        }
+        try await withPipeline(checkpointIfDue: watch) { run in
+            let submitted = ContinuousClock.now
+            run.pipeline.submit(step(alert, record: newer))
+            #expect(await run.collector.messages(matching: "t/alert", count: 1).count == 1)
+            #expect(ContinuousClock.now - submitted < .milliseconds(2_500), "published before the checkpoint")
+            while calls.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
 
-                let submitted = ContinuousClock.now
-                pipeline.submit(step(alert, record: newer))
-                #expect(await collector.messages(matching: "t/alert", count: 1).count == 1)
-                #expect(ContinuousClock.now - submitted < .milliseconds(2_500), "published before the checkpoint")
-                while calls.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
-
-                let other = try SQLiteConnection.open(path: directory + "/j.db")
-                try other.run("BEGIN IMMEDIATE")
-                pipeline.submit(step(alert, record: newer))
-                // Taken by the writer, which now waits for the lock; the next step queues behind it.
-                let deadline = ContinuousClock.now + .seconds(3)
-                while pipeline.queuedSteps > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-                pipeline.submit(step(alert, record: newer))
-                try other.run("COMMIT")
-                try other.close()
-                await pipeline.waitUntilDelivered()
-                try await Task.sleep(for: .milliseconds(100))
-                #expect(calls.withLock { $0 } == [true, false, true])
-
-                await pipeline.stop()
-                await collector.stop()
-                await client.disconnect()
-                try journal.close()
-            }
+            let other = try SQLiteConnection.open(path: run.journal.path)
+            try other.run("BEGIN IMMEDIATE")
+            run.pipeline.submit(step(alert, record: newer))
+            // Taken by the writer, which now waits for the lock; the next step queues behind it.
+            let deadline = ContinuousClock.now + .seconds(3)
+            while run.pipeline.queuedSteps > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            run.pipeline.submit(step(alert, record: newer))
+            try other.run("COMMIT")
+            try other.close()
+            await run.pipeline.waitUntilDelivered()
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(calls.withLock { $0 } == [true, false, true])
         }
     }
 
@@ -129,18 +101,38 @@ struct JournalPipelineTests {
     /// network thread still delivers during a clean stop is not left in a queue nobody reads.
     @Test func afterStopAStepIsJournaledAndPublishedAtOnce() async throws {
         let (alert, _, newer) = try alertAndRecords()
+        try await withPipeline { run throws in
+            await run.pipeline.stop()
+            run.pipeline.submit(step(alert, record: newer))
+            // Journaled before submit returned; no writer thread is left to do it later.
+            #expect(try run.journal.history(device: "d", fence: nil, from: nil, to: nil, limit: 10).map(\.event) == ["enter"])
+            #expect(try storedTimestamp(run.journal) == 101)
+            #expect(await run.collector.messages(matching: "t/alert", count: 1).count == 1)
+        }
+    }
+
+    struct Run {
+        let pipeline: JournalPipeline
+        let journal: Journal
+        /// Everything published under `t/`.
+        let collector: MessageCollector
+    }
+
+    /// A pipeline on a new journal and a real broker; stopped, disconnected and closed after `body`.
+    func withPipeline(
+        checkpointFrames: Int = 1_000, checkpointIfDue: (@Sendable (Bool) -> Void)? = nil,
+        _ body: (Run) async throws -> Void
+    ) async throws {
         try await withLocalBroker { broker in
             try await withTemporaryDirectory { directory in
-                let journal = try Journal(path: directory + "/j.db")
+                let journal = try Journal(path: directory + "/j.db", checkpointFrames: checkpointFrames)
                 let collector = try await MessageCollector.start(options: broker.clientOptions(), filters: ["t/#"])
                 let client = try await broker.connectedClient()
-                let pipeline = JournalPipeline(journal: journal, client: client, layout: layout, logger: Logger(label: "test"))
+                let pipeline = JournalPipeline(
+                    journal: journal, client: client, layout: layout, logger: Logger(label: "test"),
+                    checkpointIfDue: checkpointIfDue)
+                try await body(Run(pipeline: pipeline, journal: journal, collector: collector))
                 await pipeline.stop()
-                pipeline.submit(step(alert, record: newer))
-                // Journaled before submit returned; no writer thread is left to do it later.
-                #expect(try journal.history(device: "d", fence: nil, from: nil, to: nil, limit: 10).map(\.event) == ["enter"])
-                #expect(try storedTimestamp(journal) == 101)
-                #expect(await collector.messages(matching: "t/alert", count: 1).count == 1)
                 await collector.stop()
                 await client.disconnect()
                 try journal.close()
