@@ -49,6 +49,97 @@ struct JournalPipelineTests {
         }
     }
 
+    /// A tick's step: an alert with its device's record, and the records of `count` other
+    /// devices that may wait.
+    func tickStep(_ alert: Transition, record: DeviceRecord, holding count: Int) throws -> JournalPipeline.Step {
+        var engine = GeofenceEngine(settings: GeofenceSettings(debounceSeconds: 0))
+        var transitions: [Transition] = []
+        var held: [DeviceRecord] = []
+        for index in 0..<count {
+            let device = "held-\(index)"
+            engine.process(device: device, sample: PositionSample(lat: 49.3, lon: 8.6, timestamp: 100), arrival: 100, into: &transitions)
+            held.append(try #require(engine.deviceRecord(for: device)))
+        }
+        var tick = step(alert, record: record)
+        tick.heldDevices = held
+        return tick
+    }
+
+    /// The alert goes out before the held records are written, and they follow in chunks: a
+    /// tick under load no longer holds the next alerts up for its hundreds of device rows.
+    @Test func heldRecordsFollowTheAlertInChunks() async throws {
+        let (alert, _, newer) = try alertAndRecords()
+        let rowsAtEachCheckpoint = Mutex<[Int]>([])
+        let journalBox = Mutex<Journal?>(nil)
+        let watch: @Sendable (Bool) -> Void = { _ in
+            // On the writer thread, between its transactions.
+            let rows = (try? journalBox.withLock { try $0?.loadDevices().count }) ?? nil
+            rowsAtEachCheckpoint.withLock { $0.append(rows ?? -1) }
+        }
+        try await withPipeline(checkpointIfDue: watch) { run in
+            journalBox.withLock { $0 = run.journal }
+            run.pipeline.submit(try tickStep(alert, record: newer, holding: 1_000))
+            await run.pipeline.waitUntilDelivered()
+            #expect(await run.collector.messages(matching: "t/alert", count: 1).count == 1)
+            // The last checkpoint call comes just after the last delivery.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while rowsAtEachCheckpoint.withLock({ $0.count < 5 }), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            // After the alert's transaction only its own device; then 250 more per chunk.
+            #expect(rowsAtEachCheckpoint.withLock { $0 } == [1, 251, 501, 751, 1_001])
+        }
+    }
+
+    /// Past the limit (a flood of first sightings), everything held is written at once, so the
+    /// writer keeps up and what it holds stays bounded.
+    @Test func aFloodOfHeldRecordsIsWrittenAtOnce() async throws {
+        let (alert, _, newer) = try alertAndRecords()
+        let checkpoints = Atomic<Int>(0)
+        try await withPipeline(checkpointIfDue: { _ in checkpoints.add(1, ordering: .relaxed) }) { run in
+            run.pipeline.submit(try tickStep(alert, record: newer, holding: 10_001))
+            await run.pipeline.waitUntilDelivered()
+            #expect(try run.journal.loadDevices().count == 10_002)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(checkpoints.load(ordering: .relaxed) == 2)
+        }
+    }
+
+    /// A held record never overwrites a newer one: not the record of a step queued after it, and
+    /// not a latest-sample time queued before it is never written after it.
+    @Test func aHeldRecordNeverOvertakesANewerOne() async throws {
+        let (alert, older, newer) = try alertAndRecords()
+        try await withPipeline { run throws in
+            try await whileTheWriterWaits(run, blocker: step(alert, record: older)) {
+                run.pipeline.submit(JournalPipeline.Step(heldDevices: [older]))
+                run.pipeline.submit(step(alert, record: newer))
+            }
+            await run.pipeline.waitUntilDelivered()
+            #expect(try storedTimestamp(run.journal) == 101)
+        }
+        try await withPipeline { run throws in
+            try await whileTheWriterWaits(run, blocker: step(alert, record: older)) {
+                run.pipeline.submitBackground([older])
+                run.pipeline.submit(JournalPipeline.Step(heldDevices: [newer]))
+            }
+            await run.pipeline.stop()
+            #expect(try storedTimestamp(run.journal) == 101)
+        }
+    }
+
+    /// Runs `body` while the writer waits for another connection's write lock with `blocker`
+    /// taken: what `body` submits is queued, and taken by the writer in one go afterwards.
+    func whileTheWriterWaits(_ run: Run, blocker: JournalPipeline.Step, _ body: () throws -> Void) async throws {
+        let other = try SQLiteConnection.open(path: run.journal.path)
+        try other.run("BEGIN IMMEDIATE")
+        run.pipeline.submit(blocker)
+        let deadline = ContinuousClock.now + .seconds(3)
+        while run.pipeline.queuedSteps > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try body()
+        try other.run("COMMIT")
+        try other.close()
+    }
+
     /// The writer checkpoints the WAL once it has published and nothing waits: the journal no
     /// longer does it inside a commit.
     @Test func theWriterCheckpointsWhenIdle() async throws {
@@ -82,15 +173,9 @@ struct JournalPipelineTests {
             #expect(ContinuousClock.now - submitted < .milliseconds(2_500), "published before the checkpoint")
             while calls.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
 
-            let other = try SQLiteConnection.open(path: run.journal.path)
-            try other.run("BEGIN IMMEDIATE")
-            run.pipeline.submit(step(alert, record: newer))
-            // Taken by the writer, which now waits for the lock; the next step queues behind it.
-            let deadline = ContinuousClock.now + .seconds(3)
-            while run.pipeline.queuedSteps > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            run.pipeline.submit(step(alert, record: newer))
-            try other.run("COMMIT")
-            try other.close()
+            try await whileTheWriterWaits(run, blocker: step(alert, record: newer)) {
+                run.pipeline.submit(step(alert, record: newer))
+            }
             await run.pipeline.waitUntilDelivered()
             try await Task.sleep(for: .milliseconds(100))
             #expect(calls.withLock { $0 } == [true, false, true])

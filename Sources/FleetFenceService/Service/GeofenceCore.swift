@@ -15,8 +15,8 @@ struct GeofenceCore {
     let client: MQTTClient
     let logger: Logger
     var counters = ServiceCounters()
-    /// Devices whose durable state changed: written with their next alert or by the next tick
-    /// (a quarter second), whichever comes first.
+    /// Devices whose durable state changed: written with their next alert or handed to the
+    /// journal by the next tick (a quarter second), whichever comes first.
     var dirtyDevices: Set<String> = []
     /// Devices whose only change is the time of their latest sample (rule 4 must hold across a
     /// restart too). Written by ``flushClocks(of:)`` alone, every few seconds and at a clean stop,
@@ -281,7 +281,9 @@ struct GeofenceCore {
             dirtyDevices.insert(change.device)
             addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &outbox)
         }
-        commit(outbox, devices: nil)
+        // Under load a tick finds hundreds of dirty devices: written with its alerts, they held
+        // the next alerts up.
+        commit(outbox, devices: transitions.map(\.device), holdingTheRest: true)
     }
 
     // MARK: Durability
@@ -293,10 +295,14 @@ struct GeofenceCore {
 
     /// Hands the outbox's transitions and the state of the dirty `devices` among those named
     /// (`nil`: every dirty device) to the journal pipeline, which writes them and then publishes
-    /// the outbox's messages.
-    mutating func commit(_ outbox: Outbox, devices: [String]?, removedFences: [String] = []) {
+    /// the outbox's messages. `holdingTheRest`: the other dirty devices go too, as records that
+    /// may wait behind later alerts (``JournalPipeline/Step/heldDevices``).
+    mutating func commit(
+        _ outbox: Outbox, devices: [String]?, removedFences: [String] = [], holdingTheRest: Bool = false
+    ) {
         var step = JournalPipeline.Step(transitions: outbox.transitions, removedFences: removedFences, messages: outbox.messages)
         step.devices = takeDirtyRecords(of: devices)
+        if holdingTheRest { step.heldDevices = takeDirtyRecords(of: nil) }
         counters.alerts += outbox.transitions.count
         submit(step)
     }

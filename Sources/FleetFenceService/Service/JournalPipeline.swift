@@ -14,11 +14,19 @@ import Synchronization
 /// made; under load one transaction carries hundreds of steps (group commit), which is what lets
 /// the service keep up with the broker: one transaction per alert capped it at ~15,000 positions/s.
 /// Device state is encoded on this thread too, off the network thread.
+///
+/// Device records that may wait (``Step/heldDevices``) are held by the writer and written a
+/// chunk at a time between deliveries: a tick under load carries hundreds of them, and written
+/// in one transaction they held the next alerts up for 10-50 ms.
 final class JournalPipeline: Sendable {
     /// One step of the core: what must be durable, then what to say.
     struct Step: Sendable {
         var transitions: [JournalTransition] = []
         var devices: [DeviceRecord] = []
+        /// Records that may wait behind later alerts (a tick's dirty devices without an alert of
+        /// their own), written within a few deliveries. A later step's record of the same device
+        /// replaces them.
+        var heldDevices: [DeviceRecord] = []
         var fences: [JournalFenceRow] = []
         var removedFences: [String] = []
         /// The record of the fences file as last applied: id to encoded definition.
@@ -30,7 +38,7 @@ final class JournalPipeline: Sendable {
         var registry: [Fence] = []
 
         var isEmpty: Bool {
-            transitions.isEmpty && devices.isEmpty && fences.isEmpty && removedFences.isEmpty && fileFences.isEmpty
+            transitions.isEmpty && devices.isEmpty && heldDevices.isEmpty && fences.isEmpty && removedFences.isEmpty && fileFences.isEmpty
                 && removedFileFences.isEmpty && messages.isEmpty && registry.isEmpty
         }
     }
@@ -49,6 +57,10 @@ final class JournalPipeline: Sendable {
 
     /// Small enough that an alert waits a few milliseconds at most behind a chunk.
     private static let backgroundChunk = 250
+    /// Held records written per delivery; past `heldLimit` (a flood of first sightings) all of
+    /// them at once, so that the writer keeps up and what it holds stays bounded.
+    private static let heldChunk = 250
+    private static let heldLimit = 10_000
     private let journal: Journal
     private let client: MQTTClient
     private let layout: TopicLayout
@@ -82,12 +94,13 @@ final class JournalPipeline: Sendable {
             if queue.finished { return nil }
             if !queue.background.isEmpty {
                 for record in step.devices { queue.background[record.device] = nil }
+                for record in step.heldDevices { queue.background[record.device] = nil }
             }
             queue.steps.append(step)
             return queue.steps.count == 1 && !queue.writing
         }
         guard let wasIdle else {
-            deliver([step])
+            deliver([step, Step(devices: step.heldDevices)])
             return
         }
         if wasIdle { wake.signal() }
@@ -111,8 +124,8 @@ final class JournalPipeline: Sendable {
     /// Steps submitted that the writer has not taken yet.
     var queuedSteps: Int { queue.withLock { $0.steps.count } }
 
-    /// Returns once every step submitted so far is journaled and handed to the MQTT client
-    /// (latest-sample times waiting in the background aside).
+    /// Returns once every step submitted so far is journaled and handed to the MQTT client, held
+    /// records included (latest-sample times waiting in the background aside).
     func waitUntilDelivered() async {
         while queue.withLock({ !$0.steps.isEmpty || $0.writing }) {
             try? await Task.sleep(for: .milliseconds(2))
@@ -130,37 +143,64 @@ final class JournalPipeline: Sendable {
     }
 
     private func run() {
+        // Only this thread reads or writes it: the network thread's submit stays an append.
+        var held: [String: DeviceRecord] = [:]
         while true {
             let (steps, stopping) = queue.withLock { queue in
                 var steps = queue.steps
                 queue.steps.removeAll(keepingCapacity: true)
-                if steps.isEmpty, !queue.background.isEmpty {
+                // Latest-sample times wait longest: held records carry crossings under way.
+                if steps.isEmpty, held.isEmpty, !queue.background.isEmpty {
                     // A chunk at a time: a step queued meanwhile goes before the next chunk.
                     // Stopping, all at once: a million small transactions would outlast the stop.
                     let size = queue.stopping ? queue.background.count : Self.backgroundChunk
                     let chunk = Array(queue.background.keys.prefix(size))
                     steps = [Step(devices: chunk.compactMap { queue.background.removeValue(forKey: $0) })]
                 }
-                queue.writing = !steps.isEmpty
+                queue.writing = !steps.isEmpty || !held.isEmpty
                 // Finished in the same hold of the lock that found nothing left: a step submitted
                 // after it is delivered by `submit` itself, one submitted before it is in `steps`.
-                if steps.isEmpty, queue.stopping { queue.finished = true }
+                if !queue.writing, queue.stopping { queue.finished = true }
                 return (steps, queue.stopping)
+            }
+            if !steps.isEmpty {
+                for step in steps {
+                    // Any record in a step (a background chunk's too) is newer than a held one.
+                    for record in step.devices { held[record.device] = nil }
+                    for record in step.heldDevices { held[record.device] = record }
+                }
+                deliver(steps)
+                checkpointAfterDelivery(stillHolding: !held.isEmpty)
+            }
+            if !held.isEmpty {
+                deliver([Step(devices: Self.takeChunk(of: &held, all: stopping || held.count > Self.heldLimit))])
+                checkpointAfterDelivery(stillHolding: !held.isEmpty)
+                continue
             }
             if steps.isEmpty {
                 if stopping { return }
                 wake.wait()
-                continue
             }
-            deliver(steps)
-            let idle = queue.withLock { queue in
-                queue.writing = false
-                return queue.steps.isEmpty
-            }
-            // After publishing: its fsyncs delay only what comes meanwhile, never what was just
-            // written; when idle, most often nothing. (After stop, closing the journal checkpoints.)
-            checkpointIfDue(idle)
         }
+    }
+
+    private func checkpointAfterDelivery(stillHolding: Bool) {
+        let idle = queue.withLock { queue in
+            queue.writing = stillHolding
+            return queue.steps.isEmpty
+        }
+        // After publishing: its fsyncs delay only what comes meanwhile, never what was just
+        // written; when idle, most often nothing. (After stop, closing the journal checkpoints.)
+        checkpointIfDue(idle)
+    }
+
+    private static func takeChunk(of held: inout [String: DeviceRecord], all: Bool) -> [DeviceRecord] {
+        if all {
+            defer { held = [:] }
+            return Array(held.values)
+        }
+        let devices = Array(held.keys.prefix(heldChunk))
+        return devices.compactMap { held.removeValue(forKey: $0) }
     }
 
     private func deliver(_ steps: [Step]) {
