@@ -1,6 +1,9 @@
 import FleetFenceTesting
 import Foundation
+import GeofenceEngine
 import Testing
+
+@testable import FleetFenceService
 
 /// Rule 5 end to end: the service stopped (SIGTERM) or killed (SIGKILL) and started again on the
 /// same journal and client id, and the broker restarted under a running service.
@@ -163,6 +166,33 @@ struct ServiceRestartTests {
             #expect(alerts.first?.json.string("confirmed_at") == rfc3339(T + 12))
             #expect(near(alerts.first?.at, T + 5))
             #expect(alerts.first?.seq == 1)
+        }
+    }
+
+    /// A change without an alert is journaled within a tick or so, not only at a clean stop: a
+    /// kill -9 after it still finds the pending enter, and silence confirms it.
+    @Test func aPendingChangeSurvivesAKill() async throws {
+        var options = HarnessOptions()
+        options.silentConfirm = 4
+        try await withService(options) { h in
+            try await h.position("pk", north: 300, ts: T)
+            try await h.position("pk", north: 100, ts: T + 10)  // pending enter, evidence from T+10
+            try await h.barrier()
+            let journal = try SQLiteConnection.open(path: h.journalPath)
+            defer { try? journal.close() }
+            let journaled = await eventually {
+                let row = try? journal.run("SELECT state FROM devices WHERE device = 'pk'").first
+                let state = try? row.map { try JSONDecoder().decode(DeviceRecord.self, from: Data($0.bytes("state", in: "devices"))) }
+                return state?.lastTimestamp == T + 10
+            }
+            #expect(journaled, "the record of T+10 reaches the journal while the service runs")
+            try #require(h.alerts("pk").isEmpty, "killed before silence confirms the enter")
+            #expect(await h.service?.kill() == 128 + SIGKILL)
+            try await h.startService()
+            let alerts = await h.waitForAlerts("pk", count: 1, timeout: .seconds(10))
+            #expect(alerts.map(\.event) == ["enter"])
+            #expect(alerts.first?.json.string("confirmed_at") == rfc3339(T + 12))
+            #expect(near(alerts.first?.at, T + 5))
         }
     }
 
