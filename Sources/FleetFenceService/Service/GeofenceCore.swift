@@ -141,6 +141,13 @@ struct GeofenceCore {
         logger.warning("fence rejected", metadata: ["fence": "\(id ?? "?")", "reason": "\(reason)"])
     }
 
+    /// A fences file that cannot be read at all is answered where its rejected features are:
+    /// whoever follows the errors learns that the fences held stay as they were.
+    mutating func rejectFenceFile(path: String, reason: String) {
+        counters.fenceErrors += 1
+        say(layout.errors("fences"), ErrorPayload.encode(reason: "fences not loaded: \(reason)", topic: path, payload: [UInt8]()))
+    }
+
     /// Validates, clamps, journals and publishes a fence definition.
     mutating func setFence(_ definition: FenceDefinition, origin: JournalFenceRow.Origin) throws {
         var step = JournalPipeline.Step()

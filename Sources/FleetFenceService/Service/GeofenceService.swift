@@ -115,7 +115,7 @@ public final class GeofenceService: Service, Sendable {
     }
 
     /// Loads `fences.file` (or takes it as `read` already) and brings it into effect. A missing or
-    /// broken file changes nothing. "fences loaded" is said once the changes are journaled and
+    /// broken file changes nothing, and says why on the fences' errors topic. "fences loaded" is said once the changes are journaled and
     /// their registry entries sent.
     private func reloadFences(
         _ locked: LockedCore, pipeline: JournalPipeline, read alreadyRead: Result<FenceFile.Contents, FenceFileError>? = nil
@@ -140,6 +140,7 @@ public final class GeofenceService: Service, Sendable {
                 ])
         } catch {
             logger.error("fences not loaded; keeping the fences held", metadata: ["error": "\(error)"])
+            locked.withLock { $0.rejectFenceFile(path: path, reason: "\(error)") }
         }
     }
 
