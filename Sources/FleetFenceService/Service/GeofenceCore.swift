@@ -230,7 +230,13 @@ struct GeofenceCore {
         let changed = loaded.prepared.count { $0 != nil }
         engine.reserveFences(engine.fenceCount + changed)
         fenceOrigins.reserveCapacity(fenceOrigins.count + changed)
-        var step = JournalPipeline.Step()
+        lastFileFences.reserveCapacity(lastFileFences.count + changed)
+        let newStep = {
+            var step = JournalPipeline.Step()
+            step.fileFences.reserveCapacity(min(changed, Self.fenceFileChunk))
+            return step
+        }
+        var step = newStep()
         // Reloads run one at a time (at start, then each SIGHUP in turn), so the record the file
         // was compared with is still the record: nothing prepared means unchanged. The record
         // changes in place by what changed (the file's ids are unique); a feature that no longer
@@ -253,7 +259,7 @@ struct GeofenceCore {
             // In chunks: the writer journals and publishes one while the next is applied.
             if step.fences.count >= Self.fenceFileChunk {
                 submit(step)
-                step = JournalPipeline.Step()
+                step = newStep()
             }
         }
         submit(step)
