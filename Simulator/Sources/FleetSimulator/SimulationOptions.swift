@@ -13,7 +13,7 @@ public struct SimulationOptions: Sendable {
     /// Simulated seconds per wall-clock second.
     public var speedup = 20.0
     /// Where truck positions go; `{device}` is replaced by the device id.
-    public var topicTemplate = "fleet/{device}/position"
+    public var topicTemplate = PositionTopicTemplate.standard
     /// QoS of position publishes (0 or 1).
     public var qos: Int32 = 0
     /// Publishing connections: one per truck up to this many, then trucks share them.

@@ -29,8 +29,10 @@ struct Fleetsim: AsyncParsableCommand {
     var passwordFile: String?
     @Option(name: .customLong("ca-file"), help: "CA bundle for mqtts:// [env FLEETFENCE_BROKER_CA_FILE]")
     var caFile: String?
-    @Option(name: .customLong("topic-template"), help: "Position topic; {device} is the device id")
-    var topicTemplate = "fleet/{device}/position"
+    @Option(
+        name: .customLong("topic-template"),
+        help: "Position topic; {device} is the device id [env FLEETFENCE_TOPICS_POSITIONS, its first filter with {device} for the first +; default fleet/{device}/position]")
+    var topicTemplate: String?
     @Option(help: "Device ids are <prefix><k>")
     var prefix = "truck-"
     @Option(help: "QoS of positions, 0 or 1")
@@ -132,7 +134,9 @@ struct Fleetsim: AsyncParsableCommand {
             options.password = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .newlines)
         }
         options.caFile = caFile ?? Self.environment("BROKER_CA_FILE")
-        options.topicTemplate = topicTemplate
+        options.topicTemplate =
+            try topicTemplate ?? Self.environment("TOPICS_POSITIONS").map(PositionTopicTemplate.derive(fromFilters:))
+            ?? PositionTopicTemplate.standard
         options.qos = qos
         options.maxConnections = connections
         options.alertsPrefix = alertsPrefix ?? Self.environment("TOPICS_PREFIX") ?? options.alertsPrefix
