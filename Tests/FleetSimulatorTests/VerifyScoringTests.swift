@@ -49,7 +49,13 @@ struct VerifyScoringTests {
         #expect(delays.count == 3)
         #expect(delays.median == 22)
         #expect(delays.max == 30)
+        // Each matched alert is listed with its delay, in the order of the crossings.
+        #expect(report.matchedAlerts.map(\.delay) == [22, 30, 21])
+        #expect(report.matchedAlerts.map(\.alert.device) == ["truck-1", "truck-2", "truck-1"])
         let text = report.description
+        let listed = text.split(separator: "\n").filter { $0.hasPrefix("  truck-") && $0.contains(" delay ") }
+        #expect(listed.count == 3, "\(text)")
+        #expect(listed.allSatisfy { $0.contains(" crossed ") && $0.contains(" confirmed ") })
         #expect(text.contains("missed         1"))
         #expect(text.contains("false          2"))
         #expect(text.contains("truck-2 exit wdf01 at"))

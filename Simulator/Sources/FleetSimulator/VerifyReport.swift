@@ -25,7 +25,8 @@ public struct DelayStats: Sendable, Hashable {
 public struct VerifyReport: Sendable {
     /// Alerts the noise-free paths call for.
     public var expected = 0
-    public var matched = 0
+    /// Each matched alert with its crossing, in the order of the crossings.
+    public var matchedAlerts: [MatchedAlert] = []
     public var missed: [ExpectedAlert] = []
     /// Alerts received that match nothing expected or ambiguous.
     public var falseAlerts: [ReceivedAlert] = []
@@ -52,6 +53,7 @@ public struct VerifyReport: Sendable {
 
     public init() {}
 
+    public var matched: Int { matchedAlerts.count }
     public var missedCount: Int { missed.count }
     public var falseCount: Int { falseAlerts.count }
     /// No missed and no false alert: what `--strict` demands.
@@ -84,6 +86,14 @@ extension VerifyReport: CustomStringConvertible {
                 format: "  delay, arrival - confirmation (wall s):     median %.3f  p95 %.3f  max %.3f  (n=%d)",
                 receiveDelays.median, receiveDelays.p95, receiveDelays.max, receiveDelays.count)
                 + (confirmedBySilence > 0 ? ", \(confirmedBySilence) confirmed by silence not counted" : ""))
+        }
+        if !matchedAlerts.isEmpty {
+            lines.append("matched (delay = confirmed_at - true crossing, simulated s):")
+            for match in matchedAlerts {
+                lines.append("  \(match.alert.device) \(match.alert.event.rawValue) \(match.alert.fence)"
+                    + " crossed \(RFC3339.format(match.truth.at)) confirmed \(RFC3339.format(match.alert.confirmedAt))"
+                    + String(format: " delay %.1f", match.delay))
+            }
         }
         let shown = 20
         if !missed.isEmpty {

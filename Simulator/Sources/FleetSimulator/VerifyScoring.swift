@@ -43,7 +43,6 @@ public enum VerifyScoring {
             }
         }
 
-        var delays: [Double] = []
         var receiveDelays: [Double] = []
         for key in Set(alertsByKey.keys).union(expectedByKey.keys) {
             let alerts = alertsByKey[key] ?? []
@@ -75,9 +74,8 @@ public enum VerifyScoring {
                 usedTruths.insert(pair.truth)
                 let alert = alerts[pair.alert], truth = truths[pair.truth]
                 if truth.certainty == .expected {
-                    report.matched += 1
                     report.byEvent[key.event, default: (0, 0)].matched += 1
-                    delays.append(alert.confirmedAt - truth.due)
+                    report.matchedAlerts.append(MatchedAlert(alert: alert, truth: truth))
                     // Silence confirms after a wall-clock wait that would swamp the service's latency.
                     if truth.bySilence {
                         report.confirmedBySilence += 1
@@ -97,7 +95,8 @@ public enum VerifyScoring {
         }
         report.missed.sort { ($0.at, $0.device) < ($1.at, $1.device) }
         report.falseAlerts.sort { ($0.at, $0.device) < ($1.at, $1.device) }
-        report.delays = DelayStats(delays)
+        report.matchedAlerts.sort { ($0.truth.at, $0.alert.device) < ($1.truth.at, $1.alert.device) }
+        report.delays = DelayStats(report.matchedAlerts.map(\.delay))
         report.receiveDelays = DelayStats(receiveDelays)
         return report
     }
