@@ -152,20 +152,30 @@ struct ServiceRestartTests {
         }
     }
 
+    /// Outside at T, inside from T+10: an enter pending, with evidence from T+10.
+    private func pendingEnter(_ h: ServiceHarness, _ device: String) async throws {
+        try await h.position(device, north: 300, ts: T)
+        try await h.position(device, north: 100, ts: T + 10)
+        try await h.barrier()
+    }
+
+    /// Still silent after the restart: the pending enter is confirmed at T+10 + debounce.
+    private func expectSilenceConfirmsTheEnter(_ h: ServiceHarness, _ device: String) async {
+        let alerts = await h.waitForAlerts(device, count: 1, timeout: .seconds(10))
+        #expect(alerts.map(\.event) == ["enter"])
+        #expect(alerts.first?.json.string("confirmed_at") == rfc3339(T + 12))
+        #expect(near(alerts.first?.at, T + 5))
+        #expect(alerts.first?.seq == 1)
+    }
+
     @Test func aPendingChangeSurvivesARestartAndSilenceConfirmsIt() async throws {
         var options = HarnessOptions()
         options.silentConfirm = 2
         try await withService(options) { h in
-            try await h.position("pc", north: 300, ts: T)
-            try await h.position("pc", north: 100, ts: T + 10)  // pending enter, evidence from T+10
-            try await h.barrier()
+            try await pendingEnter(h, "pc")
             #expect(await h.service?.terminate() == 0)
             try await h.startService()
-            let alerts = await h.waitForAlerts("pc", count: 1, timeout: .seconds(10))
-            #expect(alerts.map(\.event) == ["enter"], "still silent after the restart: confirmed")
-            #expect(alerts.first?.json.string("confirmed_at") == rfc3339(T + 12))
-            #expect(near(alerts.first?.at, T + 5))
-            #expect(alerts.first?.seq == 1)
+            await expectSilenceConfirmsTheEnter(h, "pc")
         }
     }
 
@@ -175,9 +185,7 @@ struct ServiceRestartTests {
         var options = HarnessOptions()
         options.silentConfirm = 4
         try await withService(options) { h in
-            try await h.position("pk", north: 300, ts: T)
-            try await h.position("pk", north: 100, ts: T + 10)  // pending enter, evidence from T+10
-            try await h.barrier()
+            try await pendingEnter(h, "pk")
             let journal = try SQLiteConnection.open(path: h.journalPath)
             defer { try? journal.close() }
             let journaled = await eventually {
@@ -189,10 +197,7 @@ struct ServiceRestartTests {
             try #require(h.alerts("pk").isEmpty, "killed before silence confirms the enter")
             #expect(await h.service?.kill() == 128 + SIGKILL)
             try await h.startService()
-            let alerts = await h.waitForAlerts("pk", count: 1, timeout: .seconds(10))
-            #expect(alerts.map(\.event) == ["enter"])
-            #expect(alerts.first?.json.string("confirmed_at") == rfc3339(T + 12))
-            #expect(near(alerts.first?.at, T + 5))
+            await expectSilenceConfirmsTheEnter(h, "pk")
         }
     }
 
