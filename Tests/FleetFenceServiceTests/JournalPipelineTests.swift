@@ -98,10 +98,61 @@ struct JournalPipelineTests {
         let checkpoints = Atomic<Int>(0)
         try await withPipeline(checkpointIfDue: { _ in checkpoints.add(1, ordering: .relaxed) }) { run in
             run.pipeline.submit(try tickStep(alert, record: newer, holding: 10_001))
-            await run.pipeline.waitUntilDelivered()
-            #expect(try run.journal.loadDevices().count == 10_002)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try run.journal.loadDevices().count < 10_002, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             try await Task.sleep(for: .milliseconds(200))
+            #expect(try run.journal.loadDevices().count == 10_002)
             #expect(checkpoints.load(ordering: .relaxed) == 2)
+        }
+    }
+
+    /// Held records are written oldest first: devices that keep changing under load do not keep
+    /// the others waiting. Here every held device changes again after every delivery.
+    @Test func everyHeldRecordIsWrittenWhileDevicesKeepChanging() async throws {
+        let (alert, _, newer) = try alertAndRecords()
+        let again = try tickStep(alert, record: newer, holding: 1_000).heldDevices
+        let pipelineBox = Mutex<JournalPipeline?>(nil)
+        let journalBox = Mutex<Journal?>(nil)
+        let rowsAfterTwentyDeliveries = Mutex<Int?>(nil)
+        let deliveries = Atomic<Int>(0)
+        let watch: @Sendable (Bool) -> Void = { _ in
+            // On the writer thread, between its transactions.
+            let delivered = deliveries.add(1, ordering: .relaxed).newValue
+            if delivered < 20 {
+                pipelineBox.withLock { $0?.submit(JournalPipeline.Step(heldDevices: again)) }
+            } else if delivered == 20 {
+                let rows = (try? journalBox.withLock { try $0?.loadDevices().count }) ?? nil
+                rowsAfterTwentyDeliveries.withLock { $0 = rows }
+            }
+        }
+        try await withPipeline(checkpointIfDue: watch) { run in
+            pipelineBox.withLock { $0 = run.pipeline }
+            journalBox.withLock { $0 = run.journal }
+            run.pipeline.submit(JournalPipeline.Step(heldDevices: again))
+            let deadline = ContinuousClock.now + .seconds(10)
+            while rowsAfterTwentyDeliveries.withLock({ $0 == nil }), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            // Ten chunks of 250 by then: each of the 1,000 devices written at least twice over.
+            #expect(rowsAfterTwentyDeliveries.withLock { $0 } == 1_000)
+            pipelineBox.withLock { $0 = nil }
+        }
+    }
+
+    /// A stop that finds records held writes them before it says it has finished: what arrives
+    /// after the stop is written on the caller's thread and must not be overtaken by them.
+    @Test func aStopWritesWhatIsHeldBeforeItFinishes() async throws {
+        let (alert, older, newer) = try alertAndRecords()
+        try await withPipeline { run throws in
+            let held = try tickStep(alert, record: newer, holding: 5_000).heldDevices + [older]
+            run.pipeline.submit(JournalPipeline.Step(heldDevices: held))
+            await run.pipeline.stop()
+            run.pipeline.submit(JournalPipeline.Step(devices: [newer]))
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try run.journal.loadDevices().count == 5_001)
+            #expect(try storedTimestamp(run.journal) == 101)
         }
     }
 
@@ -114,7 +165,7 @@ struct JournalPipelineTests {
                 run.pipeline.submit(JournalPipeline.Step(heldDevices: [older]))
                 run.pipeline.submit(step(alert, record: newer))
             }
-            await run.pipeline.waitUntilDelivered()
+            await run.pipeline.stop()
             #expect(try storedTimestamp(run.journal) == 101)
         }
         try await withPipeline { run throws in
@@ -188,10 +239,13 @@ struct JournalPipelineTests {
         let (alert, _, newer) = try alertAndRecords()
         try await withPipeline { run throws in
             await run.pipeline.stop()
-            run.pipeline.submit(step(alert, record: newer))
-            // Journaled before submit returned; no writer thread is left to do it later.
+            var late = step(alert, record: newer)
+            late.heldDevices = try tickStep(alert, record: newer, holding: 3).heldDevices
+            run.pipeline.submit(late)
+            // Journaled before submit returned, held records too: no writer thread is left.
             #expect(try run.journal.history(device: "d", fence: nil, from: nil, to: nil, limit: 10).map(\.event) == ["enter"])
             #expect(try storedTimestamp(run.journal) == 101)
+            #expect(try run.journal.loadDevices().count == 4)
             #expect(await run.collector.messages(matching: "t/alert", count: 1).count == 1)
         }
     }

@@ -24,8 +24,8 @@ final class JournalPipeline: Sendable {
         var transitions: [JournalTransition] = []
         var devices: [DeviceRecord] = []
         /// Records that may wait behind later alerts (a tick's dirty devices without an alert of
-        /// their own), written within a few deliveries. A later step's record of the same device
-        /// replaces them.
+        /// their own), written a chunk at a time between deliveries, oldest first (``HeldRecords``).
+        /// A later step's record of the same device replaces them.
         var heldDevices: [DeviceRecord] = []
         var fences: [JournalFenceRow] = []
         var removedFences: [String] = []
@@ -124,8 +124,8 @@ final class JournalPipeline: Sendable {
     /// Steps submitted that the writer has not taken yet.
     var queuedSteps: Int { queue.withLock { $0.steps.count } }
 
-    /// Returns once every step submitted so far is journaled and handed to the MQTT client, held
-    /// records included (latest-sample times waiting in the background aside).
+    /// Returns once every step submitted so far is journaled and handed to the MQTT client (held
+    /// records and latest-sample times aside: under load there may always be some).
     func waitUntilDelivered() async {
         while queue.withLock({ !$0.steps.isEmpty || $0.writing }) {
             try? await Task.sleep(for: .milliseconds(2))
@@ -143,8 +143,8 @@ final class JournalPipeline: Sendable {
     }
 
     private func run() {
-        // Only this thread reads or writes it: the network thread's submit stays an append.
-        var held: [String: DeviceRecord] = [:]
+        // Only this thread touches them: the network thread's submit stays an append.
+        var held = HeldRecords()
         while true {
             let (steps, stopping) = queue.withLock { queue in
                 var steps = queue.steps
@@ -157,24 +157,27 @@ final class JournalPipeline: Sendable {
                     let chunk = Array(queue.background.keys.prefix(size))
                     steps = [Step(devices: chunk.compactMap { queue.background.removeValue(forKey: $0) })]
                 }
-                queue.writing = !steps.isEmpty || !held.isEmpty
+                queue.writing = !steps.isEmpty
                 // Finished in the same hold of the lock that found nothing left: a step submitted
                 // after it is delivered by `submit` itself, one submitted before it is in `steps`.
-                if !queue.writing, queue.stopping { queue.finished = true }
+                // Nothing may be held then, or an older held record could follow the newer one
+                // such a step writes.
+                if steps.isEmpty, held.isEmpty, queue.stopping { queue.finished = true }
                 return (steps, queue.stopping)
             }
             if !steps.isEmpty {
                 for step in steps {
-                    // Any record in a step (a background chunk's too) is newer than a held one.
-                    for record in step.devices { held[record.device] = nil }
-                    for record in step.heldDevices { held[record.device] = record }
+                    // A step's own records are newer than any held one of the same device.
+                    for record in step.devices { held.drop(record.device) }
+                    for record in step.heldDevices { held.hold(record) }
                 }
                 deliver(steps)
-                checkpointAfterDelivery(stillHolding: !held.isEmpty)
+                finishDelivery(stillHolding: !held.isEmpty)
             }
             if !held.isEmpty {
-                deliver([Step(devices: Self.takeChunk(of: &held, all: stopping || held.count > Self.heldLimit))])
-                checkpointAfterDelivery(stillHolding: !held.isEmpty)
+                let all = stopping || held.count > Self.heldLimit
+                deliver([Step(devices: all ? held.takeAll() : held.take(Self.heldChunk))])
+                finishDelivery(stillHolding: !held.isEmpty)
                 continue
             }
             if steps.isEmpty {
@@ -184,23 +187,15 @@ final class JournalPipeline: Sendable {
         }
     }
 
-    private func checkpointAfterDelivery(stillHolding: Bool) {
+    /// The steps taken are delivered; then the WAL is checkpointed if due, after publishing: its
+    /// fsyncs delay only what comes meanwhile, never what was just written. Idle, with nothing
+    /// queued or held, most often nothing. (After stop, closing the journal checkpoints.)
+    private func finishDelivery(stillHolding: Bool) {
         let idle = queue.withLock { queue in
-            queue.writing = stillHolding
-            return queue.steps.isEmpty
+            queue.writing = false
+            return queue.steps.isEmpty && !stillHolding
         }
-        // After publishing: its fsyncs delay only what comes meanwhile, never what was just
-        // written; when idle, most often nothing. (After stop, closing the journal checkpoints.)
         checkpointIfDue(idle)
-    }
-
-    private static func takeChunk(of held: inout [String: DeviceRecord], all: Bool) -> [DeviceRecord] {
-        if all {
-            defer { held = [:] }
-            return Array(held.values)
-        }
-        let devices = Array(held.keys.prefix(heldChunk))
-        return devices.compactMap { held.removeValue(forKey: $0) }
     }
 
     private func deliver(_ steps: [Step]) {

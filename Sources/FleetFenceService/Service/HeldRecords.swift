@@ -1,0 +1,48 @@
+import GeofenceEngine
+
+/// The device records the journal's writer holds back (``JournalPipeline/Step/heldDevices``),
+/// in the order they came. A device held again keeps its place with its newer record: taken from
+/// the front, every record reaches the journal within `count / chunk` deliveries, however often
+/// devices change meanwhile. (Taken in a dictionary's order, the same few hundred devices were
+/// written over and over under load, and the rest waited for good.)
+struct HeldRecords {
+    private var records: [String: DeviceRecord] = [:]
+    /// Devices in the order they came; `next` is the first not yet taken. A dropped device's
+    /// place stays behind and is skipped; every held device has a place at `next` or after.
+    private var order: [String] = []
+    private var next = 0
+
+    var count: Int { records.count }
+    var isEmpty: Bool { records.isEmpty }
+
+    mutating func hold(_ record: DeviceRecord) {
+        if records.updateValue(record, forKey: record.device) == nil { order.append(record.device) }
+    }
+
+    /// A newer record of `device` is being written: the held one must never follow it.
+    mutating func drop(_ device: String) {
+        records.removeValue(forKey: device)
+    }
+
+    /// The `limit` longest held records, oldest first.
+    mutating func take(_ limit: Int) -> [DeviceRecord] {
+        var chunk: [DeviceRecord] = []
+        chunk.reserveCapacity(min(limit, records.count))
+        while chunk.count < limit, next < order.count {
+            if let record = records.removeValue(forKey: order[next]) { chunk.append(record) }
+            next += 1
+        }
+        if records.isEmpty {
+            // Not keeping capacity: after a flood of first sightings these would stay large.
+            records = [:]
+            order = []
+            next = 0
+        } else if next >= 4_096, next * 2 >= order.count {
+            order.removeFirst(next)
+            next = 0
+        }
+        return chunk
+    }
+
+    mutating func takeAll() -> [DeviceRecord] { take(records.count) }
+}
