@@ -122,7 +122,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetSimulatorTests",
-            dependencies: ["FleetSimulator", "FleetFenceTesting"],
+            dependencies: ["FleetSimulator", "FleetFenceTesting", "FleetFenceCodecs"],
             swiftSettings: strict
         ),
     ]

@@ -84,7 +84,8 @@ struct DemoCommand: AsyncParsableCommand {
         // Everything stopped before the summary, so that the summary is the last word.
         teardown.run()
         DemoOutput.line("")
-        DemoOutput.line(report.description)
+        // The alerts were printed as they came: the summary only.
+        DemoOutput.line(report.summary)
         if let interrupted = signals.received { throw ExitCode(128 + interrupted) }
     }
 

@@ -1,3 +1,4 @@
+import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
 import Testing
@@ -54,8 +55,13 @@ struct VerifyScoringTests {
         #expect(report.matchedAlerts.map(\.alert.device) == ["truck-1", "truck-2", "truck-1"])
         let text = report.description
         let listed = text.split(separator: "\n").filter { $0.hasPrefix("  truck-") && $0.contains(" delay ") }
-        #expect(listed.count == 3, "\(text)")
-        #expect(listed.allSatisfy { $0.contains(" crossed ") && $0.contains(" confirmed ") })
+        #expect(listed == [
+            "  truck-1 enter wdf01 crossed \(RFC3339.format(100)) confirmed \(RFC3339.format(122)) delay 22.0",
+            "  truck-2 enter wdf01 crossed \(RFC3339.format(100)) confirmed \(RFC3339.format(130)) delay 30.0",
+            "  truck-1 exit wdf01 crossed \(RFC3339.format(400)) confirmed \(RFC3339.format(421)) delay 21.0",
+        ], "\(text)")
+        #expect(text.hasPrefix("matched ("), "the list first, the summary last")
+        #expect(!report.summary.contains(" delay 22.0"))
         #expect(text.contains("missed         1"))
         #expect(text.contains("false          2"))
         #expect(text.contains("truck-2 exit wdf01 at"))
@@ -89,6 +95,8 @@ struct VerifyScoringTests {
         let report = VerifyScoring.score(expected: truth, received: received, devices: ["t"], fences: ["d"])
         #expect(report.matched == 1)
         #expect(report.delays?.max == 1)
+        #expect(report.matchedList.hasSuffix(
+            "  t dwell d due \(RFC3339.format(160)) confirmed \(RFC3339.format(161)) delay 1.0"), "\(report.matchedList)")
     }
 
     @Test func receiveDelayUsesTheWallClockMapping() {

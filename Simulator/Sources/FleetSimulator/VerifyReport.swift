@@ -61,7 +61,27 @@ public struct VerifyReport: Sendable {
 }
 
 extension VerifyReport: CustomStringConvertible {
+    /// Each matched alert with its delay, then the summary: the counts, the missed and false
+    /// alerts and the result stay the last lines on the screen however long the list is.
     public var description: String {
+        matchedList.isEmpty ? summary : matchedList + "\n" + summary
+    }
+
+    /// One line per matched alert, in the order of the crossings.
+    public var matchedList: String {
+        guard !matchedAlerts.isEmpty else { return "" }
+        var lines = ["matched (delay = confirmed_at - when it truly happened: the crossing, or for dwell the crossing + dwell_s; simulated s):"]
+        for match in matchedAlerts {
+            let (what, when) = match.truth.event == .dwell ? ("due", match.truth.due) : ("crossed", match.truth.at)
+            lines.append("  \(match.alert.device) \(match.alert.event.rawValue) \(match.alert.fence)"
+                + " \(what) \(RFC3339.format(when)) confirmed \(RFC3339.format(match.alert.confirmedAt))"
+                + String(format: " delay %.1f", match.delay))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The counts, delays, missed and false alerts, and the result.
+    public var summary: String {
         var lines: [String] = []
         lines.append(String(
             format: "verify: %d trucks, %d positions, %.0f s simulated", trucks, positions, simulatedSeconds))
@@ -86,14 +106,6 @@ extension VerifyReport: CustomStringConvertible {
                 format: "  delay, arrival - confirmation (wall s):     median %.3f  p95 %.3f  max %.3f  (n=%d)",
                 receiveDelays.median, receiveDelays.p95, receiveDelays.max, receiveDelays.count)
                 + (confirmedBySilence > 0 ? ", \(confirmedBySilence) confirmed by silence not counted" : ""))
-        }
-        if !matchedAlerts.isEmpty {
-            lines.append("matched (delay = confirmed_at - true crossing, simulated s):")
-            for match in matchedAlerts {
-                lines.append("  \(match.alert.device) \(match.alert.event.rawValue) \(match.alert.fence)"
-                    + " crossed \(RFC3339.format(match.truth.at)) confirmed \(RFC3339.format(match.alert.confirmedAt))"
-                    + String(format: " delay %.1f", match.delay))
-            }
         }
         let shown = 20
         if !missed.isEmpty {
