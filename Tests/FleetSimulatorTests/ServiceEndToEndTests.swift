@@ -106,6 +106,25 @@ struct ServiceEndToEndTests {
         }
     }
 
+    /// Set once for both sides, the service's position filters also tell fleetsim where to
+    /// publish: the first one that names a topic per device and takes fleetsim's payloads.
+    @Test func fleetsimPublishesOnThePositionFilterOfTheEnvironment() async throws {
+        let fleetsim = try Self.locateFleetsim()
+        try await withLocalBroker { broker in
+            let collector = try await MessageCollector.start(options: broker.clientOptions(), filters: ["#"])
+            var environment = ChildEnvironment.withoutFleetFenceVariables()
+            environment["FLEETFENCE_TOPICS_POSITIONS"] = "owntracks/+/+, trucks/+/pos"
+            let run = try await runProcess(
+                fleetsim,
+                ["--broker", broker.url, "--routes", "Simulator/Routes/campus-waypoints.gpx", "--trucks", "1", "--speedup", "200"],
+                directory: Fixtures.packageRoot.path, environment: environment, timeout: .seconds(60))
+            #expect(run.status == 0, "\(run.errorOutput)")
+            let received = await collector.messages(matching: "#", count: 1)
+            #expect(received.first?.topic == "trucks/truck-1/pos")
+            await collector.stop()
+        }
+    }
+
     // MARK: Running fleetsim
 
     /// `fleetsim` from the same build as the `fleetfence` that `ServiceProcess` runs:
