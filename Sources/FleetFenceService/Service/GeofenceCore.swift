@@ -143,9 +143,10 @@ struct GeofenceCore {
 
     /// A fences file that cannot be read at all is answered where its rejected features are:
     /// whoever follows the errors learns that the fences held stay as they were.
-    mutating func rejectFenceFile(path: String, reason: String) {
+    mutating func rejectFenceFile(_ error: FenceFileError) {
         counters.fenceErrors += 1
-        say(layout.errors("fences"), ErrorPayload.encode(reason: "fences not loaded: \(reason)", topic: path, payload: [UInt8]()))
+        let reason = "fences not loaded: \(error.reason)"
+        say(layout.errors("fences"), ErrorPayload.encode(reason: reason, topic: error.path, payload: [UInt8]()))
     }
 
     /// Validates, clamps, journals and publishes a fence definition.

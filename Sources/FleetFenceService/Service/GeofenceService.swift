@@ -115,16 +115,16 @@ public final class GeofenceService: Service, Sendable {
     }
 
     /// Loads `fences.file` (or takes it as `read` already) and brings it into effect. A missing or
-    /// broken file changes nothing, and says why on the fences' errors topic. "fences loaded" is said once the changes are journaled and
-    /// their registry entries sent.
+    /// broken file changes nothing, and says why on the fences' errors topic. "fences loaded" is
+    /// said once the changes are journaled and their registry entries sent.
     private func reloadFences(
         _ locked: LockedCore, pipeline: JournalPipeline, read alreadyRead: Result<FenceFile.Contents, FenceFileError>? = nil
     ) async {
         let path = configuration.fencesFile
-        do {
+        do throws(FenceFileError) {
             let clock = ContinuousClock()
             let start = clock.now
-            let contents = try alreadyRead?.get() ?? FenceFile.read(path: path)
+            let contents = try (alreadyRead ?? Result { () throws(FenceFileError) in try FenceFile.read(path: path) }).get()
             let (lastApplied, settings) = locked.withLock { ($0.lastFileFences, $0.engine.settings) }
             let file = FenceFile.prepare(contents, settings: settings, applied: lastApplied)
             let read = clock.now
@@ -140,7 +140,7 @@ public final class GeofenceService: Service, Sendable {
                 ])
         } catch {
             logger.error("fences not loaded; keeping the fences held", metadata: ["error": "\(error)"])
-            locked.withLock { $0.rejectFenceFile(path: path, reason: "\(error)") }
+            locked.withLock { $0.rejectFenceFile(error) }
         }
     }
 
