@@ -36,19 +36,6 @@ struct JournalPipelineTests {
         return try JSONDecoder().decode(DeviceRecord.self, from: Data(row.state)).lastTimestamp
     }
 
-    /// A newer record in a step wins over an older one waiting in the background, whichever
-    /// the writer reaches first.
-    @Test func aStepOvertakesOlderBackgroundRecords() async throws {
-        let (alert, older, newer) = try alertAndRecords()
-        try await withPipeline { run throws in
-            run.pipeline.submitBackground([older])
-            run.pipeline.submit(step(alert, record: newer))
-            await run.pipeline.stop()
-            #expect(try storedTimestamp(run.journal) == 101)
-            #expect(try run.journal.history(device: "d", fence: nil, from: nil, to: nil, limit: 10).count == 1)
-        }
-    }
-
     /// A tick's step: an alert with its device's record, and the records of `count` other
     /// devices that may wait.
     func tickStep(_ alert: Transition, record: DeviceRecord, holding count: Int) throws -> JournalPipeline.Step {
@@ -65,47 +52,45 @@ struct JournalPipelineTests {
         return tick
     }
 
-    /// The alert goes out before the held records are written, and they follow in chunks: a
-    /// tick under load no longer holds the next alerts up for its hundreds of device rows.
-    @Test func heldRecordsFollowTheAlertInChunks() async throws {
-        let (alert, _, newer) = try alertAndRecords()
-        let rowsAtEachCheckpoint = Mutex<[Int]>([])
+    /// The device rows in the journal after each of the writer's transactions, once `step` and
+    /// the records it holds are written (`deliveries` transactions).
+    func rowsAfterEachDelivery(of step: JournalPipeline.Step, deliveries: Int) async throws -> [Int] {
+        let rows = Mutex<[Int]>([])
         let journalBox = Mutex<Journal?>(nil)
         let watch: @Sendable (Bool) -> Void = { _ in
             // On the writer thread, between its transactions.
-            let rows = (try? journalBox.withLock { try $0?.loadDevices().count }) ?? nil
-            rowsAtEachCheckpoint.withLock { $0.append(rows ?? -1) }
+            let count = (try? journalBox.withLock { try $0?.loadDevices().count }) ?? nil
+            rows.withLock { $0.append(count ?? -1) }
         }
         try await withPipeline(checkpointIfDue: watch) { run in
             journalBox.withLock { $0 = run.journal }
-            run.pipeline.submit(try tickStep(alert, record: newer, holding: 1_000))
-            await run.pipeline.waitUntilDelivered()
-            #expect(await run.collector.messages(matching: "t/alert", count: 1).count == 1)
-            // The last checkpoint call comes just after the last delivery.
-            let deadline = ContinuousClock.now + .seconds(5)
-            while rowsAtEachCheckpoint.withLock({ $0.count < 5 }), ContinuousClock.now < deadline {
+            run.pipeline.submit(step)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while rows.withLock({ $0.count < deliveries }), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
-            // After the alert's transaction only its own device; then 250 more per chunk.
-            #expect(rowsAtEachCheckpoint.withLock { $0 } == [1, 251, 501, 751, 1_001])
+            try await Task.sleep(for: .milliseconds(100))
         }
+        return rows.withLock { $0 }
     }
 
-    /// Past the limit (a flood of first sightings), everything held is written at once, so the
-    /// writer keeps up and what it holds stays bounded.
-    @Test func aFloodOfHeldRecordsIsWrittenAtOnce() async throws {
+    /// The alert's transaction comes before the held records, and they follow in chunks: a tick
+    /// under load no longer holds the next alerts up for its hundreds of device rows.
+    @Test func heldRecordsFollowTheAlertInChunks() async throws {
         let (alert, _, newer) = try alertAndRecords()
-        let checkpoints = Atomic<Int>(0)
-        try await withPipeline(checkpointIfDue: { _ in checkpoints.add(1, ordering: .relaxed) }) { run in
-            run.pipeline.submit(try tickStep(alert, record: newer, holding: 10_001))
-            let deadline = ContinuousClock.now + .seconds(10)
-            while try run.journal.loadDevices().count < 10_002, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(try run.journal.loadDevices().count == 10_002)
-            #expect(checkpoints.load(ordering: .relaxed) == 2)
-        }
+        let rows = try await rowsAfterEachDelivery(of: try tickStep(alert, record: newer, holding: 1_000), deliveries: 5)
+        // After the alert's transaction only its own device; then 250 more per chunk.
+        #expect(rows == [1, 251, 501, 751, 1_001])
+    }
+
+    /// Past the limit (a flood of first sightings, the latest-sample times of a large fleet), the
+    /// excess goes in one transaction: the writer keeps up and never holds more than the limit.
+    @Test func aFloodOfHeldRecordsIsWrittenDownToTheLimitInOneGo() async throws {
+        let (alert, _, newer) = try alertAndRecords()
+        let rows = try await rowsAfterEachDelivery(of: try tickStep(alert, record: newer, holding: 12_000), deliveries: 42)
+        #expect(rows.count == 42)
+        #expect(rows.prefix(3) == [1, 2_001, 2_251])
+        #expect(rows.last == 12_001)
     }
 
     /// Held records are written oldest first: devices that keep changing under load do not keep
@@ -157,7 +142,7 @@ struct JournalPipelineTests {
     }
 
     /// A held record never overwrites a newer one: not the record of a step queued after it, and
-    /// not a latest-sample time queued before it is never written after it.
+    /// not a newer held record of the same device (a latest-sample time after a tick's record).
     @Test func aHeldRecordNeverOvertakesANewerOne() async throws {
         let (alert, older, newer) = try alertAndRecords()
         try await withPipeline { run throws in
@@ -170,7 +155,7 @@ struct JournalPipelineTests {
         }
         try await withPipeline { run throws in
             try await whileTheWriterWaits(run, blocker: step(alert, record: older)) {
-                run.pipeline.submitBackground([older])
+                run.pipeline.submit(JournalPipeline.Step(heldDevices: [older]))
                 run.pipeline.submit(JournalPipeline.Step(heldDevices: [newer]))
             }
             await run.pipeline.stop()

@@ -338,12 +338,11 @@ struct GeofenceCore {
         return Array(clockOnlyDevices)
     }
 
-    /// Hands the latest-sample times of `devices` to the pipeline's background queue. Called in
-    /// slices with the lock let go between them: building every record at once held messages up
-    /// for 20 ms and more with 10,000 devices.
+    /// Hands the latest-sample times of `devices` to the pipeline as records that may wait behind
+    /// alerts. Called in slices with the lock let go between them: building every record at once
+    /// held messages up for 20 ms and more with 10,000 devices.
     mutating func flushClocks(of devices: ArraySlice<String>) {
-        let records = devices.compactMap { engine.deviceRecord(for: $0) }
-        if !records.isEmpty { pipeline.submitBackground(records) }
+        submit(JournalPipeline.Step(heldDevices: devices.compactMap { engine.deviceRecord(for: $0) }))
     }
 
     /// The records of the dirty devices among `devices` (`nil`: all), copied here under the

@@ -43,6 +43,4 @@ struct HeldRecords {
         }
         return chunk
     }
-
-    mutating func takeAll() -> [DeviceRecord] { take(records.count) }
 }

@@ -15,17 +15,18 @@ import Synchronization
 /// the service keep up with the broker: one transaction per alert capped it at ~15,000 positions/s.
 /// Device state is encoded on this thread too, off the network thread.
 ///
-/// Device records that may wait (``Step/heldDevices``) are held by the writer and written a
-/// chunk at a time between deliveries: a tick under load carries hundreds of them, and written
-/// in one transaction they held the next alerts up for 10-50 ms.
+/// Device records that may wait (``Step/heldDevices``: a tick's changed devices, latest-sample
+/// times) are held by the writer and written a chunk at a time between deliveries: a tick under
+/// load carries hundreds of them, and written in one transaction they held the next alerts up
+/// for 10-50 ms.
 final class JournalPipeline: Sendable {
     /// One step of the core: what must be durable, then what to say.
     struct Step: Sendable {
         var transitions: [JournalTransition] = []
         var devices: [DeviceRecord] = []
         /// Records that may wait behind later alerts (a tick's dirty devices without an alert of
-        /// their own), written a chunk at a time between deliveries, oldest first (``HeldRecords``).
-        /// A later step's record of the same device replaces them.
+        /// their own, latest-sample times), written a chunk at a time between deliveries, oldest
+        /// first (``HeldRecords``). A later step's record of the same device replaces them.
         var heldDevices: [DeviceRecord] = []
         var fences: [JournalFenceRow] = []
         var removedFences: [String] = []
@@ -45,20 +46,16 @@ final class JournalPipeline: Sendable {
 
     private struct Queue {
         var steps: [Step] = []
-        /// Device records that may wait (latest-sample times): written in chunks when no step is
-        /// queued, so that a flush of every device never holds an alert up. Keyed by device; a
-        /// step's newer record of the same device replaces its entry here.
-        var background: [String: DeviceRecord] = [:]
         /// The writer holds steps it has taken but not yet published.
         var writing = false
         var stopping = false
         var finished = false
     }
 
-    /// Small enough that an alert waits a few milliseconds at most behind a chunk.
-    private static let backgroundChunk = 250
-    /// Held records written per delivery; past `heldLimit` (a flood of first sightings) all of
-    /// them at once, so that the writer keeps up and what it holds stays bounded.
+    /// Held records written per delivery: small enough that an alert waits a few milliseconds at
+    /// most behind a chunk. Past `heldLimit` (a flood of first sightings, the latest-sample times
+    /// of a million devices) the excess goes in one transaction, so that the writer keeps up and
+    /// never holds more than that after a delivery.
     private static let heldChunk = 250
     private static let heldLimit = 10_000
     private let journal: Journal
@@ -92,10 +89,6 @@ final class JournalPipeline: Sendable {
     func submit(_ step: Step) {
         let wasIdle: Bool? = queue.withLock { queue in
             if queue.finished { return nil }
-            if !queue.background.isEmpty {
-                for record in step.devices { queue.background[record.device] = nil }
-                for record in step.heldDevices { queue.background[record.device] = nil }
-            }
             queue.steps.append(step)
             return queue.steps.count == 1 && !queue.writing
         }
@@ -106,26 +99,11 @@ final class JournalPipeline: Sendable {
         if wasIdle { wake.signal() }
     }
 
-    /// Queues records that may wait behind alerts (see `Queue.background`).
-    func submitBackground(_ records: [DeviceRecord]) {
-        let wasIdle: Bool? = queue.withLock { queue in
-            if queue.finished { return nil }
-            let wasIdle = queue.steps.isEmpty && queue.background.isEmpty && !queue.writing
-            for record in records { queue.background[record.device] = record }
-            return wasIdle
-        }
-        guard let wasIdle else {
-            deliver([Step(devices: records)])
-            return
-        }
-        if wasIdle { wake.signal() }
-    }
-
     /// Steps submitted that the writer has not taken yet.
     var queuedSteps: Int { queue.withLock { $0.steps.count } }
 
     /// Returns once every step submitted so far is journaled and handed to the MQTT client (held
-    /// records and latest-sample times aside: under load there may always be some).
+    /// records aside: under load there may always be some).
     func waitUntilDelivered() async {
         while queue.withLock({ !$0.steps.isEmpty || $0.writing }) {
             try? await Task.sleep(for: .milliseconds(2))
@@ -147,16 +125,8 @@ final class JournalPipeline: Sendable {
         var held = HeldRecords()
         while true {
             let (steps, stopping) = queue.withLock { queue in
-                var steps = queue.steps
+                let steps = queue.steps
                 queue.steps.removeAll(keepingCapacity: true)
-                // Latest-sample times wait longest: held records carry crossings under way.
-                if steps.isEmpty, held.isEmpty, !queue.background.isEmpty {
-                    // A chunk at a time: a step queued meanwhile goes before the next chunk.
-                    // Stopping, all at once: a million small transactions would outlast the stop.
-                    let size = queue.stopping ? queue.background.count : Self.backgroundChunk
-                    let chunk = Array(queue.background.keys.prefix(size))
-                    steps = [Step(devices: chunk.compactMap { queue.background.removeValue(forKey: $0) })]
-                }
                 queue.writing = !steps.isEmpty
                 // Finished in the same hold of the lock that found nothing left: a step submitted
                 // after it is delivered by `submit` itself, one submitted before it is in `steps`.
@@ -175,8 +145,9 @@ final class JournalPipeline: Sendable {
                 finishDelivery(stillHolding: !held.isEmpty)
             }
             if !held.isEmpty {
-                let all = stopping || held.count > Self.heldLimit
-                deliver([Step(devices: all ? held.takeAll() : held.take(Self.heldChunk))])
+                // Stopping, all at once: a million small transactions would outlast the stop.
+                let size = stopping ? held.count : max(Self.heldChunk, held.count - Self.heldLimit)
+                deliver([Step(devices: held.take(size))])
                 finishDelivery(stillHolding: !held.isEmpty)
                 continue
             }
