@@ -39,8 +39,7 @@ public struct VerifyReport: Sendable {
     public var duplicates = 0
     /// Expected and matched per event.
     public var byEvent: [AlertEvent: (expected: Int, matched: Int)] = [:]
-    /// `confirmed_at` minus the true crossing (dwell: crossing + dwell_s), simulated seconds.
-    public var delays: DelayStats?
+
     /// Arrival minus the wall-clock moment the simulation reached `confirmed_at`, seconds: the
     /// service's latency. Alerts only silence confirms are left out (they wait `silent_confirm_s`).
     public var receiveDelays: DelayStats?
@@ -54,6 +53,8 @@ public struct VerifyReport: Sendable {
     public init() {}
 
     public var matched: Int { matchedAlerts.count }
+    /// `confirmed_at` minus the true crossing (dwell: crossing + dwell_s), simulated seconds.
+    public var delays: DelayStats? { DelayStats(matchedAlerts.map(\.delay)) }
     public var missedCount: Int { missed.count }
     public var falseCount: Int { falseAlerts.count }
     /// No missed and no false alert: what `--strict` demands.

@@ -96,7 +96,6 @@ public enum VerifyScoring {
         report.missed.sort { ($0.at, $0.device) < ($1.at, $1.device) }
         report.falseAlerts.sort { ($0.at, $0.device) < ($1.at, $1.device) }
         report.matchedAlerts.sort { ($0.truth.at, $0.alert.device) < ($1.truth.at, $1.alert.device) }
-        report.delays = DelayStats(report.matchedAlerts.map(\.delay))
         report.receiveDelays = DelayStats(receiveDelays)
         return report
     }
