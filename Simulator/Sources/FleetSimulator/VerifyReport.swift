@@ -39,7 +39,6 @@ public struct VerifyReport: Sendable {
     public var duplicates = 0
     /// Expected and matched per event.
     public var byEvent: [AlertEvent: (expected: Int, matched: Int)] = [:]
-
     /// Arrival minus the wall-clock moment the simulation reached `confirmed_at`, seconds: the
     /// service's latency. Alerts only silence confirms are left out (they wait `silent_confirm_s`).
     public var receiveDelays: DelayStats?

@@ -31,7 +31,7 @@ struct Fleetsim: AsyncParsableCommand {
     var caFile: String?
     @Option(
         name: .customLong("topic-template"),
-        help: "Position topic; {device} is the device id [env FLEETFENCE_TOPICS_POSITIONS, its first filter with {device} for the first +; default fleet/{device}/position]")
+        help: "Position topic; {device} is the device id [env FLEETFENCE_TOPICS_POSITIONS: its first filter with one + and not owntracks/, {device} for the +; default fleet/{device}/position]")
     var topicTemplate: String?
     @Option(help: "Device ids are <prefix><k>")
     var prefix = "truck-"
