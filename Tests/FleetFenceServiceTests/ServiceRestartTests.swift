@@ -188,7 +188,8 @@ struct ServiceRestartTests {
             try await pendingEnter(h, "pk")
             let journal = try SQLiteConnection.open(path: h.journalPath)
             defer { try? journal.close() }
-            let journaled = await eventually {
+            // Sooner than silence (4 s) confirms the enter and journals the row with its alert.
+            let journaled = await eventually(timeout: .seconds(3)) {
                 let row = try? journal.run("SELECT state FROM devices WHERE device = 'pk'").first
                 let state = try? row.map { try JSONDecoder().decode(DeviceRecord.self, from: Data($0.bytes("state", in: "devices"))) }
                 return state?.lastTimestamp == T + 10
