@@ -49,16 +49,25 @@ let package = Package(
         // Payloads in and out: positions, fences, alerts, state, registry, errors.
         .target(name: "FleetFenceCodecs", dependencies: ["GeofenceEngine"], swiftSettings: strict),
 
-        // The service: configuration, journal, MQTT edges, lifecycle.
+        // The journal: Debian's libsqlite3 wrapped once, the schema, and the writer that commits
+        // each step before it is acted on.
+        .target(
+            name: "FleetFenceJournal",
+            dependencies: [
+                "GeofenceEngine", "FleetFenceCodecs", "CSQLite3", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // The service: configuration, the core that decides, its MQTT edges, lifecycle.
         .target(
             name: "FleetFenceService",
             dependencies: [
-                "GeofenceEngine", "MQTT", "FleetFenceCodecs",
+                "GeofenceEngine", "MQTT", "FleetFenceCodecs", "FleetFenceJournal",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                "CSQLite3",
             ],
             swiftSettings: strict
         ),
@@ -116,8 +125,13 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "FleetFenceTesting"], swiftSettings: strict),
         .testTarget(name: "FleetFenceCodecsTests", dependencies: ["FleetFenceCodecs"], swiftSettings: strict),
         .testTarget(
+            name: "FleetFenceJournalTests",
+            dependencies: ["FleetFenceJournal", "GeofenceEngine", "FleetFenceCodecs"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "FleetFenceServiceTests",
-            dependencies: ["FleetFenceService", "FleetFenceTesting", "FleetFenceCodecs"],
+            dependencies: ["FleetFenceService", "FleetFenceJournal", "FleetFenceTesting", "FleetFenceCodecs"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -3,6 +3,7 @@ import Foundation
 import GeofenceEngine
 import Testing
 
+@testable import FleetFenceJournal
 @testable import FleetFenceService
 
 /// Rule 5 end to end: the service stopped (SIGTERM) or killed (SIGKILL) and started again on the

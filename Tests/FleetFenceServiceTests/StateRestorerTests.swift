@@ -1,6 +1,7 @@
 import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
+import FleetFenceJournal
 import Logging
 import Testing
 
@@ -50,10 +51,12 @@ struct StateRestorerTests {
         }
         devices.append(JournalDeviceRow(device: "broken", state: [0xFF, 0x00]))
         // An alert journaled after truck-3's row was last written: its seq must not go back to 3.
-        let alert = JournalTransition(
-            device: "truck-3", fence: "f-3", event: "exit", at: 1_010, confirmedAt: 1_030, lat: 49.0, lon: 8.0, seq: 9,
-            reason: nil, durationSeconds: 510, dwellSeconds: nil, alertJSON: Array("{}".utf8))
-        try journal.write(transitions: [alert], devices: devices, fences: fences, fileFences: fileFences)
+        let alert = AlertRecord(
+            transition: Transition(
+                event: .exit, device: "truck-3", fenceID: "f-3", fenceName: nil, at: 1_010, confirmedAt: 1_030, lat: 49.0,
+                lon: 8.0, radiusMeters: nil, seq: 9, durationSeconds: 510),
+            payload: Array("{}".utf8))
+        try journal.write(alerts: [alert], devices: devices, fences: fences, fileFences: fileFences)
     }
 
     @Test func aLargeJournalComesBackWhole() throws {

@@ -1,66 +1,63 @@
 import FleetFenceCodecs
-import Foundation
+import FleetFenceJournal
 import GeofenceEngine
 import Logging
-import MQTT
 
-/// The service's mutable state and its rules of engagement: the engine, what must be journaled,
-/// and what to publish. It lives behind one lock (see ``GeofenceService``); every method runs
-/// with that lock held, so journal order and publish order are the engine's order.
+/// The service's decisions, and the state they need: the engine, what must still be journaled,
+/// and the counters. Every method takes what happened (a message, a tick, a fences file) with the
+/// time it happened and returns ``Effects``: what to journal and what to publish, in order. It
+/// holds no client, no writer and no clock, so every rule of the service can be tested by
+/// calling it (README, "The rules" and "Journal"). ``CoreLoop`` runs it behind one lock and
+/// carries its effects out.
 struct GeofenceCore {
     var engine: GeofenceEngine
     let layout: TopicLayout
     let router: PositionTopicRouter
-    let pipeline: JournalPipeline
-    let client: MQTTClient
-    let logger: Logger
     var counters = ServiceCounters()
     /// Devices whose durable state changed: written with their next alert or handed to the
     /// journal by the next tick (a quarter second), whichever comes first.
     var dirtyDevices: Set<String> = []
-    /// Devices whose only change is the time of their latest sample (rule 4 must hold across a
-    /// restart too). Written by ``flushClocks(of:)`` alone, every few seconds and at a clean stop,
-    /// so that a busy fleet is not a write per sample: a kill -9 forgets at most those seconds
-    /// of "latest sample" times, never an alert.
+    /// Devices whose only change is the time of their latest sample (stale samples must stay
+    /// stale across a restart too). Written by ``clockRecords(of:)`` alone, every few seconds and
+    /// at a clean stop, so that a busy fleet is not a write per sample: a kill -9 forgets at most
+    /// those seconds of "latest sample" times, never an alert.
     var clockOnlyDevices: Set<String> = []
     var fenceOrigins: [String: JournalFenceRow.Origin] = [:]
     /// The fences file as last applied: a reload acts on the file's own changes only.
     var lastFileFences: [String: FenceDefinition] = [:]
     private var transitions: [Transition] = []
 
-    init(
-        engine: GeofenceEngine, configuration: ServiceConfiguration, pipeline: JournalPipeline,
-        client: MQTTClient, logger: Logger
-    ) {
+    init(engine: GeofenceEngine, layout: TopicLayout, positionFilters: [String]) {
         self.engine = engine
-        self.pipeline = pipeline
-        self.layout = TopicLayout(prefix: configuration.prefix)
-        self.router = PositionTopicRouter(positionFilters: configuration.positionTopics, layout: layout)
-        self.client = client
-        self.logger = logger
+        self.layout = layout
+        self.router = PositionTopicRouter(positionFilters: positionFilters, layout: layout)
     }
 
     // MARK: Messages
 
     /// One incoming message: a position or a fence definition.
     /// `topic` as the broker's bytes: turned into a `String` only for an error reply.
-    mutating func handle(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, arrival: Double) {
+    mutating func handle(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, arrival: Double) -> Effects {
+        var effects = Effects()
         switch router.route(topic) {
         case let .position(device, format):
-            handlePosition(device: device, format: format, topic: topic, payload: payload, arrival: arrival)
+            handlePosition(device: device, format: format, topic: topic, payload: payload, arrival: arrival, into: &effects)
         case let .fenceSet(id):
-            handleFenceSet(id: id, payload: payload, now: arrival)
+            handleFenceSet(id: id, payload: payload, now: arrival, into: &effects)
         case .noDevice:
             // Its errors topic ends in the empty device level: `<prefix>/errors/`, which `errors/+` matches.
-            reject(device: "", topic: String(decoding: topic, as: UTF8.self), payload: payload, reason: "the topic's device id is empty")
+            reject(
+                device: "", topic: String(decoding: topic, as: UTF8.self), payload: payload,
+                reason: "the topic's device id is empty", into: &effects)
         case .unrelated:
             break
         }
+        return effects
     }
 
     private mutating func handlePosition(
         device: String, format: PositionTopicRouter.Format, topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer,
-        arrival: Double
+        arrival: Double, into effects: inout Effects
     ) {
         let decoded = switch format {
         case .native: PositionDecoder.decode(payload, deviceID: device)
@@ -76,7 +73,7 @@ struct GeofenceCore {
             } else {
                 reject(
                     device: device, topic: String(decoding: topic, as: UTF8.self), payload: payload,
-                    reason: rejection.description)
+                    reason: rejection.description, into: &effects)
             }
             return
         }
@@ -85,30 +82,31 @@ struct GeofenceCore {
         transitions.removeAll(keepingCapacity: true)
         let outcome = engine.process(device: device, sample: sample, arrival: arrival, into: &transitions)
         guard outcome.status == .accepted else { return }
-        var outbox = Outbox()
-        for transition in transitions { addAlert(transition, to: &outbox) }
+        for transition in transitions { addAlert(transition, to: &effects) }
         if outcome.insideChanged || outcome.firstSight {
             let at = transitions.last?.confirmedAt ?? sample.timestamp
-            addState(device: device, at: at, lat: sample.lat, lon: sample.lon, to: &outbox)
+            addState(device: device, at: at, lat: sample.lat, lon: sample.lon, to: &effects)
         }
-        if outcome.recordChanged || !outbox.transitions.isEmpty {
+        if outcome.recordChanged || !transitions.isEmpty {
             dirtyDevices.insert(device)
         } else {
             clockOnlyDevices.insert(device)
         }
         // Only this device's record rides with its alert: other dirty devices wait for the next
         // tick, so that an alert never waits for a burst of unrelated device rows.
-        commit(outbox, devices: outbox.transitions.isEmpty ? [] : [device])
+        if !transitions.isEmpty { effects.changes.devices = takeDirtyRecords(of: [device]) }
     }
 
     /// Says why a message was refused, on the device's errors topic and in the log.
-    mutating func reject(device: String, topic: String, payload: UnsafeRawBufferPointer, reason: String) {
+    private mutating func reject(
+        device: String, topic: String, payload: UnsafeRawBufferPointer, reason: String, into effects: inout Effects
+    ) {
         counters.rejected += 1
-        say(layout.errors(device), ErrorPayload.encode(reason: reason, topic: topic, payload: payload))
+        effects.publish(layout.errors(device), ErrorPayload.encode(reason: reason, topic: topic, payload: payload), qos: 0, retain: false)
         // A misbehaving publisher must not drown the log: the rest are counted in the stats line.
         if counters.loggedRejectionsThisInterval < 20 {
             counters.loggedRejectionsThisInterval += 1
-            logger.warning("rejected message", metadata: ["topic": "\(topic)", "reason": "\(reason)"])
+            effects.log(.warning, "rejected message", ["topic": "\(topic)", "reason": "\(reason)"])
         } else {
             counters.unloggedRejections += 1
         }
@@ -116,54 +114,63 @@ struct GeofenceCore {
 
     // MARK: Fences
 
-    private mutating func handleFenceSet(id: String, payload: UnsafeRawBufferPointer, now: Double) {
+    private mutating func handleFenceSet(id: String, payload: UnsafeRawBufferPointer, now: Double, into effects: inout Effects) {
         let topic = "\(layout.prefix)/fences/\(id)/set"
         if payload.isEmpty {
             if engine.fence(id: id) == nil {
-                logger.info("fence delete for an unknown id ignored", metadata: ["fence": "\(id)"])
+                effects.log(.info, "fence delete for an unknown id ignored", ["fence": "\(id)"])
                 return
             }
-            removeFence(id: id, now: now)
-            logger.notice("fence deleted", metadata: ["fence": "\(id)"])
+            removeFences(ids: [id], now: now, into: &effects)
+            effects.log(.notice, "fence deleted", ["fence": "\(id)"])
             return
         }
         do {
             let definition = try FenceDecoder.decodeDefinition(payload, idFromTopic: id)
-            try setFence(definition, origin: .runtime)
+            try applyFence(definition, origin: .runtime, into: &effects)
         } catch {
-            rejectFence(id: id, topic: topic, payload: payload, reason: "\(error)")
+            rejectFence(id: id, topic: topic, payload: payload, reason: "\(error)", into: &effects)
         }
     }
 
-    mutating func rejectFence(id: String?, topic: String, payload: UnsafeRawBufferPointer, reason: String) {
+    private mutating func rejectFence(
+        id: String?, topic: String, payload: UnsafeRawBufferPointer, reason: String, into effects: inout Effects
+    ) {
         counters.fenceErrors += 1
-        say(layout.errors("fences"), ErrorPayload.encode(reason: reason, topic: topic, payload: payload))
-        logger.warning("fence rejected", metadata: ["fence": "\(id ?? "?")", "reason": "\(reason)"])
+        effects.publish(layout.errors("fences"), ErrorPayload.encode(reason: reason, topic: topic, payload: payload), qos: 0, retain: false)
+        effects.log(.warning, "fence rejected", ["fence": "\(id ?? "?")", "reason": "\(reason)"])
     }
 
     /// A fences file that cannot be read at all is answered where its rejected features are:
     /// whoever follows the errors learns that the fences held stay as they were.
-    mutating func rejectFenceFile(_ error: FenceFileError) {
+    mutating func rejectFenceFile(_ error: FenceFileError) -> Effects {
+        var effects = Effects()
+        fenceFileProblem("fences not loaded: \(error.reason)", path: error.path, into: &effects)
+        effects.log(.error, "fences not loaded; keeping the fences held", ["error": "\(error)"])
+        return effects
+    }
+
+    private mutating func fenceFileProblem(_ reason: String, path: String, into effects: inout Effects) {
         counters.fenceErrors += 1
-        let reason = "fences not loaded: \(error.reason)"
-        say(layout.errors("fences"), ErrorPayload.encode(reason: reason, topic: error.path, payload: [UInt8]()))
+        effects.publish(layout.errors("fences"), ErrorPayload.encode(reason: reason, topic: path, payload: [UInt8]()), qos: 0, retain: false)
     }
 
-    /// Validates, clamps, journals and publishes a fence definition.
-    mutating func setFence(_ definition: FenceDefinition, origin: JournalFenceRow.Origin) throws {
-        var step = JournalPipeline.Step()
-        try applyFence(definition, origin: origin, into: &step)
-        submit(step)
+    /// Validates, clamps, journals and publishes a fence definition (a test's or a tool's; the
+    /// service's come by message or file).
+    mutating func setFence(_ definition: FenceDefinition, origin: JournalFenceRow.Origin) throws -> Effects {
+        var effects = Effects()
+        try applyFence(definition, origin: origin, into: &effects)
+        return effects
     }
 
-    /// Puts a definition into effect and adds its journal row and registry entry to `step`
+    /// Puts a definition into effect and adds its journal row and registry entry to `effects`
     /// (nothing when a file brings a fence the engine holds as it is). `prepared`: the fence built
     /// and encoded beforehand (a fences file's, see ``FenceFile``). Returns the definition as
     /// journaled.
     @discardableResult
     private mutating func applyFence(
         _ definition: FenceDefinition, prepared: FenceFile.PreparedFence? = nil, origin: JournalFenceRow.Origin,
-        into step: inout JournalPipeline.Step
+        into effects: inout Effects
     ) throws -> [UInt8] {
         // Ids that cannot be a topic level never get here: FenceDecoder refuses them.
         let update = try prepared.map { prepared throws(FenceError) in try engine.setFence(prepared.fence) }
@@ -174,70 +181,68 @@ struct GeofenceCore {
         fenceOrigins[definition.id] = origin
         counters.fenceChanges += 1
         if let requested = update.fence.clampedFrom, let effective = update.fence.effectiveRadius {
-            logger.notice(
-                "fence radius clamped",
-                metadata: ["fence": "\(definition.id)", "radius": "\(requested)", "effective": "\(effective)"])
+            effects.log(
+                .notice, "fence radius clamped",
+                ["fence": "\(definition.id)", "radius": "\(requested)", "effective": "\(effective)"])
         }
         // A file of 100,000 fences is one "fences loaded" line at info, not 100,000.
-        logger.log(
-            level: origin == .runtime ? .info : .debug, update.replaced ? "fence replaced" : "fence added",
-            metadata: ["fence": "\(definition.id)", "origin": "\(origin.rawValue)"])
-        step.fences.append(fenceRow(definition.id, origin: origin, definitionJSON: definitionJSON))
-        step.messages.append(
-            Outbox.Message(
-                topic: layout.fence(definition.id),
-                payload: prepared?.registryPayload ?? FenceRegistryPayload.encode(update.fence), qos: 1, retain: true))
+        effects.log(
+            origin == .runtime ? .info : .debug, update.replaced ? "fence replaced" : "fence added",
+            ["fence": "\(definition.id)", "origin": "\(origin.rawValue)"])
+        effects.changes.fences.append(fenceRow(definition.id, origin: origin, definitionJSON: definitionJSON))
+        effects.publish(
+            layout.fence(definition.id), prepared?.registryPayload ?? FenceRegistryPayload.encode(update.fence),
+            qos: 1, retain: true)
         return definitionJSON
     }
 
-    /// Removes a fence: devices inside it exit with reason `fence_removed`.
-    mutating func removeFence(id: String, now: Double) {
-        removeFences(ids: [id], now: now)
+    /// Removes the fences held among `ids` (others are skipped), in one pass over the devices:
+    /// devices inside exit with reason `fence_removed`.
+    mutating func removeFences(ids: [String], now: Double) -> Effects {
+        var effects = Effects()
+        removeFences(ids: ids, now: now, into: &effects)
+        return effects
     }
 
-    /// Removes fences held (others are skipped), in one pass over the devices.
-    mutating func removeFences(ids: [String], now: Double) {
+    private mutating func removeFences(ids: [String], now: Double, into effects: inout Effects) {
         let held = ids.filter { engine.fence(id: $0) != nil }
         guard !held.isEmpty else { return }
         let removal = engine.removeFences(ids: held, now: now)
-        var outbox = Outbox()
-        for transition in removal.transitions { addAlert(transition, to: &outbox) }
+        for transition in removal.transitions { addAlert(transition, to: &effects) }
         for change in removal.changes {
             dirtyDevices.insert(change.device)
-            addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &outbox)
+            addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &effects)
         }
         for id in held {
             fenceOrigins[id] = nil
             counters.fenceChanges += 1
             // An empty retained message clears the registry entry.
-            outbox.publish(layout.fence(id), [], qos: 1, retain: true)
+            effects.publish(layout.fence(id), [], qos: 1, retain: true)
         }
         // The exits and the removal are journaled together: a crash between them would lose
         // the exits for good (a restart drops state at fences it no longer holds).
-        commit(outbox, devices: nil, removedFences: held)
+        effects.changes.removedFences += held
+        effects.changes.devices += takeDirtyRecords(of: nil)
     }
 
     /// Brings the changes of `fences.file` into effect, as if set at run time: fences new or
     /// changed in the file since it was last applied are set, fences gone from it are removed.
     /// A fence the file did not change keeps whatever run time made of it (replaced, deleted).
-    mutating func applyFenceFile(_ loaded: FenceFile, now: Double) {
+    /// The effects come in chunks through `emit`, so that the writer journals and publishes one
+    /// while the next is applied.
+    mutating func applyFenceFile(_ loaded: FenceFile, now: Double, emit: (Effects) -> Void) {
         let path = loaded.contents.path
+        var effects = Effects()
         for problem in loaded.contents.problems {
-            counters.fenceErrors += 1
-            logger.warning("fence in file rejected", metadata: ["file": "\(path)", "reason": "\(problem)"])
-            say(layout.errors("fences"), ErrorPayload.encode(reason: problem, topic: path, payload: [UInt8]()))
+            effects.log(.warning, "fence in file rejected", ["file": "\(path)", "reason": "\(problem)"])
+            fenceFileProblem(problem, path: path, into: &effects)
         }
         // Room for the changed ones only: reserving on a full table rehashes all of it.
         let changed = loaded.prepared.count { $0 != nil }
         engine.reserveFences(engine.fenceCount + changed)
         fenceOrigins.reserveCapacity(fenceOrigins.count + changed)
         lastFileFences.reserveCapacity(lastFileFences.count + changed)
-        let newStep = {
-            var step = JournalPipeline.Step()
-            step.fileFences.reserveCapacity(min(changed, Self.fenceFileChunk))
-            return step
-        }
-        var step = newStep()
+        effects.changes.fileFences.reserveCapacity(min(changed, Self.fenceFileChunk))
         // Reloads run one at a time (at start, then each SIGHUP in turn), so the record the file
         // was compared with is still the record: nothing prepared means unchanged. The record
         // changes in place by what changed (the file's ids are unique); a feature that no longer
@@ -245,89 +250,61 @@ struct GeofenceCore {
         for (definition, prepared) in zip(loaded.contents.definitions, loaded.prepared) {
             guard let prepared else { continue }
             do {
-                let definitionJSON = try applyFence(definition, prepared: try prepared.get(), origin: .file, into: &step)
+                let definitionJSON = try applyFence(definition, prepared: try prepared.get(), origin: .file, into: &effects)
                 lastFileFences[definition.id] = definition
                 // The file's record changes by what changed in the file, in the fence's transaction.
-                step.fileFences[definition.id] = definitionJSON
+                effects.changes.fileFences[definition.id] = definitionJSON
             } catch {
-                counters.fenceErrors += 1
-                logger.warning(
-                    "fence in file rejected", metadata: ["fence": "\(definition.id)", "reason": "\(error)"])
-                say(
-                    layout.errors("fences"),
-                    ErrorPayload.encode(reason: "fence \(definition.id): \(error)", topic: path, payload: [UInt8]()))
+                effects.log(.warning, "fence in file rejected", ["fence": "\(definition.id)", "reason": "\(error)"])
+                fenceFileProblem("fence \(definition.id): \(error)", path: path, into: &effects)
             }
-            // In chunks: the writer journals and publishes one while the next is applied.
-            if step.fences.count >= Self.fenceFileChunk {
-                submit(step)
-                step = newStep()
+            if effects.changes.fences.count >= Self.fenceFileChunk {
+                emit(effects)
+                effects = Effects()
+                effects.changes.fileFences.reserveCapacity(min(changed, Self.fenceFileChunk))
             }
         }
-        submit(step)
         let gone = fenceOrigins.compactMap { id, origin in
             origin == .file && !loaded.contents.listedIDs.contains(id) ? id : nil
         }.sorted()
-        removeFences(ids: gone, now: now)
-        for id in gone { logger.notice("fence removed from file", metadata: ["fence": "\(id)"]) }
+        removeFences(ids: gone, now: now, into: &effects)
+        for id in gone { effects.log(.notice, "fence removed from file", ["fence": "\(id)"]) }
         let unlisted = lastFileFences.keys.filter { !loaded.contents.listedIDs.contains($0) }
         for id in unlisted { lastFileFences[id] = nil }
-        submit(JournalPipeline.Step(removedFileFences: unlisted))
+        effects.changes.removedFileFences += unlisted
+        emit(effects)
     }
 
     private static let fenceFileChunk = 5_000
 
-    /// Publishes every fence retained, as the service holds it (at start, after a reconnect).
-    /// Through the pipeline, so that a fence changed meanwhile is published after, never before.
-    func publishRegistry() {
-        submit(JournalPipeline.Step(registry: engine.fences))
+    /// Every fence retained, as the service holds it (at start, after a reconnect). Through the
+    /// writer, so that a fence changed meanwhile is published after, never before.
+    func registry() -> Effects {
+        Effects(registry: engine.fences)
     }
-
 
     // MARK: Time
 
-    /// Confirms the pending changes of silent devices and writes batched device state.
-    mutating func tick(now: Double) {
+    /// Confirms the pending changes of silent devices and hands batched device state over.
+    mutating func tick(now: Double) -> Effects {
+        var effects = Effects()
         transitions.removeAll(keepingCapacity: true)
         let changed = engine.tick(now: now, into: &transitions)
-        var outbox = Outbox()
-        for transition in transitions { addAlert(transition, to: &outbox) }
+        for transition in transitions { addAlert(transition, to: &effects) }
         for change in changed {
             dirtyDevices.insert(change.device)
-            addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &outbox)
+            addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &effects)
         }
+        effects.changes.devices = takeDirtyRecords(of: transitions.map(\.device))
         // Under load a tick finds hundreds of dirty devices: written with its alerts, they held
         // the next alerts up.
-        commit(outbox, devices: transitions.map(\.device), holdingTheRest: true)
+        effects.changes.heldDevices = takeDirtyRecords(of: nil)
+        return effects
     }
 
-    // MARK: Durability
-
-    /// Publishes a message that needs no journal, in order with the alerts queued before it.
-    private func say(_ topic: String, _ payload: [UInt8]) {
-        pipeline.submit(JournalPipeline.Step(messages: [Outbox.Message(topic: topic, payload: payload, qos: 0, retain: false)]))
-    }
-
-    /// Hands the outbox's transitions and the state of the dirty `devices` among those named
-    /// (`nil`: every dirty device) to the journal pipeline, which writes them and then publishes
-    /// the outbox's messages. `holdingTheRest`: the other dirty devices go too, as records that
-    /// may wait behind later alerts (``JournalPipeline/Step/heldDevices``).
-    mutating func commit(
-        _ outbox: Outbox, devices: [String]?, removedFences: [String] = [], holdingTheRest: Bool = false
-    ) {
-        var step = JournalPipeline.Step(transitions: outbox.transitions, removedFences: removedFences, messages: outbox.messages)
-        step.devices = takeDirtyRecords(of: devices)
-        if holdingTheRest { step.heldDevices = takeDirtyRecords(of: nil) }
-        counters.alerts += outbox.transitions.count
-        submit(step)
-    }
-
-    private func submit(_ step: JournalPipeline.Step) {
-        if !step.isEmpty { pipeline.submit(step) }
-    }
-
-    /// Writes the state of every dirty device (periodically and at shutdown).
-    mutating func flush() {
-        if !dirtyDevices.isEmpty { pipeline.submit(JournalPipeline.Step(devices: takeDirtyRecords(of: nil))) }
+    /// The state of every dirty device (at a clean stop).
+    mutating func dirtyRecords() -> Effects {
+        Effects(changes: JournalChanges(devices: takeDirtyRecords(of: nil)))
     }
 
     /// The devices whose latest-sample times are due, taken out of the set in one move: new
@@ -338,15 +315,15 @@ struct GeofenceCore {
         return Array(clockOnlyDevices)
     }
 
-    /// Hands the latest-sample times of `devices` to the pipeline as records that may wait behind
-    /// alerts. Called in slices with the lock let go between them: building every record at once
-    /// held messages up for 20 ms and more with 10,000 devices.
-    mutating func flushClocks(of devices: ArraySlice<String>) {
-        submit(JournalPipeline.Step(heldDevices: devices.compactMap { engine.deviceRecord(for: $0) }))
+    /// The latest-sample times of `devices`, as records that may wait behind alerts. Asked for in
+    /// slices with the lock let go between them: building every record at once held messages up
+    /// for 20 ms and more with 10,000 devices.
+    func clockRecords(of devices: ArraySlice<String>) -> Effects {
+        Effects(changes: JournalChanges(heldDevices: devices.compactMap { engine.deviceRecord(for: $0) }))
     }
 
     /// The records of the dirty devices among `devices` (`nil`: all), copied here under the
-    /// lock; the pipeline encodes them.
+    /// lock; the writer encodes them.
     private mutating func takeDirtyRecords(of devices: [String]?) -> [DeviceRecord] {
         guard let devices else {
             defer { dirtyDevices.removeAll() }
@@ -366,17 +343,18 @@ struct GeofenceCore {
     // MARK: Payloads
 
     /// The alert's payload is encoded once: it is both the message and the journal's `alert`.
-    private func addAlert(_ transition: Transition, to outbox: inout Outbox) {
-        let payload = AlertPayload.encode(transition)
-        outbox.transitions.append(JournalTransition(transition, alertJSON: payload))
-        outbox.publish(
+    private mutating func addAlert(_ transition: Transition, to effects: inout Effects) {
+        let alert = AlertRecord(transition: transition, payload: AlertPayload.encode(transition))
+        counters.alerts += 1
+        effects.changes.alerts.append(alert)
+        effects.publish(
             layout.alert(device: transition.device, fence: transition.fenceID, event: transition.event.rawValue),
-            payload, qos: 1, retain: false)
+            alert.payload, qos: 1, retain: false)
     }
 
-    private func addState(device: String, at: Double, lat: Double, lon: Double, to outbox: inout Outbox) {
+    private func addState(device: String, at: Double, lat: Double, lon: Double, to effects: inout Effects) {
         let payload = StatePayload.encode(
             device: device, inside: engine.insideFences(of: device), at: at, lat: lat, lon: lon)
-        outbox.publish(layout.state(device: device), payload, qos: 1, retain: true)
+        effects.publish(layout.state(device: device), payload, qos: 1, retain: true)
     }
 }

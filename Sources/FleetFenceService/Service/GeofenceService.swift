@@ -1,4 +1,5 @@
 import FleetFenceCodecs
+import FleetFenceJournal
 import Foundation
 import GeofenceEngine
 import Logging
@@ -10,7 +11,7 @@ import UnixSignals
 /// `fleetfence serve`: positions in, alerts, state and the fence registry out, as the contract says.
 ///
 /// Threading: libmosquitto calls the message handler on its network thread; the handler decodes
-/// and feeds the engine there, under ``LockedCore``'s lock, with no hop to another thread. That is
+/// and feeds the engine there, under ``CoreLoop``'s lock, with no hop to another thread. That is
 /// the cheapest hand-off there is (one uncontended lock per message) and it keeps per-device order.
 public final class GeofenceService: Service, Sendable {
     public let configuration: ServiceConfiguration
@@ -40,18 +41,18 @@ public final class GeofenceService: Service, Sendable {
         let restored = try StateRestorer.restore(
             from: journal, settings: configuration.geofence, now: GeofenceService.now(), logger: logger)
         let client = try MQTTClient(options: try clientOptions(layout: layout), logger: logger)
-        let pipeline = JournalPipeline(journal: journal, client: client, layout: layout, logger: logger)
-        var core = GeofenceCore(
-            engine: restored.engine, configuration: configuration, pipeline: pipeline, client: client,
-            logger: logger)
+        // Data flows one way: message -> core -> effects -> journal -> topics.
+        let publisher = EffectPublisher(client: client, layout: layout)
+        let writer = JournalWriter<Effects>(journal: journal, logger: logger) { publisher.publish($0) }
+        var core = GeofenceCore(engine: restored.engine, layout: layout, positionFilters: configuration.positionTopics)
         core.fenceOrigins = restored.origins
         core.lastFileFences = restored.fileFences
-        let locked = LockedCore(core)
+        let loop = CoreLoop(core, writer: writer, logger: logger)
 
         client.onMessage { message in
             let arrival = GeofenceService.now()
             message.withTopicBytes { topic in
-                locked.withLock { $0.handle(topic: topic, payload: message.payload, arrival: arrival) }
+                loop.step { $0.handle(topic: topic, payload: message.payload, arrival: arrival) }
             }
         }
         let statusTopic = layout.status
@@ -64,7 +65,7 @@ public final class GeofenceService: Service, Sendable {
             // After every (re)connect: the last will may have said offline, and a broker that lost
             // its retained store must get the registry back.
             _ = client.publish(topic: statusTopic, payload: Array("online".utf8), qos: 1, retain: true)
-            locked.withLock { $0.publishRegistry() }
+            loop.step { $0.registry() }
         }
         client.subscribe(configuration.positionTopics + [layout.fenceSetFilter], qos: 1)
         try await client.connect(timeout: .seconds(10))
@@ -74,17 +75,17 @@ public final class GeofenceService: Service, Sendable {
                 "broker": "\(configuration.brokerURL)", "positions": "\(configuration.positionTopics)",
                 "prefix": "\(configuration.prefix)", "journal": "\(configuration.journalPath)",
             ])
-        await reloadFences(locked, pipeline: pipeline, read: await firstRead.value)
+        await reloadFences(loop, read: await firstRead.value)
 
         try? await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await _ in hangups {
                         self.logger.info("SIGHUP: reloading fences", metadata: ["file": "\(self.configuration.fencesFile)"])
-                        await self.reloadFences(locked, pipeline: pipeline)
+                        await self.reloadFences(loop)
                     }
                 }
-                group.addTask { try await self.periodic(locked) }
+                group.addTask { try await self.periodic(loop) }
                 try await group.next()
                 group.cancelAll()
             }
@@ -93,15 +94,15 @@ public final class GeofenceService: Service, Sendable {
         // Clean stop: state written, offline said, everything acknowledged, then goodbye.
         logger.info("stopping")
         stopping.store(true, ordering: .relaxed)
-        flushEverything(locked)
-        // From here on the pipeline writes on the caller's thread: messages that still arrive
+        flushEverything(loop)
+        // From here on the writer writes on the caller's thread: messages that still arrive
         // until the disconnect are journaled and alerted at once.
-        await pipeline.stop()
+        await writer.stop()
         _ = client.publish(topic: statusTopic, payload: Array("offline".utf8), qos: 1, retain: true)
         _ = await client.waitForPublishes(timeout: .seconds(5))
         await client.disconnect()
         // What those last messages changed without an alert.
-        flushEverything(locked)
+        flushEverything(loop)
         try journal.close()
         logger.info("stopped")
     }
@@ -117,21 +118,23 @@ public final class GeofenceService: Service, Sendable {
     /// Loads `fences.file` (or takes it as `read` already) and brings it into effect. A missing or
     /// broken file changes nothing, and says why on the fences' errors topic. "fences loaded" is
     /// said once the changes are journaled and their registry entries sent.
-    private func reloadFences(
-        _ locked: LockedCore, pipeline: JournalPipeline, read alreadyRead: Result<FenceFile.Contents, FenceFileError>? = nil
-    ) async {
+    private func reloadFences(_ loop: CoreLoop, read alreadyRead: Result<FenceFile.Contents, FenceFileError>? = nil) async {
         let path = configuration.fencesFile
         do throws(FenceFileError) {
             let clock = ContinuousClock()
             let start = clock.now
             let contents = try (alreadyRead ?? Result { () throws(FenceFileError) in try FenceFile.read(path: path) }).get()
-            let (lastApplied, settings) = locked.withLock { ($0.lastFileFences, $0.engine.settings) }
+            let (lastApplied, settings) = loop.withCore { ($0.lastFileFences, $0.engine.settings) }
             let file = FenceFile.prepare(contents, settings: settings, applied: lastApplied)
             let read = clock.now
-            locked.withLock { $0.applyFenceFile(file, now: GeofenceService.now()) }
+            let now = GeofenceService.now()
+            loop.step { core in
+                core.applyFenceFile(file, now: now) { loop.carryOut($0) }
+                return Effects()
+            }
             let applied = clock.now
-            await pipeline.waitUntilDelivered()
-            let count = locked.withLock { $0.engine.fenceCount }
+            await loop.writer.waitUntilDelivered()
+            let count = loop.withCore { $0.engine.fenceCount }
             logger.info(
                 "fences loaded",
                 metadata: [
@@ -139,8 +142,7 @@ public final class GeofenceService: Service, Sendable {
                     "apply_s": "\(Self.seconds(applied - read))", "journal_s": "\(Self.seconds(clock.now - applied))",
                 ])
         } catch {
-            logger.error("fences not loaded; keeping the fences held", metadata: ["error": "\(error)"])
-            locked.withLock { $0.rejectFenceFile(error) }
+            loop.step { $0.rejectFenceFile(error) }
         }
     }
 
@@ -154,22 +156,22 @@ public final class GeofenceService: Service, Sendable {
     private static let clockFlushInterval: Duration = .seconds(5)
     private static let clockSlice = 500
 
-    private func flushClocks(_ locked: LockedCore) {
-        let due = locked.withLock { $0.takeClockOnlyDevices() }
+    private func flushClocks(_ loop: CoreLoop) {
+        let due = loop.withCore { $0.takeClockOnlyDevices() }
         for start in stride(from: 0, to: due.count, by: Self.clockSlice) {
-            locked.withLock { $0.flushClocks(of: due[start..<min(due.count, start + Self.clockSlice)]) }
+            loop.step { $0.clockRecords(of: due[start..<min(due.count, start + Self.clockSlice)]) }
         }
     }
 
     /// Every dirty device's state and every latest-sample time (at a clean stop).
-    private func flushEverything(_ locked: LockedCore) {
-        locked.withLock { $0.flush() }
-        flushClocks(locked)
+    private func flushEverything(_ loop: CoreLoop) {
+        loop.step { $0.dirtyRecords() }
+        flushClocks(loop)
     }
 
     /// Silence checks and dirty device state every tick, latest-sample times
     /// every few seconds, a stats line every interval.
-    private func periodic(_ locked: LockedCore) async throws {
+    private func periodic(_ loop: CoreLoop) async throws {
         let clock = ContinuousClock()
         var nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)
         var nextClockFlush = clock.now + Self.clockFlushInterval
@@ -178,17 +180,17 @@ public final class GeofenceService: Service, Sendable {
         while true {
             try await Task.sleep(for: tickInterval)
             let now = GeofenceService.now()
-            locked.withLock { $0.tick(now: now) }
+            loop.step { $0.tick(now: now) }
             if clock.now >= nextClockFlush {
                 nextClockFlush = clock.now + Self.clockFlushInterval
-                flushClocks(locked)
+                flushClocks(loop)
             }
             if clock.now >= nextStats {
                 nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)
                 let elapsed = clock.now - lastStatsTime
                 lastStatsTime = clock.now
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-                let line = locked.withLock { core -> String in
+                let line = loop.withCore { core -> String in
                     let counters = core.counters
                     let rate = Double(counters.positions - lastPositions) / max(seconds, 1e-9)
                     lastPositions = counters.positions

@@ -1,4 +1,5 @@
 import FleetFenceCodecs
+import FleetFenceJournal
 import Foundation
 import GeofenceEngine
 import Logging

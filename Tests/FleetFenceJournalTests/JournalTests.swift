@@ -3,7 +3,7 @@ import Foundation
 import GeofenceEngine
 import Testing
 
-@testable import FleetFenceService
+@testable import FleetFenceJournal
 
 /// A scratch directory for journal files, removed with the value.
 private final class JournalDirectory {
@@ -27,6 +27,31 @@ private func transition(
         device: device, fence: fence, event: event, at: at, confirmedAt: at + 20, lat: 49.29, lon: 8.64, seq: seq,
         reason: reason, durationSeconds: event == "exit" ? 60 : nil, dwellSeconds: event == "dwell" ? 30 : nil,
         alertJSON: Array(alert.utf8))
+}
+
+extension JournalTransition {
+    /// The alert this row was written from (these rows name no fence name or radius).
+    var alert: AlertRecord {
+        AlertRecord(
+            transition: Transition(
+                event: AlertEvent(rawValue: event)!, device: device, fenceID: fence, fenceName: nil, at: at,
+                confirmedAt: confirmedAt, lat: lat, lon: lon, radiusMeters: nil, seq: UInt64(seq),
+                dwellSeconds: dwellSeconds, durationSeconds: durationSeconds, reason: reason),
+            payload: alertJSON)
+    }
+}
+
+extension Journal {
+    /// Writes rows given as they read back, so that each test compares what it wrote with what it reads.
+    func write(
+        transitions: [JournalTransition], devices: [JournalDeviceRow], removedDevices: [String] = [],
+        fences: [JournalFenceRow] = [], removedFences: [String] = [], fileFences: [String: [UInt8]] = [:],
+        removedFileFences: [String] = []
+    ) throws {
+        try write(
+            alerts: transitions.map(\.alert), devices: devices, removedDevices: removedDevices, fences: fences,
+            removedFences: removedFences, fileFences: fileFences, removedFileFences: removedFileFences)
+    }
 }
 
 @Suite("Journal")

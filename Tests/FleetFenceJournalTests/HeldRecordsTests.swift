@@ -1,7 +1,7 @@
 import GeofenceEngine
 import Testing
 
-@testable import FleetFenceService
+@testable import FleetFenceJournal
 
 @Suite("Held device records")
 struct HeldRecordsTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FleetFenceService
+@testable import FleetFenceJournal
 
 @Suite("SQLite connection")
 struct SQLiteConnectionTests {

@@ -4,10 +4,10 @@ import GeofenceEngine
 /// `fences.record`: `{"definition":<the plain definition>,"generation":N}`. The definition is the
 /// contract's own format (`FenceDefinitionEncoding`); the generation tells a restored device which
 /// fences are new to it (rule 3).
-enum JournalFenceRecord {
+public enum JournalFenceRecord {
     /// `definition` is already encoded: a file of 100,000 fences encodes each one once, for both
     /// this row and the record of the file.
-    static func encode(definition: [UInt8], generation: UInt32) -> [UInt8] {
+    public static func encode(definition: [UInt8], generation: UInt32) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(definition.count + 40)
         bytes += #"{"definition":"#.utf8
@@ -18,7 +18,7 @@ enum JournalFenceRecord {
         return bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws -> FenceRecord {
+    public static func decode(_ bytes: [UInt8]) throws -> FenceRecord {
         let value: JSONValue
         switch JSONParser.parse(bytes) {
         case let .success(parsed): value = parsed

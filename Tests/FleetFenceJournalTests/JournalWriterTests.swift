@@ -1,17 +1,26 @@
-import FleetFenceTesting
 import Foundation
 import GeofenceEngine
 import Logging
-import MQTT
 import Synchronization
 import Testing
 
-@testable import FleetFenceService
+@testable import FleetFenceJournal
 
-@Suite("Journal pipeline", .serialized)
-struct JournalPipelineTests {
-    let layout = TopicLayout(prefix: "t")
+/// A step as the writer sees it: what to journal, and a name to recognise it by when delivered.
+struct TestStep: JournalStep {
+    var changes: JournalChanges
+    var heldDevices: [DeviceRecord] {
+        get { changes.heldDevices }
+        set { changes.heldDevices = newValue }
+    }
 
+    init(alerts: [AlertRecord] = [], devices: [DeviceRecord] = [], heldDevices: [DeviceRecord] = []) {
+        changes = JournalChanges(alerts: alerts, devices: devices, heldDevices: heldDevices)
+    }
+}
+
+@Suite("Journal writer", .serialized)
+struct JournalWriterTests {
     /// An alert and the device record that goes with it, from a real engine.
     func alertAndRecords() throws -> (alert: Transition, older: DeviceRecord, newer: DeviceRecord) {
         var engine = GeofenceEngine(settings: GeofenceSettings(debounceSeconds: 0))
@@ -24,11 +33,8 @@ struct JournalPipelineTests {
         return (try #require(transitions.first), older, newer)
     }
 
-    func step(_ alert: Transition, record: DeviceRecord) -> JournalPipeline.Step {
-        let payload = Array("alert".utf8)
-        return JournalPipeline.Step(
-            transitions: [JournalTransition(alert, alertJSON: payload)], devices: [record],
-            messages: [Outbox.Message(topic: "t/alert", payload: payload, qos: 1, retain: false)])
+    func step(_ alert: Transition, record: DeviceRecord) -> TestStep {
+        TestStep(alerts: [AlertRecord(transition: alert, payload: Array("alert".utf8))], devices: [record])
     }
 
     func storedTimestamp(_ journal: Journal) throws -> Double? {
@@ -38,7 +44,7 @@ struct JournalPipelineTests {
 
     /// A tick's step: an alert with its device's record, and the records of `count` other
     /// devices that may wait.
-    func tickStep(_ alert: Transition, record: DeviceRecord, holding count: Int) throws -> JournalPipeline.Step {
+    func tickStep(_ alert: Transition, record: DeviceRecord, holding count: Int) throws -> TestStep {
         var engine = GeofenceEngine(settings: GeofenceSettings(debounceSeconds: 0))
         var transitions: [Transition] = []
         var held: [DeviceRecord] = []
@@ -54,7 +60,7 @@ struct JournalPipelineTests {
 
     /// The device rows in the journal after each of the writer's transactions, once `step` and
     /// the records it holds are written (`deliveries` transactions).
-    func rowsAfterEachDelivery(of step: JournalPipeline.Step, deliveries: Int) async throws -> [Int] {
+    func rowsAfterEachDelivery(of step: TestStep, deliveries: Int) async throws -> [Int] {
         let rows = Mutex<[Int]>([])
         let journalBox = Mutex<Journal?>(nil)
         let watch: @Sendable (Bool) -> Void = { _ in
@@ -62,9 +68,9 @@ struct JournalPipelineTests {
             let count = (try? journalBox.withLock { try $0?.loadDevices().count }) ?? nil
             rows.withLock { $0.append(count ?? -1) }
         }
-        try await withPipeline(checkpointIfDue: watch) { run in
+        try await withWriter(checkpointIfDue: watch) { run in
             journalBox.withLock { $0 = run.journal }
-            run.pipeline.submit(step)
+            run.writer.submit(step)
             let deadline = ContinuousClock.now + .seconds(10)
             while rows.withLock({ $0.count < deliveries }), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
@@ -98,7 +104,7 @@ struct JournalPipelineTests {
     @Test func everyHeldRecordIsWrittenWhileDevicesKeepChanging() async throws {
         let (alert, _, newer) = try alertAndRecords()
         let again = try tickStep(alert, record: newer, holding: 1_000).heldDevices
-        let pipelineBox = Mutex<JournalPipeline?>(nil)
+        let writerBox = Mutex<JournalWriter<TestStep>?>(nil)
         let journalBox = Mutex<Journal?>(nil)
         let rowsAfterTwentyDeliveries = Mutex<Int?>(nil)
         let deliveries = Atomic<Int>(0)
@@ -106,23 +112,23 @@ struct JournalPipelineTests {
             // On the writer thread, between its transactions.
             let delivered = deliveries.add(1, ordering: .relaxed).newValue
             if delivered < 20 {
-                pipelineBox.withLock { $0?.submit(JournalPipeline.Step(heldDevices: again)) }
+                writerBox.withLock { $0?.submit(TestStep(heldDevices: again)) }
             } else if delivered == 20 {
                 let rows = (try? journalBox.withLock { try $0?.loadDevices().count }) ?? nil
                 rowsAfterTwentyDeliveries.withLock { $0 = rows }
             }
         }
-        try await withPipeline(checkpointIfDue: watch) { run in
-            pipelineBox.withLock { $0 = run.pipeline }
+        try await withWriter(checkpointIfDue: watch) { run in
+            writerBox.withLock { $0 = run.writer }
             journalBox.withLock { $0 = run.journal }
-            run.pipeline.submit(JournalPipeline.Step(heldDevices: again))
+            run.writer.submit(TestStep(heldDevices: again))
             let deadline = ContinuousClock.now + .seconds(10)
             while rowsAfterTwentyDeliveries.withLock({ $0 == nil }), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
             // Ten chunks of 250 by then: each of the 1,000 devices written at least twice over.
             #expect(rowsAfterTwentyDeliveries.withLock { $0 } == 1_000)
-            pipelineBox.withLock { $0 = nil }
+            writerBox.withLock { $0 = nil }
         }
     }
 
@@ -130,11 +136,11 @@ struct JournalPipelineTests {
     /// after the stop is written on the caller's thread and must not be overtaken by them.
     @Test func aStopWritesWhatIsHeldBeforeItFinishes() async throws {
         let (alert, older, newer) = try alertAndRecords()
-        try await withPipeline { run throws in
+        try await withWriter { run throws in
             let held = try tickStep(alert, record: newer, holding: 5_000).heldDevices + [older]
-            run.pipeline.submit(JournalPipeline.Step(heldDevices: held))
-            await run.pipeline.stop()
-            run.pipeline.submit(JournalPipeline.Step(devices: [newer]))
+            run.writer.submit(TestStep(heldDevices: held))
+            await run.writer.stop()
+            run.writer.submit(TestStep(devices: [newer]))
             try await Task.sleep(for: .milliseconds(500))
             #expect(try run.journal.loadDevices().count == 5_001)
             #expect(try storedTimestamp(run.journal) == 101)
@@ -145,32 +151,32 @@ struct JournalPipelineTests {
     /// not a newer held record of the same device (a latest-sample time after a tick's record).
     @Test func aHeldRecordNeverOvertakesANewerOne() async throws {
         let (alert, older, newer) = try alertAndRecords()
-        try await withPipeline { run throws in
+        try await withWriter { run throws in
             try await whileTheWriterWaits(run, blocker: step(alert, record: older)) {
-                run.pipeline.submit(JournalPipeline.Step(heldDevices: [older]))
-                run.pipeline.submit(step(alert, record: newer))
+                run.writer.submit(TestStep(heldDevices: [older]))
+                run.writer.submit(step(alert, record: newer))
             }
-            await run.pipeline.stop()
+            await run.writer.stop()
             #expect(try storedTimestamp(run.journal) == 101)
         }
-        try await withPipeline { run throws in
+        try await withWriter { run throws in
             try await whileTheWriterWaits(run, blocker: step(alert, record: older)) {
-                run.pipeline.submit(JournalPipeline.Step(heldDevices: [older]))
-                run.pipeline.submit(JournalPipeline.Step(heldDevices: [newer]))
+                run.writer.submit(TestStep(heldDevices: [older]))
+                run.writer.submit(TestStep(heldDevices: [newer]))
             }
-            await run.pipeline.stop()
+            await run.writer.stop()
             #expect(try storedTimestamp(run.journal) == 101)
         }
     }
 
     /// Runs `body` while the writer waits for another connection's write lock with `blocker`
     /// taken: what `body` submits is queued, and taken by the writer in one go afterwards.
-    func whileTheWriterWaits(_ run: Run, blocker: JournalPipeline.Step, _ body: () throws -> Void) async throws {
+    func whileTheWriterWaits(_ run: Run, blocker: TestStep, _ body: () throws -> Void) async throws {
         let other = try SQLiteConnection.open(path: run.journal.path)
         try other.run("BEGIN IMMEDIATE")
-        run.pipeline.submit(blocker)
+        run.writer.submit(blocker)
         let deadline = ContinuousClock.now + .seconds(3)
-        while run.pipeline.queuedSteps > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        while run.writer.queuedSteps > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         try body()
         try other.run("COMMIT")
         try other.close()
@@ -180,9 +186,9 @@ struct JournalPipelineTests {
     /// longer does it inside a commit.
     @Test func theWriterCheckpointsWhenIdle() async throws {
         let (alert, _, newer) = try alertAndRecords()
-        try await withPipeline(checkpointFrames: 1) { run in
-            run.pipeline.submit(step(alert, record: newer))
-            await run.pipeline.waitUntilDelivered()
+        try await withWriter(checkpointFrames: 1) { run in
+            run.writer.submit(step(alert, record: newer))
+            await run.writer.waitUntilDelivered()
             let deadline = ContinuousClock.now + .seconds(5)
             while run.journal.db.walFrames > 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
@@ -202,17 +208,17 @@ struct JournalPipelineTests {
             if calls.withLock({ $0.isEmpty }) { Thread.sleep(forTimeInterval: 3) }
             calls.withLock { $0.append(idle) }
         }
-        try await withPipeline(checkpointIfDue: watch) { run in
+        try await withWriter(checkpointIfDue: watch) { run in
             let submitted = ContinuousClock.now
-            run.pipeline.submit(step(alert, record: newer))
-            #expect(await run.collector.messages(matching: "t/alert", count: 1).count == 1)
-            #expect(ContinuousClock.now - submitted < .milliseconds(2_500), "published before the checkpoint")
+            run.writer.submit(step(alert, record: newer))
+            #expect(await run.deliveries(atLeast: 1) == 1)
+            #expect(ContinuousClock.now - submitted < .milliseconds(2_500), "delivered before the checkpoint")
             while calls.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
 
             try await whileTheWriterWaits(run, blocker: step(alert, record: newer)) {
-                run.pipeline.submit(step(alert, record: newer))
+                run.writer.submit(step(alert, record: newer))
             }
-            await run.pipeline.waitUntilDelivered()
+            await run.writer.waitUntilDelivered()
             try await Task.sleep(for: .milliseconds(100))
             #expect(calls.withLock { $0 } == [true, false, true])
         }
@@ -222,45 +228,69 @@ struct JournalPipelineTests {
     /// network thread still delivers during a clean stop is not left in a queue nobody reads.
     @Test func afterStopAStepIsJournaledAndPublishedAtOnce() async throws {
         let (alert, _, newer) = try alertAndRecords()
-        try await withPipeline { run throws in
-            await run.pipeline.stop()
+        try await withWriter { run throws in
+            await run.writer.stop()
             var late = step(alert, record: newer)
             late.heldDevices = try tickStep(alert, record: newer, holding: 3).heldDevices
-            run.pipeline.submit(late)
+            run.writer.submit(late)
             // Journaled before submit returned, held records too: no writer thread is left.
             #expect(try run.journal.history(device: "d", fence: nil, from: nil, to: nil, limit: 10).map(\.event) == ["enter"])
             #expect(try storedTimestamp(run.journal) == 101)
             #expect(try run.journal.loadDevices().count == 4)
-            #expect(await run.collector.messages(matching: "t/alert", count: 1).count == 1)
+            #expect(await run.deliveries(atLeast: 1) == 1)
         }
     }
 
     struct Run {
-        let pipeline: JournalPipeline
+        let writer: JournalWriter<TestStep>
         let journal: Journal
-        /// Everything published under `t/`.
-        let collector: MessageCollector
+        /// Each delivered step, with the alert rows the journal held when it was delivered.
+        let delivered: Delivered
+
+        /// How many steps have been delivered, once at least `count` have (or 10 s passed).
+        func deliveries(atLeast count: Int) async -> Int {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while delivered.steps.withLock({ $0.count }) < count, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            return delivered.steps.withLock { $0.count }
+        }
     }
 
-    /// A pipeline on a new journal and a real broker; stopped, disconnected and closed after `body`.
-    func withPipeline(
+    final class Delivered: Sendable {
+        let steps = Mutex<[(step: TestStep, journaledAlerts: Int)]>([])
+    }
+
+    /// A writer on a new journal whose deliveries are recorded; stopped and closed after `body`.
+    func withWriter(
         checkpointFrames: Int = 1_000, checkpointIfDue: (@Sendable (Bool) -> Void)? = nil,
         _ body: (Run) async throws -> Void
     ) async throws {
-        try await withLocalBroker { broker in
-            try await withTemporaryDirectory { directory in
-                let journal = try Journal(path: directory + "/j.db", checkpointFrames: checkpointFrames)
-                let collector = try await MessageCollector.start(options: broker.clientOptions(), filters: ["t/#"])
-                let client = try await broker.connectedClient()
-                let pipeline = JournalPipeline(
-                    journal: journal, client: client, layout: layout, logger: Logger(label: "test"),
-                    checkpointIfDue: checkpointIfDue)
-                try await body(Run(pipeline: pipeline, journal: journal, collector: collector))
-                await pipeline.stop()
-                await collector.stop()
-                await client.disconnect()
-                try journal.close()
-            }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-writer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let journal = try Journal(path: directory.appendingPathComponent("j.db").path, checkpointFrames: checkpointFrames)
+        let delivered = Delivered()
+        let writer = JournalWriter<TestStep>(journal: journal, logger: Logger(label: "test"), checkpointIfDue: checkpointIfDue) {
+            steps in
+            // What a delivery sees in the journal: every alert of the steps must be there already.
+            let rows = (try? journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 1_000_000).count) ?? -1
+            delivered.steps.withLock { $0 += steps.map { ($0, rows) } }
+        }
+        try await body(Run(writer: writer, journal: journal, delivered: delivered))
+        await writer.stop()
+        try journal.close()
+    }
+
+    /// Nothing is delivered before its transaction has committed: each delivery finds its alerts
+    /// (and every earlier one) in the journal.
+    @Test func aStepIsDeliveredOnlyOnceItsAlertsAreJournaled() async throws {
+        let (alert, _, newer) = try alertAndRecords()
+        try await withWriter { run in
+            for _ in 0..<50 { run.writer.submit(step(alert, record: newer)) }
+            #expect(await run.deliveries(atLeast: 50) == 50)
+            let seen = run.delivered.steps.withLock { $0.map(\.journaledAlerts) }
+            for (index, rows) in seen.enumerated() { #expect(rows >= index + 1) }
         }
     }
 }

@@ -5,8 +5,8 @@ import GeofenceEngine
 /// conformance (absent optionals left out, numbers exact), written and read directly. The
 /// service journals the record of every device that moved, where Foundation's `JSONEncoder`
 /// spent a tenth of its CPU; and `JSONDecoder` took over 10 s to restore a million devices.
-enum DeviceRecordEncoding {
-    static func encode(_ record: DeviceRecord) -> [UInt8] {
+public enum DeviceRecordEncoding {
+    public static func encode(_ record: DeviceRecord) -> [UInt8] {
         var json = JSONWriter(capacity: 160 + 160 * record.regions.count)
         json.beginObject()
         json.key("device")
@@ -58,7 +58,7 @@ enum DeviceRecordEncoding {
     }
 
     /// Reads what `encode` (or `JSONEncoder`) wrote. Keys it does not know are ignored.
-    static func decode(_ bytes: [UInt8]) throws(UnreadableRecord) -> DeviceRecord {
+    public static func decode(_ bytes: [UInt8]) throws(UnreadableRecord) -> DeviceRecord {
         let object: JSONObject
         switch JSONParser.parse(bytes) {
         case let .success(.object(parsed)): object = parsed

@@ -2,7 +2,7 @@ import Foundation
 import GeofenceEngine
 import Testing
 
-@testable import FleetFenceService
+@testable import FleetFenceJournal
 
 @Suite("Device record encoding")
 struct DeviceRecordEncodingTests {

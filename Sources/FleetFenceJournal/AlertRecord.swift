@@ -1,0 +1,37 @@
+import GeofenceEngine
+
+/// An alert on its way out: the engine's transition and the payload encoded once from it. The
+/// journal's row is made from it and the payload published is its bytes, so what the journal
+/// holds is exactly what subscribers received.
+public struct AlertRecord: Sendable, Equatable {
+    public var transition: Transition
+    /// The alert as published (README, "Topics and payloads").
+    public var payload: [UInt8]
+
+    public init(transition: Transition, payload: [UInt8]) {
+        self.transition = transition
+        self.payload = payload
+    }
+}
+
+extension AlertRecord {
+    /// In the column order of ``JournalSQL/transitionColumns``.
+    var binds: [SQLiteData] {
+        [
+            .text(transition.device), .text(transition.fenceID), .text(transition.event.rawValue), .float(transition.at),
+            .float(transition.confirmedAt), .float(transition.lat), .float(transition.lon), .integer(Int64(transition.seq)),
+            transition.reason.map { .text($0) } ?? .null,
+            transition.durationSeconds.map { .float($0) } ?? .null, transition.dwellSeconds.map { .float($0) } ?? .null,
+            Self.payloadData(payload),
+        ]
+    }
+
+    /// Text when it round-trips exactly (valid UTF-8 without NUL), so JSON functions work on it; otherwise
+    /// a blob, so the published bytes are still kept as they were.
+    static func payloadData(_ bytes: [UInt8]) -> SQLiteData {
+        if !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) {
+            return .text(text)
+        }
+        return .blob(bytes)
+    }
+}

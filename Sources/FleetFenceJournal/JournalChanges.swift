@@ -1,0 +1,43 @@
+import GeofenceEngine
+
+/// What one step of the service must make durable before anything it says is published: one
+/// transaction's worth, merged with the steps queued beside it (README, "Journal").
+public struct JournalChanges: Sendable {
+    public var alerts: [AlertRecord] = []
+    /// Device state written with these alerts.
+    public var devices: [DeviceRecord] = []
+    /// Device state that may wait behind later alerts (a tick's changed devices without an alert
+    /// of their own, latest-sample times): the writer holds them and writes a chunk at a time
+    /// between deliveries, oldest first (``HeldRecords``). A later record of the same device
+    /// replaces a held one.
+    public var heldDevices: [DeviceRecord] = []
+    public var fences: [JournalFenceRow] = []
+    public var removedFences: [String] = []
+    /// The record of the fences file as last applied: id to encoded definition.
+    public var fileFences: [String: [UInt8]] = [:]
+    public var removedFileFences: [String] = []
+
+    public init(
+        alerts: [AlertRecord] = [], devices: [DeviceRecord] = [], heldDevices: [DeviceRecord] = [],
+        fences: [JournalFenceRow] = [], removedFences: [String] = [], fileFences: [String: [UInt8]] = [:],
+        removedFileFences: [String] = []
+    ) {
+        self.alerts = alerts
+        self.devices = devices
+        self.heldDevices = heldDevices
+        self.fences = fences
+        self.removedFences = removedFences
+        self.fileFences = fileFences
+        self.removedFileFences = removedFileFences
+    }
+
+    public var isEmpty: Bool {
+        alerts.isEmpty && devices.isEmpty && heldDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
+            && fileFences.isEmpty && removedFileFences.isEmpty
+    }
+}
+
+/// A step the writer journals, then hands back to be acted on (published, shown).
+public protocol JournalStep: Sendable {
+    var changes: JournalChanges { get }
+}

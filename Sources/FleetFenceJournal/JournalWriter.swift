@@ -1,0 +1,191 @@
+import Dispatch
+import Foundation
+import GeofenceEngine
+import Logging
+import Synchronization
+
+/// Journals each step before it is acted on, without making the caller wait for SQLite.
+///
+/// The service's core hands each step here under its lock, so steps arrive in the engine's order.
+/// One writer thread takes everything that has queued up, writes it in one transaction, and only
+/// then hands the steps, in order, to `deliver` (which publishes them). Idle, an alert goes out
+/// one write after it was made; under load one transaction carries hundreds of steps (group
+/// commit), which is what lets the service keep up with the broker: one transaction per alert
+/// capped it at ~15,000 positions/s. Device state is encoded on this thread too.
+///
+/// Device records that may wait (``JournalChanges/heldDevices``) are held by the writer and
+/// written a chunk at a time between deliveries: a tick under load carries hundreds of them,
+/// and written in one transaction they held the next alerts up for 10-50 ms.
+public final class JournalWriter<Step: JournalStep>: Sendable {
+    private struct Queue {
+        var steps: [Step] = []
+        /// The writer holds steps it has taken but not yet delivered.
+        var writing = false
+        var stopping = false
+        var finished = false
+    }
+
+    /// Held records written per delivery: small enough that an alert waits a few milliseconds at
+    /// most behind a chunk. Past `heldLimit` (a flood of first sightings, the latest-sample times
+    /// of a million devices) the excess goes in one transaction, so that the writer keeps up and
+    /// never holds more than that after a delivery.
+    private static var heldChunk: Int { 250 }
+    private static var heldLimit: Int { 10_000 }
+    private let journal: Journal
+    private let logger: Logger
+    private let deliver: @Sendable ([Step]) -> Void
+    /// `journal.checkpointIfDue(idle:)`, called after each delivery; a test may watch it.
+    private let checkpointIfDue: @Sendable (_ idle: Bool) -> Void
+    private let queue = Mutex(Queue())
+    private let wake = DispatchSemaphore(value: 0)
+
+    /// `deliver` receives each batch of steps once it is committed, on the writer's thread (or,
+    /// after `stop`, on the submitting thread).
+    public init(
+        journal: Journal, logger: Logger, checkpointIfDue: (@Sendable (_ idle: Bool) -> Void)? = nil,
+        deliver: @escaping @Sendable ([Step]) -> Void
+    ) {
+        self.journal = journal
+        self.logger = logger
+        self.deliver = deliver
+        self.checkpointIfDue = checkpointIfDue ?? { idle in journal.checkpointIfDue(idle: idle) }
+        Thread.detachNewThread { [self] in
+            // Named from the thread itself, where Linux applies it: `top -H` and profilers show it.
+            Thread.current.name = "journal-writer"
+            run()
+        }
+    }
+
+    /// Queues `step`. Once stopped, writes and delivers it on the caller's thread instead: the
+    /// network thread still delivers (already acknowledged) messages until the client disconnects,
+    /// and what they change must not wait in a queue nobody reads.
+    public func submit(_ step: Step) {
+        let wasIdle: Bool? = queue.withLock { queue in
+            if queue.finished { return nil }
+            queue.steps.append(step)
+            return queue.steps.count == 1 && !queue.writing
+        }
+        guard let wasIdle else {
+            commit([step], alsoWriting: step.changes.heldDevices)
+            return
+        }
+        if wasIdle { wake.signal() }
+    }
+
+    /// Steps submitted that the writer has not taken yet.
+    public var queuedSteps: Int { queue.withLock { $0.steps.count } }
+
+    /// Returns once every step submitted so far is journaled and delivered (held records aside:
+    /// under load there may always be some).
+    public func waitUntilDelivered() async {
+        while queue.withLock({ !$0.steps.isEmpty || $0.writing }) {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    /// Writes and delivers what is queued, held records too, then ends the writer thread.
+    /// Returns once it has.
+    public func stop(timeout: Duration = .seconds(10)) async {
+        queue.withLock { $0.stopping = true }
+        wake.signal()
+        let deadline = ContinuousClock.now + timeout
+        while !queue.withLock({ $0.finished }), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    private func run() {
+        // Only this thread touches them: the submitting thread's side stays an append.
+        var held = HeldRecords()
+        while true {
+            let (steps, stopping) = queue.withLock { queue in
+                let steps = queue.steps
+                queue.steps.removeAll(keepingCapacity: true)
+                queue.writing = !steps.isEmpty
+                // Finished in the same hold of the lock that found nothing left: a step submitted
+                // after it is delivered by `submit` itself, one submitted before it is in `steps`.
+                // Nothing may be held then, or an older held record could follow the newer one
+                // such a step writes.
+                if steps.isEmpty, held.isEmpty, queue.stopping { queue.finished = true }
+                return (steps, queue.stopping)
+            }
+            if !steps.isEmpty {
+                for step in steps {
+                    // A step's own records are newer than any held one of the same device.
+                    for record in step.changes.devices { held.drop(record.device) }
+                    for record in step.changes.heldDevices { held.hold(record) }
+                }
+                commit(steps)
+                finishDelivery(stillHolding: !held.isEmpty)
+            }
+            if !held.isEmpty {
+                // Stopping, all at once: a million small transactions would outlast the stop.
+                let size = stopping ? held.count : max(Self.heldChunk, held.count - Self.heldLimit)
+                commit([], alsoWriting: held.take(size))
+                finishDelivery(stillHolding: !held.isEmpty)
+                continue
+            }
+            if steps.isEmpty {
+                if stopping { return }
+                wake.wait()
+            }
+        }
+    }
+
+    /// The steps taken are delivered; then the WAL is checkpointed if due, after publishing: its
+    /// fsyncs delay only what comes meanwhile, never what was just written. Idle, with nothing
+    /// queued or held, most often nothing. (After stop, closing the journal checkpoints.)
+    private func finishDelivery(stillHolding: Bool) {
+        let idle = queue.withLock { queue in
+            queue.writing = false
+            return queue.steps.isEmpty && !stillHolding
+        }
+        checkpointIfDue(idle)
+    }
+
+    /// One transaction for `steps` (and `records`, device state without a step of its own), then
+    /// the steps are delivered. A failed write is logged and the steps still go out: an operator
+    /// would rather see a late duplicate after a restart than lose the alert now.
+    private func commit(_ steps: [Step], alsoWriting records: [DeviceRecord] = []) {
+        do {
+            try write(steps.map(\.changes), records: records)
+        } catch {
+            logger.error("journal write failed", metadata: ["error": "\(error)"])
+        }
+        if !steps.isEmpty { deliver(steps) }
+    }
+
+    private func write(_ changes: [JournalChanges], records: [DeviceRecord]) throws {
+        var alerts: [AlertRecord] = []
+        var latest: [String: DeviceRecord] = [:]
+        var fences: [String: JournalFenceRow] = [:]
+        var removedFences: [String] = []
+        var fileFences: [String: [UInt8]] = [:]
+        var removedFileFences: [String] = []
+        // A fences file arrives in steps of thousands: grown one at a time, these tables rehash.
+        latest.reserveCapacity(changes.reduce(records.count) { $0 + $1.devices.count })
+        fences.reserveCapacity(changes.reduce(0) { $0 + $1.fences.count })
+        fileFences.reserveCapacity(changes.reduce(0) { $0 + $1.fileFences.count })
+        // Held records are the oldest: any step's record of the same device replaces them.
+        for record in records { latest[record.device] = record }
+        for change in changes {
+            alerts += change.alerts
+            for record in change.devices { latest[record.device] = record }
+            // In order: a fence set again after a removal in the same batch is set.
+            for id in change.removedFences {
+                fences[id] = nil
+                removedFences.append(id)
+            }
+            for row in change.fences { fences[row.id] = row }
+            for id in change.removedFileFences {
+                fileFences[id] = nil
+                removedFileFences.append(id)
+            }
+            fileFences.merge(change.fileFences) { _, newer in newer }
+        }
+        let rows = latest.values.map { JournalDeviceRow(device: $0.device, state: DeviceRecordEncoding.encode($0)) }
+        try journal.write(
+            alerts: alerts, devices: rows, fences: fences.values.sorted { $0.id < $1.id },
+            removedFences: removedFences, fileFences: fileFences, removedFileFences: removedFileFences)
+    }
+}

@@ -1,0 +1,42 @@
+import FleetFenceJournal
+import GeofenceEngine
+import Logging
+
+/// What the core decided one message or tick should do, as a value: what to journal, then what
+/// to publish, in order. The core returns it and acts on nothing; ``CoreLoop`` hands it to the
+/// journal's writer, which commits ``changes`` and then gives the step to the publisher.
+struct Effects: JournalStep {
+    struct Message: Sendable, Equatable {
+        var topic: String
+        var payload: [UInt8]
+        var qos: Int32
+        var retain: Bool
+    }
+
+    /// A log line the core asks for; the edge that runs the core writes it.
+    struct LogLine: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata = [:]
+    }
+
+    var changes = JournalChanges()
+    /// Published in this order once ``changes`` is committed.
+    var messages: [Message] = []
+    /// Fences whose retained registry entries follow the messages. Topics and payloads are made
+    /// on the writer's thread: for 100,000 fences a third of a second kept out of the core's lock.
+    var registry: [Fence] = []
+    /// Written by the edge at once: a log line waits for no journal.
+    var logs: [LogLine] = []
+
+    /// Nothing to journal or publish (log lines aside).
+    var isEmpty: Bool { changes.isEmpty && messages.isEmpty && registry.isEmpty }
+
+    mutating func publish(_ topic: String, _ payload: [UInt8], qos: Int32, retain: Bool) {
+        messages.append(Message(topic: topic, payload: payload, qos: qos, retain: retain))
+    }
+
+    mutating func log(_ level: Logger.Level, _ message: String, _ metadata: Logger.Metadata = [:]) {
+        logs.append(LogLine(level: level, message: message, metadata: metadata))
+    }
+}
