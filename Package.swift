@@ -118,8 +118,16 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Test support: a real mosquitto in one line.
-        .target(name: "FleetFenceTesting", dependencies: ["LocalBroker", "MQTT"], swiftSettings: strict),
+        // Test support: a real mosquitto in one line, and the service in-process or as a process.
+        .target(
+            name: "FleetFenceTesting",
+            dependencies: [
+                "LocalBroker", "MQTT", "FleetFenceService",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
 
         .testTarget(name: "GeofenceEngineTests", dependencies: ["GeofenceEngine"], swiftSettings: strict),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "FleetFenceTesting"], swiftSettings: strict),

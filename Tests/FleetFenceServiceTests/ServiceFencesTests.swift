@@ -199,7 +199,7 @@ struct ServiceFencesTests {
         let goneCentre = Geo.north(10_000)
         let alsoGoneCentre = Geo.north(20_000)
         let freshCentre = Geo.north(15_000)
-        var options = HarnessOptions()
+        var options = HarnessOptions.asProcess  // the real SIGHUP, once
         options.fences = Fences.collection([
             Fences.circle("depot", radius: 200, name: "Depot"),
             Fences.circle("gone", lat: goneCentre.lat, radius: 200, name: "Gone"),

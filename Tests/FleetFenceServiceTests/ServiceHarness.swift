@@ -1,9 +1,12 @@
+import FleetFenceService
 import FleetFenceTesting
 import Foundation
+import GeofenceEngine
 import Testing
 
-// End-to-end support: a private mosquitto, the real `fleetfence serve` as a child process, a
-// collector subscribed to everything the service writes, and a publisher for positions.
+// End-to-end support: a private mosquitto, the service (in-process, or the real `fleetfence
+// serve` as a child process where only a process shows it), a collector subscribed to
+// everything the service writes, and a publisher for positions.
 
 // MARK: Geometry and times
 
@@ -158,8 +161,61 @@ struct HarnessOptions {
     /// Broker persistence (for restarting the broker), in the test's directory.
     var brokerPersistence = false
     /// A journal path relative to the service's working directory (the test's directory);
-    /// `nil`: an absolute path in it.
+    /// `nil`: an absolute path in it. Only a process has a working directory of its own.
     var relativeJournal: String?
+    /// The real `fleetfence serve` as a child process: for signals, kill -9 and the command line.
+    /// Otherwise the service runs in the test's process.
+    var process = false
+
+    /// The defaults, with the service as a process.
+    static var asProcess: HarnessOptions {
+        var options = HarnessOptions()
+        options.process = true
+        return options
+    }
+}
+
+/// The service under test, however it runs.
+enum RunningService {
+    case inProcess(InProcessService)
+    case process(ServiceProcess)
+
+    var isRunning: Bool {
+        switch self {
+        case let .inProcess(service): service.isRunning
+        case let .process(service): service.isRunning
+        }
+    }
+
+    /// A clean stop (SIGTERM for a process); its exit status, 0 when clean.
+    @discardableResult
+    func terminate() async -> Int32 {
+        switch self {
+        case let .inProcess(service): await service.stop()
+        case let .process(service): await service.terminate()
+        }
+    }
+
+    /// Reloads the fences file (SIGHUP for a process).
+    func hangup() {
+        switch self {
+        case let .inProcess(service): service.hangup()
+        case let .process(service): service.hangup()
+        }
+    }
+
+    var log: String {
+        switch self {
+        case let .inProcess(service): service.log
+        case let .process(service): service.log
+        }
+    }
+
+    /// The process, for what only a process has (kill -9, its id); `nil` in-process.
+    var process: ServiceProcess? {
+        if case let .process(service) = self { return service }
+        return nil
+    }
 }
 
 final class ServiceHarness {
@@ -167,7 +223,9 @@ final class ServiceHarness {
     let directory: String
     let options: HarnessOptions
     let clientID: String
-    var service: ServiceProcess?
+    var service: RunningService?
+    /// The logs of earlier runs of the service in this test (in-process runs keep no file).
+    private var earlierLogs: [String] = []
     let collector: MessageCollector
     let publisher: MQTTClient
     private var barriers = 0
@@ -228,25 +286,48 @@ final class ServiceHarness {
             positions: options.positions, extraArguments: options.extraArguments)
     }
 
+    /// The same settings as ``serviceOptions``, for the service in-process.
+    var serviceConfiguration: ServiceConfiguration {
+        ServiceConfiguration(
+            brokerURL: broker.url, clientID: clientID,
+            positionTopics: options.positions ?? ServiceConfiguration.Defaults.positionTopics,
+            prefix: prefix, fencesFile: fencesPath, journalPath: journalPath,
+            geofence: GeofenceSettings(debounceSeconds: options.debounce, silentConfirmSeconds: options.silentConfirm),
+            statsIntervalSeconds: 1)
+    }
+
     /// Starts (or restarts) the service on the same journal and client id.
     /// Ready means `online` said and the fences file read (the service loads it just after
     /// connecting; its log says when).
     func startService() async throws {
-        let service = try await ServiceProcess.start(serviceOptions, workingDirectory: directory)
-        self.service = service
+        if let log = service?.log { earlierLogs.append(log) }
+        guard options.process else {
+            service = .inProcess(try await InProcessService.start(serviceConfiguration))
+            return
+        }
+        let process = try await ServiceProcess.start(serviceOptions, workingDirectory: directory)
+        service = .process(process)
         let deadline = ContinuousClock.now + .seconds(10)
-        while !service.log.contains("fences loaded") && !service.log.contains("fences not loaded") {
+        while !process.log.contains("fences loaded") && !process.log.contains("fences not loaded") {
             guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// The service's process; fails the test when it runs in-process.
+    var process: ServiceProcess {
+        get throws {
+            guard let process = service?.process else { throw TestSupportError("this test needs options.process = true") }
+            return process
         }
     }
 
     /// Stops everything; on failure, writes the service's log to standard error.
     func shutdown(failed: Bool) async {
         if let service {
-            await service.terminate()
+            if service.isRunning { await service.terminate() }
             if failed || ProcessInfo.processInfo.environment["FLEETFENCE_TEST_SERVICE_LOG"] != nil {
-                FileHandle.standardError.write(Data("---- fleetfence log (\(service.logPath)):\n\(serviceLogs)\n".utf8))
+                FileHandle.standardError.write(Data("---- fleetfence log:\n\(serviceLogs)\n".utf8))
             }
         }
         await collector.stop()
@@ -256,10 +337,7 @@ final class ServiceHarness {
 
     /// The logs of every run of the service in this test.
     var serviceLogs: String {
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return files.filter { $0.hasPrefix("fleetfence-") && $0.hasSuffix(".log") }.sorted()
-            .compactMap { try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8) }
-            .joined(separator: "\n----\n")
+        (earlierLogs + [service?.log ?? ""]).joined(separator: "\n----\n")
     }
 
     // MARK: Publishing

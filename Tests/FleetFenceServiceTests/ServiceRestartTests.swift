@@ -45,7 +45,7 @@ struct ServiceRestartTests {
     }
 
     @Test func restartAfterSigterm() async throws {
-        try await withService { h in
+        try await withService(.asProcess) { h in
             try await enter(h, "rt")
             let first = try #require(h.service)
             #expect(await first.terminate() == 0, "SIGTERM: exit code 0")
@@ -54,7 +54,7 @@ struct ServiceRestartTests {
 
             try await exitWhileDown(h, "rt")  // QoS 1: queued by the broker for the service's session
             try await h.startService()
-            #expect(h.service?.processID != first.processID)
+            #expect(h.service?.process?.processID != first.process?.processID)
             try await expectExitAfterRestart(h, "rt")
             #expect(try await h.retained("fleetfence/status").map(\.text) == ["online"])
             let state = try await h.retained("fleetfence/state/rt")
@@ -78,10 +78,10 @@ struct ServiceRestartTests {
     }
 
     @Test func restartAfterSigkill() async throws {
-        try await withService { h in
+        try await withService(.asProcess) { h in
             try await enter(h, "rk")
             let first = try #require(h.service)
-            #expect(await first.kill() == 128 + SIGKILL)
+            #expect(await first.process?.kill() == 128 + SIGKILL)
             #expect(await eventually { h.messages("fleetfence/status").last?.text == "offline" }, "last will")
 
             try await exitWhileDown(h, "rk")
@@ -91,14 +91,14 @@ struct ServiceRestartTests {
     }
 
     @Test func restartWithNothingQueuedRepeatsNothing() async throws {
-        try await withService { h in
+        try await withService(.asProcess) { h in
             try await enter(h, "quiet")
             #expect(await h.service?.terminate() == 0)
             try await h.startService()
             try await h.position("quiet", north: 100, ts: T + 20)  // still inside
             try await h.position("quiet", north: 120, ts: T + 22)
             try await h.barrier()
-            #expect(await h.service?.kill() == 128 + SIGKILL)
+            #expect(await h.service?.process?.kill() == 128 + SIGKILL)
             try await h.startService()
             try await h.position("quiet", north: 100, ts: T + 30)
             try await h.barrier()
@@ -134,10 +134,10 @@ struct ServiceRestartTests {
     }
 
     @Test func sigintStopsCleanlyAndFlushesTheJournal() async throws {
-        try await withService { h in
+        try await withService(.asProcess) { h in
             try await h.position("si", north: 100, ts: T)  // first sight inside: state only, no alert
             try await h.barrier()
-            let service = try #require(h.service)
+            let service = try h.process
             service.signal(SIGINT)  // at once, before any periodic write
             #expect(await service.waitForExit(timeout: .seconds(10)))
             #expect(service.exitStatus == 0, "SIGINT: exit code 0")
@@ -183,7 +183,7 @@ struct ServiceRestartTests {
     /// A change without an alert is journaled within a tick or so, not only at a clean stop: a
     /// kill -9 after it still finds the pending enter, and silence confirms it.
     @Test func aPendingChangeSurvivesAKill() async throws {
-        var options = HarnessOptions()
+        var options = HarnessOptions.asProcess
         options.silentConfirm = 4
         try await withService(options) { h in
             try await pendingEnter(h, "pk")
@@ -197,7 +197,7 @@ struct ServiceRestartTests {
             }
             #expect(journaled, "the record of T+10 reaches the journal while the service runs")
             try #require(h.alerts("pk").isEmpty, "killed before silence confirms the enter")
-            #expect(await h.service?.kill() == 128 + SIGKILL)
+            #expect(await h.service?.process?.kill() == 128 + SIGKILL)
             try await h.startService()
             await expectSilenceConfirmsTheEnter(h, "pk")
         }
@@ -245,7 +245,7 @@ struct ServiceRestartTests {
     }
 
     @Test func aRelativeJournalPathIsFromTheWorkingDirectory() async throws {
-        var options = HarnessOptions()
+        var options = HarnessOptions.asProcess
         options.relativeJournal = "state/../fleet.db"
         try await withService(options) { h in
             try await enter(h, "rel")

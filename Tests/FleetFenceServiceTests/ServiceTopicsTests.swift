@@ -131,7 +131,7 @@ struct ServiceTopicsTests {
     }
 
     @Test func statusOnlineRetainedThenOfflineAfterSigterm() async throws {
-        try await withService { h in
+        try await withService(.asProcess) { h in
             let online = try await h.retained("fleetfence/status")
             #expect(online.map(\.text) == ["online"])
             #expect(online.first?.retain == true)
@@ -150,8 +150,8 @@ struct ServiceTopicsTests {
     }
 
     @Test func statusOfflineByLastWillAfterSigkill() async throws {
-        try await withService { h in
-            let service = try #require(h.service)
+        try await withService(.asProcess) { h in
+            let service = try h.process
             h.collector.clear()
             let status = await service.kill()
             #expect(status == 128 + SIGKILL)

@@ -25,6 +25,12 @@ struct GeofenceCore {
     var fenceOrigins: [String: JournalFenceRow.Origin] = [:]
     /// The fences file as last applied: a reload acts on the file's own changes only.
     var lastFileFences: [String: FenceDefinition] = [:]
+    /// Devices whose view (position, fences inside) changed since the read model last took them.
+    var changedViews: Set<String> = []
+    /// Taken from `changedViews`, not yet handed to the read model.
+    private var viewsDue: [String] = []
+    /// The fences changed since the read model last took them.
+    var fencesChangedForView = true
     private var transitions: [Transition] = []
 
     init(engine: GeofenceEngine, layout: TopicLayout, positionFilters: [String]) {
@@ -82,6 +88,7 @@ struct GeofenceCore {
         transitions.removeAll(keepingCapacity: true)
         let outcome = engine.process(device: device, sample: sample, arrival: arrival, into: &transitions)
         guard outcome.status == .accepted else { return }
+        changedViews.insert(device)
         for transition in transitions { addAlert(transition, to: &effects) }
         if outcome.insideChanged || outcome.firstSight {
             let at = transitions.last?.confirmedAt ?? sample.timestamp
@@ -180,6 +187,7 @@ struct GeofenceCore {
         if update.unchanged, origin == .file, fenceOrigins[definition.id] != nil { return definitionJSON }
         fenceOrigins[definition.id] = origin
         counters.fenceChanges += 1
+        fencesChangedForView = true
         if let requested = update.fence.clampedFrom, let effective = update.fence.effectiveRadius {
             effects.log(
                 .notice, "fence radius clamped",
@@ -209,8 +217,10 @@ struct GeofenceCore {
         guard !held.isEmpty else { return }
         let removal = engine.removeFences(ids: held, now: now)
         for transition in removal.transitions { addAlert(transition, to: &effects) }
+        fencesChangedForView = true
         for change in removal.changes {
             dirtyDevices.insert(change.device)
+            changedViews.insert(change.device)
             addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &effects)
         }
         for id in held {
@@ -293,6 +303,7 @@ struct GeofenceCore {
         for transition in transitions { addAlert(transition, to: &effects) }
         for change in changed {
             dirtyDevices.insert(change.device)
+            changedViews.insert(change.device)
             addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &effects)
         }
         effects.changes.devices = takeDirtyRecords(of: transitions.map(\.device))
@@ -338,6 +349,49 @@ struct GeofenceCore {
         return JournalFenceRow(
             id: id, record: JournalFenceRecord.encode(definition: definitionJSON, generation: record.generation),
             origin: origin)
+    }
+
+    // MARK: The read side
+
+    /// Up to `limit` views of devices that changed since the last call: taken in slices, so that
+    /// a tick after a burst of a million new devices never holds the lock for all of them.
+    mutating func takeChangedViews(limit: Int) -> [DeviceView] {
+        if viewsDue.isEmpty {
+            viewsDue = Array(changedViews)
+            // Not keeping capacity: after a burst of new devices the set would stay that large.
+            changedViews = []
+        }
+        let slice = viewsDue.suffix(limit)
+        defer { viewsDue.removeLast(slice.count) }
+        return slice.compactMap { device in
+            engine.deviceRecord(for: device).map { record in
+                DeviceView(
+                    device: device, lat: record.anchorLat, lon: record.anchorLon, at: record.lastTimestamp,
+                    inside: engine.insideFences(of: device), seq: record.seq)
+            }
+        }
+    }
+
+    /// The fences held, if they changed since the last call.
+    mutating func takeChangedFences() -> [Fence]? {
+        guard fencesChangedForView else { return nil }
+        fencesChangedForView = false
+        return engine.fences
+    }
+
+    var readCounters: ReadModel.Counters {
+        var read = ReadModel.Counters()
+        read.positions = counters.positions
+        read.alerts = counters.alerts
+        read.rejected = counters.rejected
+        read.ignored = counters.ignored
+        read.stale = engine.counters.stale
+        read.inaccurate = engine.counters.inaccurate
+        read.fenceChanges = counters.fenceChanges
+        read.fenceErrors = counters.fenceErrors
+        read.devices = engine.deviceCount
+        read.fences = engine.fenceCount
+        return read
     }
 
     // MARK: Payloads
