@@ -1,0 +1,133 @@
+import FleetFenceJournal
+import Foundation
+import GeofenceEngine
+import Testing
+
+@testable import FleetFenceService
+
+/// The core's decisions, called directly: no broker, no journal, no clock. Each test reads the
+/// Effects a message or tick returns: what is journaled, and what is said in which order.
+@Suite("GeofenceCore")
+struct GeofenceCoreTests {
+    static let centre = Coordinate(lat: 49.293406, lon: 8.641362)
+    static let metresPerDegree = 6_371_008.8 * Double.pi / 180
+
+    func core(debounce: Double = 2) throws -> GeofenceCore {
+        var core = GeofenceCore(
+            engine: GeofenceEngine(settings: GeofenceSettings(debounceSeconds: debounce, silentConfirmSeconds: 5)),
+            layout: TopicLayout(prefix: "ff"), positionFilters: ["fleet/+/position"])
+        _ = try core.setFence(
+            FenceDefinition(id: "depot", name: "Depot", shape: .circle(center: Self.centre, radius: 200)), origin: .runtime)
+        return core
+    }
+
+    /// A position `metres` north of the depot's centre at event time `ts`.
+    func position(_ core: inout GeofenceCore, _ device: String, north metres: Double, ts: Double) -> Effects {
+        let payload = #"{"lat":\#(Self.centre.lat + metres / Self.metresPerDegree),"lon":\#(Self.centre.lon),"ts":\#(ts)}"#
+        return message(&core, "fleet/\(device)/position", payload, arrival: ts)
+    }
+
+    func message(_ core: inout GeofenceCore, _ topic: String, _ payload: String, arrival: Double) -> Effects {
+        Array(topic.utf8).withUnsafeBytes { topic in
+            Array(payload.utf8).withUnsafeBytes { payload in core.handle(topic: topic, payload: payload, arrival: arrival) }
+        }
+    }
+
+    @Test func anEnterIsJournaledWithItsDeviceAndThenSaidInOrder() throws {
+        var core = try core()
+        let first = position(&core, "d", north: 300, ts: 1_000)
+        #expect(first.changes.alerts.isEmpty)
+        #expect(first.messages.map(\.topic) == ["ff/state/d"], "first sight is said, silently")
+        #expect(first.changes.devices.isEmpty, "without an alert the record waits for the tick")
+        #expect(position(&core, "d", north: 100, ts: 1_005).messages.isEmpty, "pending")
+        let confirming = position(&core, "d", north: 100, ts: 1_008)
+
+        #expect(confirming.changes.alerts.map(\.transition.event) == [.enter])
+        #expect(confirming.changes.devices.map(\.device) == ["d"], "the device's record rides with its alert")
+        #expect(confirming.messages.map(\.topic) == ["ff/alerts/d/depot/enter", "ff/state/d"])
+        #expect(confirming.messages.map(\.qos) == [1, 1])
+        #expect(confirming.messages.map(\.retain) == [false, true])
+        #expect(confirming.messages.first?.payload == confirming.changes.alerts.first?.payload, "one payload, journaled and said")
+        #expect(core.counters.alerts == 1)
+        #expect(core.dirtyDevices.isEmpty)
+    }
+
+    @Test func aRejectedPositionIsAnsweredAndJournalsNothing() throws {
+        var core = try core()
+        let effects = message(&core, "fleet/d/position", "junk", arrival: 1_000)
+        #expect(effects.changes.isEmpty)
+        #expect(effects.messages.map(\.topic) == ["ff/errors/d"])
+        #expect(effects.messages.first?.qos == 0)
+        #expect(effects.logs.map(\.message) == ["rejected message"])
+        #expect(core.counters.rejected == 1)
+        #expect(message(&core, "elsewhere/d", "junk", arrival: 1_000).isEmpty, "an unrelated topic is not answered")
+    }
+
+    /// A flood of bad messages is answered every time but logged 20 times an interval.
+    @Test func rejectionsAreLoggedTwentyTimesAnInterval() throws {
+        var core = try core()
+        let logged = (0..<25).map { _ in message(&core, "fleet/d/position", "{}", arrival: 1_000).logs.count }
+        #expect(logged.reduce(0, +) == 20)
+        #expect(core.counters.unloggedRejections == 5)
+    }
+
+    /// The exits of a removed fence and the removal are one transaction, and the exit is said
+    /// before the registry entry is cleared.
+    @Test func removingAFenceExitsTheDevicesInsideInOneStep() throws {
+        var core = try core()
+        _ = position(&core, "d", north: 100, ts: 1_000)
+        let removal = core.removeFences(ids: ["depot", "unknown"], now: 2_000)
+        #expect(removal.changes.alerts.map(\.transition.reason) == ["fence_removed"])
+        #expect(removal.changes.removedFences == ["depot"])
+        #expect(removal.changes.devices.map(\.device) == ["d"])
+        #expect(removal.messages.map(\.topic) == ["ff/alerts/d/depot/exit", "ff/state/d", "ff/fences/depot"])
+        #expect(removal.messages.last?.payload == [], "an empty retained message clears the registry entry")
+        #expect(core.removeFences(ids: ["depot"], now: 2_001).isEmpty)
+    }
+
+    /// Silence confirms a pending change at the tick; other changed devices go as held records,
+    /// which may wait behind later alerts.
+    @Test func aTickConfirmsBySilenceAndHoldsTheOtherRecords() throws {
+        var core = try core()
+        _ = position(&core, "quiet", north: 300, ts: 1_000)
+        _ = position(&core, "quiet", north: 100, ts: 1_001)
+        _ = position(&core, "other", north: 300, ts: 1_001)
+        let early = core.tick(now: 1_003)
+        #expect(early.changes.alerts.isEmpty)
+        #expect(Set(early.changes.heldDevices.map(\.device)) == ["quiet", "other"])
+        let tick = core.tick(now: 1_007)
+        #expect(tick.changes.alerts.map(\.transition.event) == [.enter])
+        #expect(tick.changes.devices.map(\.device) == ["quiet"])
+        #expect(tick.changes.heldDevices.isEmpty)
+        #expect(tick.messages.map(\.topic) == ["ff/alerts/quiet/depot/enter", "ff/state/quiet"])
+    }
+
+    /// A fence set over MQTT is journaled with its origin and published retained.
+    @Test func aFenceSetIsJournaledThenRegistered() throws {
+        var core = try core()
+        let effects = message(&core, "ff/fences/yard/set", #"{"lat":10,"lon":10,"radius":5}"#, arrival: 1_000)
+        #expect(effects.changes.fences.map(\.id) == ["yard"])
+        #expect(effects.changes.fences.first?.origin == .runtime)
+        #expect(effects.messages.map(\.topic) == ["ff/fences/yard"])
+        #expect(effects.messages.first?.retain == true)
+        #expect(effects.logs.map(\.message).contains("fence radius clamped"))
+        let bad = message(&core, "ff/fences/yard/set", #"{"lat":100,"lon":10,"radius":5}"#, arrival: 1_000)
+        #expect(bad.changes.isEmpty)
+        #expect(bad.messages.map(\.topic) == ["ff/errors/fences"])
+    }
+
+    /// The read side takes changed devices in slices, each once.
+    @Test func changedViewsAreTakenInSlices() throws {
+        var core = try core()
+        for index in 0..<25 { _ = position(&core, "d\(index)", north: 100, ts: 1_000) }
+        let first = core.takeChangedViews(limit: 10)
+        let second = core.takeChangedViews(limit: 10)
+        let third = core.takeChangedViews(limit: 10)
+        #expect([first.count, second.count, third.count] == [10, 10, 5] as [Int])
+        #expect(Set((first + second + third).map(\.device)).count == 25)
+        #expect(third.first?.inside == ["depot"])
+        #expect(core.takeChangedViews(limit: 10).isEmpty)
+        #expect(core.takeChangedFences()?.map(\.id) == ["depot"])
+        #expect(core.takeChangedFences()?.count == nil)
+    }
+}
