@@ -45,12 +45,12 @@ public enum FenceFile {
         return definitions
     }
 
-    /// The fences as the engine holds them (validated, radius clamped).
-    public static func fences(_ definitions: [FenceDefinition], settings: GeofenceSettings, source: String) throws(LoadError) -> [Fence] {
-        var fences: [Fence] = []
+    /// The fences as ground truth judges them (validated, radius clamped).
+    public static func fences(_ definitions: [FenceDefinition], settings: GeofenceSettings, source: String) throws(LoadError) -> [JudgeFence] {
+        var fences: [JudgeFence] = []
         for definition in definitions {
             do {
-                fences.append(try Fence(definition: definition, settings: settings))
+                fences.append(try JudgeFence(definition: definition, settings: settings))
             } catch {
                 throw LoadError(file: source, message: "fence \(definition.id): \(error)")
             }
