@@ -14,7 +14,7 @@ public struct JudgeFence: Sendable {
     private let shape: Shape
 
     private enum Shape: Sendable {
-        case circle(center: Coordinate)
+        case circle(center: Coordinate, radius: Double)
         case polygon(JudgePolygon)
     }
 
@@ -36,7 +36,7 @@ public struct JudgeFence: Sendable {
             let clamped = JudgeGeometry.clamp(radius: defined, lower: settings.minRadiusMeters, upper: settings.maxRadiusMeters)
             radius = clamped
             marginCap = clamped / 2
-            shape = .circle(center: center)
+            shape = .circle(center: center, radius: clamped)
         case let .polygon(points):
             let polygon = JudgePolygon(points: points)
             radius = nil
@@ -48,7 +48,7 @@ public struct JudgeFence: Sendable {
     /// Metres from `point` to the boundary: positive inside, negative outside.
     public func signedDistance(to point: Coordinate) -> Double {
         switch shape {
-        case let .circle(center): JudgeGeometry.depth(of: point, inCircle: center, radius: radius!)
+        case let .circle(center, radius): JudgeGeometry.depth(of: point, inCircle: center, radius: radius)
         case let .polygon(polygon): polygon.signedDistance(to: point)
         }
     }
@@ -62,8 +62,8 @@ public struct JudgeFence: Sendable {
     /// A box around everything inside the fence or within `marginCap` of it.
     var reach: Box {
         switch shape {
-        case let .circle(center):
-            Box(around: center.lat...center.lat, lons: center.lon...center.lon, grownBy: radius! + marginCap)
+        case let .circle(center, radius):
+            Box(around: center.lat...center.lat, lons: center.lon...center.lon, grownBy: radius + marginCap)
         case let .polygon(polygon):
             Box(
                 around: (polygon.origin.lat + polygon.latOffsets.min()!)...(polygon.origin.lat + polygon.latOffsets.max()!),
