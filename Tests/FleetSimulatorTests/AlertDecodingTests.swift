@@ -1,3 +1,4 @@
+import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
 import Testing
@@ -66,17 +67,18 @@ struct FenceFileTests {
         #expect(single.first?.shape == .circle(center: Coordinate(lat: 1, lon: 2), radius: 3))
     }
 
-    @Test func namesTheBadFence() {
-        let error = #expect(throws: FenceFile.LoadError.self) {
-            try FenceFile.load(data: Data("""
-                {"type": "FeatureCollection", "features": [
-                  {"type": "Feature", "properties": {"id": "ok", "radius": 5}, "geometry": {"type": "Point", "coordinates": [8.6, 49.3]}},
-                  {"type": "Feature", "properties": {"id": "bad"}, "geometry": {"type": "Point", "coordinates": [8.6, 49.3]}}
-                ]}
-                """.utf8), source: "x.geojson")
-        }
+    @Test func namesTheBadFence() throws {
+        let file = Data("""
+            {"type": "FeatureCollection", "features": [
+              {"type": "Feature", "properties": {"id": "ok", "radius": 5}, "geometry": {"type": "Point", "coordinates": [8.6, 49.3]}},
+              {"type": "Feature", "properties": {"id": "bad"}, "geometry": {"type": "Point", "coordinates": [8.6, 49.3]}}
+            ]}
+            """.utf8)
+        let error = #expect(throws: FenceFile.LoadError.self) { try FenceFile.load(data: file, source: "x.geojson") }
         #expect(error?.description.hasPrefix("x.geojson: ") == true)
         #expect(error?.description.contains("bad") == true)
+        // The service's reader skips the same feature for the same reason.
+        #expect(error?.message == (try FenceFileReader.read(file, path: "x.geojson").problems.first))
         #expect(throws: FenceFile.LoadError.self) { try FenceFile.load(data: Data("[1, 2]".utf8), source: "y.json") }
     }
 }

@@ -25,11 +25,11 @@ struct BundledRoutesTests {
     @Test func fencesFileHasTheSampleFences() {
         #expect(fences.count == 8)
         let gate = fences.first { $0.id == "gatehouse" }
-        #expect(gate?.effectiveRadius == 20)
+        #expect(gate?.radius == 20)
         #expect(gate?.isClamped == true)
         #expect(fences.first { $0.id == "wdf01" }?.name == "SAP SE WDF01")
         #expect(fences.first { $0.id == "wdf-depot" }?.notify == [.enter, .exit, .dwell])
-        #expect(fences.filter { $0.effectiveRadius == nil }.map(\.id).sorted() == ["parking-p7", "rail-yard"])
+        #expect(fences.filter { $0.radius == nil }.map(\.id).sorted() == ["parking-p7", "rail-yard"])
     }
 
     @Test func everyRouteCrossesCleanlyExceptTheGraze() {

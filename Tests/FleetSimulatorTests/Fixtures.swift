@@ -31,8 +31,8 @@ enum Fixtures {
         }, kind: .route)
     }
 
-    static func circle(_ id: String, radius: Double, notify: Set<AlertEvent>? = nil, dwell: Double? = nil) -> Fence {
-        try! Fence(
+    static func circle(_ id: String, radius: Double, notify: Set<AlertEvent>? = nil, dwell: Double? = nil) -> JudgeFence {
+        try! JudgeFence(
             definition: FenceDefinition(
                 id: id, name: id, shape: .circle(center: Coordinate(lat: 49.293406, lon: 8.641362), radius: radius),
                 notify: notify, dwellSeconds: dwell),
@@ -41,7 +41,7 @@ enum Fixtures {
 
     static let bundledRoutes = try! RouteLoader.load(paths: [routesDirectory.path])
     static let bundledFences = try! FenceFile.load(contentsOf: fencesFile).map {
-        try! Fence(definition: $0, settings: GeofenceSettings())
+        try! JudgeFence(definition: $0, settings: GeofenceSettings())
     }
 
     /// A path given as signed distances at corner times, sampled every second from t = 1000,
@@ -62,7 +62,7 @@ enum Fixtures {
 
     /// The engine in-process, fed a plan's published (noisy) positions in time order, scored
     /// against ground truth.
-    static func engineReport(_ plan: FleetPlan, fences: [Fence] = bundledFences) -> VerifyReport {
+    static func engineReport(_ plan: FleetPlan, fences: [JudgeFence] = bundledFences) -> VerifyReport {
         var engine = GeofenceEngine()
         for fence in fences { _ = try! engine.setFence(fence.definition) }
         var schedule = FleetSchedule(plan: plan)

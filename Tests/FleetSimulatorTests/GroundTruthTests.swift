@@ -95,7 +95,7 @@ struct GroundTruthTests {
     @Test func aClampedFenceUsesItsEffectiveRadiusAndMarginCap() {
         // Radius 5 is clamped to 20: evidence needs min(10, 20 / 2) = 10 m inside.
         let gate = Fixtures.circle("gate", radius: 5)
-        #expect(gate.effectiveRadius == 20)
+        #expect(gate.radius == 20)
         let alerts = track([(0, -100), (30, 15), (120, 15), (150, -100), (250, -100)]).alerts(at: gate, rules: rules)
         #expect(summary(alerts) == ["enter expected", "exit expected"])
     }

@@ -22,7 +22,7 @@ final class EngineResponder: Sendable {
         func withLock<R>(_ body: (inout GeofenceEngine) -> R) -> R { engine.withLock { body(&$0) } }
     }
 
-    init(url: String, fences: [Fence], settings: GeofenceSettings) async throws {
+    init(url: String, fences: [JudgeFence], settings: GeofenceSettings) async throws {
         var engine = GeofenceEngine(settings: settings)
         for fence in fences { _ = try engine.setFence(fence.definition) }
         let shared = Shared(engine)

@@ -2,8 +2,9 @@ import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
 
-/// Reads the fences a `--verify` run scores against, with the service's own decoder: a GeoJSON
-/// FeatureCollection as in the contract, or a single definition (a Feature or a plain object).
+/// Reads the fences a `--verify` run scores against with the service's own reader
+/// (`FenceFileReader`): a GeoJSON FeatureCollection as in README "Fences", or for convenience a
+/// single definition (a Feature or a plain object).
 public enum FenceFile {
     public struct LoadError: Error, Sendable, CustomStringConvertible {
         public var file: String
@@ -12,45 +13,36 @@ public enum FenceFile {
     }
 
     public static func load(contentsOf url: URL) throws(LoadError) -> [FenceDefinition] {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw LoadError(file: url.path, message: "cannot read: \(error.localizedDescription)")
+        try definitions { () throws(FenceFileError) in
+            try FenceFileReader.read(path: url.path, allowingSingleDefinition: true)
         }
-        return try load(data: data, source: url.path)
+    }
+
+    public static func load(data: Data, source: String) throws(LoadError) -> [FenceDefinition] {
+        try definitions { () throws(FenceFileError) in
+            try FenceFileReader.read(data, path: source, allowingSingleDefinition: true)
+        }
     }
 
     /// Unlike the service, which skips a bad fence and keeps the rest, one bad fence fails the
-    /// load: scoring against a different set of fences than intended would mislead.
-    public static func load(data: Data, source: String) throws(LoadError) -> [FenceDefinition] {
-        let collection: [Result<FenceDefinition, FenceFeatureError>]
+    /// run, with the reader's reason: scoring against other fences than intended would mislead.
+    private static func definitions(_ read: () throws(FenceFileError) -> FenceFileReader.Contents) throws(LoadError) -> [FenceDefinition] {
+        let contents: FenceFileReader.Contents
         do {
-            collection = try FenceDecoder.decodeCollection(data)
+            contents = try read()
         } catch {
-            // Not a FeatureCollection: perhaps one definition.
-            do {
-                return [try FenceDecoder.decodeDefinition(data, idFromTopic: nil)]
-            } catch let single {
-                throw LoadError(file: source, message: "\(error) (nor a single fence: \(single))")
-            }
+            throw LoadError(file: error.path, message: error.reason)
         }
-        var definitions: [FenceDefinition] = []
-        for result in collection {
-            switch result {
-            case let .success(definition): definitions.append(definition)
-            case let .failure(problem): throw LoadError(file: source, message: problem.description)
-            }
-        }
-        return definitions
+        if let problem = contents.problems.first { throw LoadError(file: contents.path, message: problem) }
+        return contents.definitions
     }
 
-    /// The fences as the engine holds them (validated, radius clamped).
-    public static func fences(_ definitions: [FenceDefinition], settings: GeofenceSettings, source: String) throws(LoadError) -> [Fence] {
-        var fences: [Fence] = []
+    /// The fences as ground truth judges them (validated, radius clamped).
+    public static func fences(_ definitions: [FenceDefinition], settings: GeofenceSettings, source: String) throws(LoadError) -> [JudgeFence] {
+        var fences: [JudgeFence] = []
         for definition in definitions {
             do {
-                fences.append(try Fence(definition: definition, settings: settings))
+                fences.append(try JudgeFence(definition: definition, settings: settings))
             } catch {
                 throw LoadError(file: source, message: "fence \(definition.id): \(error)")
             }

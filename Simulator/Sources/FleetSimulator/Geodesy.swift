@@ -1,9 +1,9 @@
 import Foundation
 import GeofenceEngine
 
-/// The few spherical helpers the simulator needs beyond the engine's `Earth.distance`.
+/// The few spherical helpers the simulator needs beyond `JudgeGeometry.distance`.
 enum Geodesy {
-    static let metersPerDegreeLat = Earth.meanRadiusMeters * .pi / 180
+    static let metersPerDegreeLat = JudgeGeometry.metersPerDegree
 
     /// Initial bearing from `a` to `b`, degrees clockwise from north in [0, 360).
     static func bearing(from a: Coordinate, to b: Coordinate) -> Double {

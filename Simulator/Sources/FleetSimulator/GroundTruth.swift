@@ -7,11 +7,11 @@ public enum GroundTruth {
     /// `through`: the simulated time up to which positions were published (a run stopped early);
     /// `nil` for the whole plan. Trucks fall silent after their last position.
     public static func expectedAlerts(
-        plan: FleetPlan, fences: [Fence], rules: GroundTruthRules, through: Double? = nil
+        plan: FleetPlan, fences: [JudgeFence], rules: GroundTruthRules, through: Double? = nil
     ) -> [ExpectedAlert] {
         let band = rules.noiseSigmas * plan.options.noise
         // Per route, the fences its path can come near: most trucks pass few of the fences.
-        let nearby: [[Fence]] = (0..<plan.routeCount).map { route in
+        let nearby: [[JudgeFence]] = (0..<plan.routeCount).map { route in
             let box = plan.replay(route: route).boundingBox(grownBy: band + 100)
             return fences.filter { overlaps($0.reach, box) }
         }
@@ -49,9 +49,8 @@ public enum GroundTruth {
         return alerts.sorted { ($0.due, $0.device, $0.fence) < ($1.due, $1.device, $1.fence) }
     }
 
-    private static func overlaps(_ a: BoundingBox, _ b: Box) -> Bool {
+    private static func overlaps(_ a: Box, _ b: Box) -> Bool {
         guard a.minLat <= b.maxLat, b.minLat <= a.maxLat else { return false }
-        if a.coversAllLongitudes { return true }
         // Either box may run past ±180: try the route one turn either way too.
         return [-360.0, 0, 360].contains { shift in a.minLon <= b.maxLon + shift && b.minLon + shift <= a.maxLon }
     }

@@ -28,7 +28,7 @@ public struct RouteReplay: Sendable {
     /// route keeps its pauses, mirrored).
     public init(route: GPXRoute, speedKmh: Double = 50, reversed: Bool = false) {
         var points = route.points.map { Coordinate(lat: $0.lat, lon: $0.lon) }
-        var legs = zip(points, points.dropFirst()).map { Earth.distance($0, $1) }
+        var legs = zip(points, points.dropFirst()).map { JudgeGeometry.distance($0, $1) }
         var times: [Double]
         if route.isTimed {
             let t0 = route.points[0].time!

@@ -34,8 +34,8 @@ public struct SimulationOptions: Sendable {
 
 /// How `--verify` scores.
 public struct VerifyOptions: Sendable {
-    /// The fences the service runs with, as the engine holds them.
-    public var fences: [Fence]
+    /// The fences the service runs with, as ground truth judges them.
+    public var fences: [JudgeFence]
     /// The service's rules (debounce, hysteresis, ...) and the ambiguity margins.
     public var rules: GroundTruthRules
     /// An alert matches an expected one when their `at` differ by at most this, simulated seconds.
@@ -44,7 +44,7 @@ public struct VerifyOptions: Sendable {
     /// confirmation (debounce in wall time + `silent_confirm_s` + 2 s).
     public var settle: Double?
 
-    public init(fences: [Fence], rules: GroundTruthRules = GroundTruthRules()) {
+    public init(fences: [JudgeFence], rules: GroundTruthRules = GroundTruthRules()) {
         self.fences = fences
         self.rules = rules
     }

@@ -39,11 +39,11 @@ public struct TrackTruth: Sendable {
 
     /// Expected and ambiguous alerts at `fence`. `crossing(j)` is the true crossing time between
     /// samples j-1 and j (default: linear in distance between them).
-    public func alerts(at fence: Fence, rules: GroundTruthRules, crossing: ((Int) -> Double)? = nil) -> [ExpectedAlert] {
+    public func alerts(at fence: JudgeFence, rules: GroundTruthRules, crossing: ((Int) -> Double)? = nil) -> [ExpectedAlert] {
         guard !times.isEmpty else { return [] }
         let settings = rules.settings
         let thresholds = RunJudgement.Thresholds(
-            margin: min(max(settings.hysteresisMeters, accuracy), fence.marginCap),
+            margin: fence.evidenceMargin(hysteresis: settings.hysteresisMeters, accuracy: accuracy),
             band: rules.noiseSigmas * max(noise, 0), usable: accuracy <= settings.maxAccuracyMeters,
             debounce: settings.debounceSeconds, slack: rules.timeMargin, endsInSilence: endsInSilence)
         let crossingTime = crossing ?? linearCrossing

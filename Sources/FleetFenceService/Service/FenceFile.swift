@@ -7,15 +7,7 @@ import GeofenceEngine
 struct FenceFile {
     /// The file decoded, before its definitions are compared with the record of the file as last
     /// applied: at start it is read while the journal is restored.
-    struct Contents: Sendable {
-        var path: String
-        var definitions: [FenceDefinition] = []
-        /// A reason for each feature that did not decode.
-        var problems: [String] = []
-        /// Every id the file lists: its definitions', and those of features that did not decode
-        /// where the id itself could be read (such a fence, if held, stays as it was).
-        var listedIDs: Set<String> = []
-    }
+    typealias Contents = FenceFileReader.Contents
 
     /// A changed definition built, and what applying it writes encoded, before the lock is taken.
     struct PreparedFence {
@@ -33,31 +25,7 @@ struct FenceFile {
     /// Reads and decodes the file. A missing or unreadable file, or one that is not a
     /// FeatureCollection, throws; a bad feature only adds a problem.
     static func read(path: String) throws(FenceFileError) -> Contents {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw FenceFileError(path: path, reason: "cannot read: \(error.localizedDescription)")
-        }
-        var contents = Contents(path: path)
-        do {
-            for result in try FenceDecoder.decodeCollection(data) {
-                switch result {
-                case let .success(definition): contents.definitions.append(definition)
-                case let .failure(problem):
-                    contents.problems.append(problem.description)
-                    if let id = problem.id { contents.listedIDs.insert(id) }
-                }
-            }
-        } catch let .notJSON(detail) {
-            // The decoder's wording is for one definition; this is the whole file.
-            throw FenceFileError(path: path, reason: "not valid JSON: \(detail)")
-        } catch {
-            throw FenceFileError(path: path, reason: "\(error)")
-        }
-        contents.listedIDs.reserveCapacity(contents.listedIDs.count + contents.definitions.count)
-        for definition in contents.definitions { contents.listedIDs.insert(definition.id) }
-        return contents
+        try FenceFileReader.read(path: path)
     }
 
     /// Builds each definition that differs from `applied` (the record of the file as last applied)
@@ -75,10 +43,4 @@ struct FenceFile {
         }
         return FenceFile(contents: contents, prepared: prepared)
     }
-}
-
-struct FenceFileError: Error, CustomStringConvertible {
-    var path: String
-    var reason: String
-    var description: String { "fences file \(path): \(reason)" }
 }

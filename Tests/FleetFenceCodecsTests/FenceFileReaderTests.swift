@@ -1,0 +1,49 @@
+import Foundation
+import GeofenceEngine
+import Testing
+@testable import FleetFenceCodecs
+
+/// The one reader of fences files, whose rules the service and the simulator share.
+@Suite("Fences file reader")
+struct FenceFileReaderTests {
+    let mixed = Data("""
+        {"type": "FeatureCollection", "features": [
+          {"type": "Feature", "properties": {"id": "ok", "radius": 50}, "geometry": {"type": "Point", "coordinates": [8.6, 49.3]}},
+          {"type": "Feature", "properties": {"id": "bad"}, "geometry": {"type": "Point", "coordinates": [8.6, 49.3]}},
+          {"type": "Feature", "properties": {"radius": 5}, "geometry": {"type": "Point", "coordinates": [8.6, 49.3]}}
+        ]}
+        """.utf8)
+
+    @Test func aBadFeatureIsAProblemAndTheRestIsKept() throws {
+        let contents = try FenceFileReader.read(mixed, path: "f.geojson")
+        #expect(contents.path == "f.geojson")
+        #expect(contents.definitions.map(\.id) == ["ok"])
+        #expect(contents.problems.count == 2)
+        #expect(contents.problems.first?.hasPrefix(#"features[1] (id "bad"): "#) == true)
+        #expect(contents.problems.last?.hasPrefix("features[2]: ") == true)
+        // The bad feature's id is listed: a fence held under it stays as it was.
+        #expect(contents.listedIDs == ["ok", "bad"])
+    }
+
+    @Test func aFileThatIsNoFeatureCollectionFailsAsAWhole() {
+        let notJSON = #expect(throws: FenceFileError.self) { try FenceFileReader.read(Data("{ nope".utf8), path: "a") }
+        #expect(notJSON?.description == "fences file a: not valid JSON: unexpected character 'n' at byte 2 (expected a string key) (line 1, column 3)")
+        let array = #expect(throws: FenceFileError.self) { try FenceFileReader.read(Data("[1, 2]".utf8), path: "b") }
+        #expect(array?.reason == "the payload must be a JSON object, not an array")
+        let missing = #expect(throws: FenceFileError.self) { try FenceFileReader.read(path: "/nonexistent/fences.geojson") }
+        #expect(missing?.reason.hasPrefix("cannot read: ") == true)
+        #expect(missing?.path == "/nonexistent/fences.geojson")
+    }
+
+    @Test func aSingleDefinitionOnlyWhenAllowed() throws {
+        let single = Data(#"{"id": "x", "lat": 1, "lon": 2, "radius": 3}"#.utf8)
+        #expect(throws: FenceFileError.self) { try FenceFileReader.read(single, path: "x.json") }
+        let contents = try FenceFileReader.read(single, path: "x.json", allowingSingleDefinition: true)
+        #expect(contents.definitions.first?.shape == .circle(center: Coordinate(lat: 1, lon: 2), radius: 3))
+        #expect(contents.listedIDs == ["x"] && contents.problems.isEmpty)
+        let neither = #expect(throws: FenceFileError.self) {
+            try FenceFileReader.read(Data(#"{"id": "x"}"#.utf8), path: "y.json", allowingSingleDefinition: true)
+        }
+        #expect(neither?.reason == #"missing field "type" (nor a single fence: no shape: give lat, lon and radius for a circle, or polygon)"#)
+    }
+}
