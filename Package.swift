@@ -70,6 +70,7 @@ let package = Package(
                 "FleetFenceService", "FleetSimulator", "LocalBroker", "MQTT", "GeofenceEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -86,6 +87,7 @@ let package = Package(
             dependencies: [
                 "FleetSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Simulator/Sources/fleetsim",
             swiftSettings: strict

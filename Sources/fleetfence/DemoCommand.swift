@@ -68,8 +68,8 @@ struct DemoCommand: AsyncParsableCommand {
         let logger = LogSetup.bootstrap(level: logLevel, label: "fleetfence-demo")
         let teardown = DemoTeardown()
         let signals = DemoSignals(teardown: teardown)
-        let sources = signals.install()
-        defer { sources.forEach { $0.cancel() } }
+        let listening = await signals.install()
+        defer { listening.cancel() }
         let report: VerifyReport
         do {
             let plan = try prepare()
