@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // The pure geofence engine: no I/O, no clock of its own.
@@ -44,7 +45,11 @@ let package = Package(
         ),
         // Child processes that never outlive their owner: a private mosquitto on a free loopback
         // port, and `fleetfence serve` started by its flags alone (demo, benchmarks, tests).
-        .target(name: "LocalBroker", swiftSettings: strict),
+        .target(
+            name: "LocalBroker",
+            dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
+            swiftSettings: strict
+        ),
 
         // Payloads in and out: positions, fences, alerts, state, registry, errors.
         .target(name: "FleetFenceCodecs", dependencies: ["GeofenceEngine"], swiftSettings: strict),
@@ -79,6 +84,7 @@ let package = Package(
                 "FleetFenceService", "FleetSimulator", "LocalBroker", "MQTT", "GeofenceEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -95,6 +101,7 @@ let package = Package(
             dependencies: [
                 "FleetSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Simulator/Sources/fleetsim",
             swiftSettings: strict

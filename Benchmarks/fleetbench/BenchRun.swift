@@ -14,8 +14,8 @@ final class BenchRun {
     private(set) var broker: LocalMosquitto?
     private(set) var observer: Observer?
     private(set) var publisher: StreamPublisher?
-    private var service: ServiceProcess?
-    private(set) var launcher: ServiceLauncher!
+    private var service: BenchService?
+    private(set) var launcher: BenchServices!
     var results = BenchResults()
     var brokerURL: String { broker?.url ?? "" }
     /// The private broker's CPU time so far (user + system).
@@ -36,7 +36,7 @@ final class BenchRun {
 
     func run() async throws {
         let area = FleetArea()
-        let executable = try ServiceLauncher.locateExecutable(override: settings.serviceExecutable)
+        let executable = try ServiceProcess.locateExecutable(override: settings.serviceExecutable)
 
         progress("preparing \(settings.q0Messages + settings.q1Messages) positions for \(settings.devices) devices and \(settings.fences) fences")
         var fleet = Fleet(count: settings.devices, area: area, seed: settings.seed)
@@ -54,10 +54,10 @@ final class BenchRun {
             max_queued_bytes 0
             """ + settings.brokerConfig.map { "\n" + $0 }.joined())
         self.broker = broker
-        launcher = ServiceLauncher(
+        launcher = BenchServices(
             executable: executable, wrapper: settings.wrapper, brokerURL: broker.url, directory: directory,
             debounce: settings.debounce)
-        progress("broker on \(broker.url), files in \(directory)")
+        progress("broker on \(broker.url), files in \(directory), service \(executable)")
 
         if settings.phases.contains(.ceiling) {
             results.ceilingQoS0 = try await measureCeiling(streamQ0, qos: 0)

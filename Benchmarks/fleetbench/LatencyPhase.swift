@@ -2,7 +2,7 @@
 /// between its samples, probe devices each enter a fence, and the publish time of the sample that
 /// confirms each entry is set against the arrival of that device's alert.
 extension BenchRun {
-    func measureLatency(_ service: ServiceProcess, load: LatencyLoad, rate: Double, probePrefix: String) async throws -> BenchResults.Latency {
+    func measureLatency(_ service: BenchService, load: LatencyLoad, rate: Double, probePrefix: String) async throws -> BenchResults.Latency {
         guard let publisher else { throw BenchError.failed("no publisher") }
         let stream = load.stream
         let probes = load.probes
@@ -54,7 +54,7 @@ extension BenchRun {
     /// sample would be a first sight (a retained state and a journal row each, 10,000 of them
     /// within the first half second), and the probes confirming then would time that one-off
     /// burst instead of alerts under steady load. One round of the fleet, processed, first.
-    func warmUp(_ service: ServiceProcess, fleet: inout Fleet) throws {
+    func warmUp(_ service: BenchService, fleet: inout Fleet) throws {
         guard let publisher else { throw BenchError.failed("no publisher") }
         let before = try waitForIdle(service)
         let round = fleet.stream(messages: settings.devices)

@@ -2,7 +2,7 @@
 /// QoS 0, as fast as the broker takes them) until the service knows `steps` more devices; at each
 /// step, once the service counted them all and its memory settled, VmRSS is read.
 extension BenchRun {
-    func measureScale(_ service: ServiceProcess, steps: [Int], area: FleetArea) async throws -> BenchResults.Scale {
+    func measureScale(_ service: BenchService, steps: [Int], area: FleetArea) async throws -> BenchResults.Scale {
         guard let publisher else { throw BenchError.failed("no publisher") }
         let before = try waitForIdle(service)
         var scale = BenchResults.Scale()
@@ -42,7 +42,7 @@ extension BenchRun {
     }
 
     /// VmRSS once it stops moving (two readings 0.5 s apart within 1%), or after 10 s.
-    func settledRSS(_ service: ServiceProcess) -> Int {
+    func settledRSS(_ service: BenchService) -> Int {
         let start = Monotonic.nanos()
         var previous = service.residentBytes ?? 0
         while Monotonic.since(start) < 10 {

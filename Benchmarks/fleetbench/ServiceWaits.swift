@@ -1,7 +1,7 @@
 /// Waiting on the service: start-up, an idle moment, a count of processed positions, an alert.
 extension BenchRun {
     /// Waits until `service` is online on `statusTopic` and has its fences in effect, or `limit` seconds.
-    func waitForStartup(_ service: ServiceProcess, statusTopic: String, fences: Int, limit: Double) throws -> BenchResults.Startup {
+    func waitForStartup(_ service: BenchService, statusTopic: String, fences: Int, limit: Double) throws -> BenchResults.Startup {
         var startup = BenchResults.Startup()
         startup.fences = fences
         startup.timeLimit = limit
@@ -23,7 +23,7 @@ extension BenchRun {
 
     /// Waits until two successive stats lines show the same position count; returns it.
     @discardableResult
-    func waitForIdle(_ service: ServiceProcess, limit: Double = 60) throws -> Int {
+    func waitForIdle(_ service: BenchService, limit: Double = 60) throws -> Int {
         let start = Monotonic.nanos()
         var seenLines = service.log.snapshot.statsLines
         var previous: Int?
@@ -43,7 +43,7 @@ extension BenchRun {
 
     /// Waits until the service's stats line counts at least `target` positions; gives up after
     /// `stall` seconds without progress. Returns the count and when it was first seen.
-    func waitForPositions(_ service: ServiceProcess, atLeast target: Int, stall: Double) throws -> (count: Int, nanos: UInt64) {
+    func waitForPositions(_ service: BenchService, atLeast target: Int, stall: Double) throws -> (count: Int, nanos: UInt64) {
         var last = service.log.snapshot.positions
         var lastProgress = Monotonic.nanos()
         while true {
@@ -61,7 +61,7 @@ extension BenchRun {
     }
 
     /// Waits for the first alert of `device`: its arrival time, or nil after `limit` seconds.
-    func waitForAlert(of device: String, service: ServiceProcess, limit: Double) throws -> UInt64? {
+    func waitForAlert(of device: String, service: BenchService, limit: Double) throws -> UInt64? {
         let start = Monotonic.nanos()
         var checks = 0
         while Monotonic.since(start) < limit {

@@ -1,7 +1,7 @@
 /// Phase 2: the same stream through the service; done when the end marker's alert arrives, which
 /// the service can only send after processing every message before the marker's last sample.
 extension BenchRun {
-    func measureService(_ service: ServiceProcess, stream: PositionStream, marker: String, qos: Int32) async throws -> BenchResults.Throughput {
+    func measureService(_ service: BenchService, stream: PositionStream, marker: String, qos: Int32) async throws -> BenchResults.Throughput {
         guard let publisher else { throw BenchError.failed("no publisher") }
         let before = try waitForIdle(service)
         let alertsBefore = service.log.snapshot.alerts

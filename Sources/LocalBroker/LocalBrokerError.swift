@@ -1,6 +1,8 @@
-/// Why a private mosquitto could not be started.
+/// Why a private mosquitto, or `fleetfence serve` beside it, could not be started.
 public enum LocalBrokerError: Error, Sendable, CustomStringConvertible {
     case mosquittoNotFound(searched: [String])
+    /// No built `fleetfence` to start `serve` from.
+    case serviceNotFound(searched: [String])
     case noFreePort(reason: String)
     case setupFailed(reason: String)
     case launchFailed(executable: String, reason: String)
@@ -14,6 +16,8 @@ public enum LocalBrokerError: Error, Sendable, CustomStringConvertible {
         case let .mosquittoNotFound(searched):
             "mosquitto not found (looked in \(searched.joined(separator: ", "))); "
                 + "install it: apt-get install mosquitto (Debian/Ubuntu) or brew install mosquitto (macOS)"
+        case let .serviceNotFound(searched):
+            "fleetfence binary not found (build it first: swift build); looked at:\n" + searched.joined(separator: "\n")
         case let .noFreePort(reason):
             "no free loopback port: \(reason)"
         case let .setupFailed(reason):

@@ -68,8 +68,8 @@ struct DemoCommand: AsyncParsableCommand {
         let logger = LogSetup.bootstrap(level: logLevel, label: "fleetfence-demo")
         let teardown = DemoTeardown()
         let signals = DemoSignals(teardown: teardown)
-        let sources = signals.install()
-        defer { sources.forEach { $0.cancel() } }
+        let listening = await signals.install()
+        defer { listening.cancel() }
         let report: VerifyReport
         do {
             let plan = try prepare()
@@ -121,7 +121,7 @@ struct DemoCommand: AsyncParsableCommand {
             throw DemoError("\(error)")
         }
         return Plan(
-            executable: try DemoPaths.executable(), routes: loaded, fencesFile: fencesFile, verify: verify,
+            executable: try Self.serviceExecutable(), routes: loaded, fencesFile: fencesFile, verify: verify,
             settings: settings)
     }
 
@@ -140,15 +140,26 @@ struct DemoCommand: AsyncParsableCommand {
         let workspace = try DemoPaths.makeWorkspace()
         teardown.add { try? FileManager.default.removeItem(atPath: workspace) }
         let prefix = ServiceConfiguration.Defaults.prefix
-        let options = DemoServiceProcess.Options(
+        // Every key the verifier depends on is a flag, so that the service and the verifier cannot
+        // disagree; the config file is the demo's own, so that `Config/fleetfence.yaml` in the
+        // working directory (perhaps pointing at a production broker) plays no part.
+        let options = ServiceProcess.Options(
             brokerURL: broker.url, fencesFile: plan.fencesFile, journalPath: workspace + "/fleetfence.db",
-            configFile: workspace + "/fleetfence.yaml",
-            clientID: "fleetfence-demo-\(getpid())", prefix: prefix, positions: [Self.positionFilter],
-            settings: plan.settings)
-        let service = try DemoServiceProcess(
-            executable: plan.executable, options: options, logPath: serviceLog ?? workspace + "/service.log")
+            clientID: "fleetfence-demo-\(getpid())",
+            debounce: plan.settings.debounceSeconds, silentConfirm: plan.settings.silentConfirmSeconds,
+            hysteresis: plan.settings.hysteresisMeters, minRadius: plan.settings.minRadiusMeters,
+            maxRadius: plan.settings.maxRadiusMeters, maxAccuracy: plan.settings.maxAccuracyMeters,
+            prefix: prefix, positions: [Self.positionFilter], logLevel: "info")
+        let service: ServiceProcess
+        do {
+            service = try ServiceProcess(
+                executable: plan.executable, options: options, configFile: workspace + "/fleetfence.yaml",
+                logPath: serviceLog ?? workspace + "/service.log")
+        } catch {
+            throw DemoError(error.description)
+        }
         teardown.add { Self.stop(service, quietly: signals.quitting) }
-        DemoOutput.line("service:   fleetfence serve (pid \(service.pid)), fences \(plan.fencesFile), journal in \(workspace)")
+        DemoOutput.line("service:   fleetfence serve (pid \(service.processID)), fences \(plan.fencesFile), journal in \(workspace)")
         var quiet = logger
         quiet.logLevel = max(logger.logLevel, .notice)
         try await DemoServiceReadiness.wait(
@@ -202,11 +213,20 @@ struct DemoCommand: AsyncParsableCommand {
     /// SIGTERM and wait; a service that does not stop cleanly is worth a word (one that had
     /// already ended was reported when it did; one stopped while quitting may not have had its
     /// signal handlers yet).
-    private static func stop(_ service: DemoServiceProcess, quietly: @autoclosure () -> Bool) {
+    private static func stop(_ service: ServiceProcess, quietly: @autoclosure () -> Bool) {
         let wasRunning = service.isRunning
-        let status = service.stop()
+        let status = service.terminate()
         if wasRunning, status != 0, !quietly() {
             DemoOutput.note("fleetfence demo: the service ended with status \(status); its last lines:\n" + service.logTail(10))
+        }
+    }
+
+    /// This executable: the service under demonstration is the one built with the demo.
+    private static func serviceExecutable() throws -> String {
+        do {
+            return try ServiceProcess.locateExecutable()
+        } catch {
+            throw DemoError("cannot tell where this fleetfence executable is; run it by its path")
         }
     }
 

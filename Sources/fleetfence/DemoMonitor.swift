@@ -8,12 +8,12 @@ final class DemoMonitor: Sendable {
     private let failure = Mutex<String?>(nil)
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(service: DemoServiceProcess, broker: LocalMosquitto, simulation: Simulation) {
+    init(service: ServiceProcess, broker: LocalMosquitto, simulation: Simulation) {
         let watching = Task { [weak self] in
             while !Task.isCancelled {
                 var reason: String?
                 if !service.isRunning {
-                    reason = "the service exited while the trucks were driving (status \(service.terminationStatus ?? -1)); its last lines:\n"
+                    reason = "the service exited while the trucks were driving (status \(service.exitStatus ?? -1)); its last lines:\n"
                         + service.logTail()
                 } else if !broker.isRunning {
                     reason = "the demo's mosquitto exited while the trucks were driving; its log:\n" + broker.log

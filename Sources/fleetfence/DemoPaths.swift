@@ -8,19 +8,6 @@ import Darwin
 
 /// Where the demo finds its files and keeps its temporary ones.
 enum DemoPaths {
-    /// This executable, to start `serve` from: the service under demonstration is the one built
-    /// with the demo, not whichever `fleetfence` is on PATH.
-    static func executable() throws -> String {
-        #if os(Linux)
-        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
-        #endif
-        if let path = Bundle.main.executablePath, FileManager.default.isExecutableFile(atPath: path) { return path }
-        if let first = CommandLine.arguments.first, first.contains("/") {
-            return URL(fileURLWithPath: first).standardizedFileURL.path
-        }
-        throw DemoError("cannot tell where this fleetfence executable is; run it by its path")
-    }
-
     /// `path` as an absolute path. A relative default that is not in the working directory is
     /// looked up in the source tree this executable was built from, so that the demo also works
     /// when started from elsewhere.

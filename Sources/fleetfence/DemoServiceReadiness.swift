@@ -1,4 +1,5 @@
 import Foundation
+import LocalBroker
 import Logging
 import MQTT
 import Synchronization
@@ -17,7 +18,7 @@ enum DemoServiceReadiness {
     }
 
     static func wait(
-        for service: DemoServiceProcess, brokerURL: String, prefix: String, fences: Int, logger: Logger,
+        for service: ServiceProcess, brokerURL: String, prefix: String, fences: Int, logger: Logger,
         timeout: Duration = .seconds(20)
     ) async throws {
         let statusTopic = prefix + "/status"
@@ -48,7 +49,7 @@ enum DemoServiceReadiness {
     }
 
     private static func poll(
-        _ service: DemoServiceProcess, seen: Seen,
+        _ service: ServiceProcess, seen: Seen,
         fences: Int, logger: Logger, timeout: Duration
     ) async throws {
         let deadline = ContinuousClock.now + timeout
@@ -62,7 +63,7 @@ enum DemoServiceReadiness {
             }
             if !service.isRunning {
                 throw DemoError(
-                    "the service exited during start-up with status \(service.terminationStatus ?? -1); its last lines:\n"
+                    "the service exited during start-up with status \(service.exitStatus ?? -1); its last lines:\n"
                         + service.logTail())
             }
             if ContinuousClock.now >= deadline {

@@ -1,7 +1,7 @@
-import Dispatch
 import FleetSimulator
 import Foundation
 import Synchronization
+import UnixSignals
 
 /// SIGINT (Ctrl-C) and SIGTERM while the demo runs.
 ///
@@ -25,16 +25,14 @@ final class DemoSignals: Sendable {
         self.teardown = teardown
     }
 
-    /// Takes over SIGINT and SIGTERM; cancel the sources to let go.
-    func install() -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            // Ignored here, delivered to the Dispatch source instead; children get the default
-            // handlers back (see LocalBroker's ChildProcess).
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in self?.received(number) }
-            source.resume()
-            return source
+    /// Takes over SIGINT and SIGTERM (trapped before this returns, so none is missed); cancel the
+    /// task to let go. Children get the default handlers back (see LocalBroker's `ChildProcess`).
+    func install() async -> Task<Void, Never> {
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        return Task { [weak self] in
+            for await signal in signals {
+                self?.received(signal.rawValue)
+            }
         }
     }
 

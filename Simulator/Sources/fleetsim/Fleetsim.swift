@@ -2,6 +2,7 @@ import ArgumentParser
 import FleetSimulator
 import Foundation
 import Logging
+import UnixSignals
 
 @main
 struct Fleetsim: AsyncParsableCommand {
@@ -172,8 +173,8 @@ struct Fleetsim: AsyncParsableCommand {
         }
 
         let simulation = try Simulation(options: options, logger: logger)
-        let signals = Self.stopOnSignals(simulation, logger: logger, verifying: verify)
-        defer { signals.forEach { $0.cancel() } }
+        let signals = await Self.stopOnSignals(simulation, logger: logger, verifying: verify)
+        defer { signals.cancel() }
         let printer: (@Sendable (String) -> Void)? = printAlerts ? { @Sendable line in Self.printLine(line) } : nil
         guard let report = try await simulation.run(onAlert: printer) else { return 0 }
         Self.printLine(report.description)
@@ -181,11 +182,10 @@ struct Fleetsim: AsyncParsableCommand {
     }
 
     /// SIGINT and SIGTERM: the first stops publishing, the second skips the wait, the third quits.
-    private static func stopOnSignals(_ simulation: Simulation, logger: Logger, verifying: Bool) -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { @Sendable in
+    private static func stopOnSignals(_ simulation: Simulation, logger: Logger, verifying: Bool) async -> Task<Void, Never> {
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        return Task {
+            for await _ in signals {
                 simulation.stop()
                 switch simulation.stopRequests {
                 case 1 where verifying:
@@ -195,8 +195,6 @@ struct Fleetsim: AsyncParsableCommand {
                 default: Foundation.exit(130)
                 }
             }
-            source.resume()
-            return source
         }
     }
 

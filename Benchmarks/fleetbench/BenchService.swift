@@ -8,27 +8,23 @@ import Glibc
 import Darwin
 #endif
 
-/// A running `fleetfence serve` with its log reader; watched (see LocalBroker's `WatchedChild`),
-/// so that it never outlives the benchmark.
-final class ServiceProcess: Sendable {
+/// A running `fleetfence serve` (LocalBroker's `ServiceProcess`) with what the benchmark reads off
+/// it: its log as the lines come, and its memory and CPU from /proc.
+final class BenchService: Sendable {
     let startNanos: UInt64
     let log = ServiceLog()
-    private let process: WatchedChild
+    let process: ServiceProcess
     private let stopped = Atomic<Bool>(false)
 
-    /// - Parameter wrapper: words put before the executable (e.g. `valgrind --tool=callgrind`).
-    init(executable: String, command: ServeCommandLine, wrapper: [String], logPath: String) throws {
-        try command.writeConfigFile()
-        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
-        defer { close(null) }
+    /// Standard output and error come through a pipe, read as they arrive (start-up is timed by
+    /// its lines) and copied to `logPath`.
+    init(executable: String, options: ServiceProcess.Options, configFile: String, wrapper: [String], logPath: String) throws {
         let errors = try Self.makePipe()
-        let program = wrapper.isEmpty ? executable : "/usr/bin/env"
-        let argv = wrapper.isEmpty ? command.arguments : wrapper + [executable] + command.arguments
         startNanos = Monotonic.nanos()
         do {
-            process = try WatchedChild(
-                executable: program, arguments: argv, environment: command.environment,
-                stdin: null, stdout: errors.write, stderr: errors.write)
+            process = try ServiceProcess(
+                executable: executable, options: options, configFile: configFile, logPath: logPath,
+                wrapper: wrapper, output: errors.write)
         } catch {
             close(errors.read)
             close(errors.write)
@@ -47,11 +43,11 @@ final class ServiceProcess: Sendable {
         return (ends[0], ends[1])
     }
 
-    var pid: pid_t { process.pid }
+    var pid: pid_t { process.processID }
     var isRunning: Bool { process.isRunning }
 
     /// Exit code (128 + signal if killed), nil while running.
-    var exitCode: Int32? { process.terminationStatus }
+    var exitCode: Int32? { process.exitStatus }
 
     /// VmRSS from /proc/<pid>/status, in bytes.
     var residentBytes: Int? {
@@ -77,17 +73,17 @@ final class ServiceProcess: Sendable {
         guard isRunning else { throw BenchError.serviceDied(status: exitCode, log: log.tailText) }
     }
 
-    /// SIGTERM (the contract's clean stop), SIGKILL after `grace` seconds. Returns the seconds the
+    /// SIGTERM (the service's clean stop), SIGKILL after `grace` seconds. Returns the seconds the
     /// service took to exit. Idempotent.
     @discardableResult
     func stop(grace: Double = 20) -> Double {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return 0 }
         let start = Monotonic.nanos()
-        process.send(SIGTERM)
-        _ = process.waitForExit(within: .seconds(grace))
+        process.signal(SIGTERM)
+        _ = process.waitForExit(timeout: .seconds(grace))
         // Measured before the rest of `stop` (a SIGKILL, the watchdog let go), which is not the service's.
         let seconds = Monotonic.since(start)
-        process.stop(with: SIGKILL, grace: .zero)
+        process.kill()
         return seconds
     }
 

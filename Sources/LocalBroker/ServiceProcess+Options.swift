@@ -1,27 +1,32 @@
-import LocalBroker
-
 extension ServiceProcess {
-    /// The flags given to `fleetfence serve`.
+    /// The settings `fleetfence serve` is started with, all as flags (see `ServeCommandLine`).
+    /// `nil`: the service's built-in default.
     public struct Options: Sendable {
         public var brokerURL: String
         public var fencesFile: String
         public var journalPath: String
         public var clientID: String
-        public var debounce: Double
-        public var silentConfirm: Double
-        /// `nil`: the service's default (`fleetfence`).
+        public var debounce: Double?
+        public var silentConfirm: Double?
+        public var hysteresis: Double?
+        public var minRadius: Double?
+        public var maxRadius: Double?
+        public var maxAccuracy: Double?
+        /// `nil`: `fleetfence`.
         public var prefix: String?
-        /// `nil`: the service's default (`fleet/+/position`).
+        /// `nil`: `fleet/+/position`.
         public var positions: [String]?
-        public var statsInterval: Int
-        public var logLevel: String
+        public var statsInterval: Double?
+        public var logLevel: String?
         /// Appended as given, e.g. `["--min-radius", "30"]`.
         public var extraArguments: [String]
 
         public init(
             brokerURL: String, fencesFile: String, journalPath: String, clientID: String,
-            debounce: Double = 2, silentConfirm: Double = 2, prefix: String? = nil, positions: [String]? = nil,
-            statsInterval: Int = 1, logLevel: String = "info", extraArguments: [String] = []
+            debounce: Double? = nil, silentConfirm: Double? = nil, hysteresis: Double? = nil,
+            minRadius: Double? = nil, maxRadius: Double? = nil, maxAccuracy: Double? = nil,
+            prefix: String? = nil, positions: [String]? = nil, statsInterval: Double? = nil, logLevel: String? = nil,
+            extraArguments: [String] = []
         ) {
             self.brokerURL = brokerURL
             self.fencesFile = fencesFile
@@ -29,6 +34,10 @@ extension ServiceProcess {
             self.clientID = clientID
             self.debounce = debounce
             self.silentConfirm = silentConfirm
+            self.hysteresis = hysteresis
+            self.minRadius = minRadius
+            self.maxRadius = maxRadius
+            self.maxAccuracy = maxAccuracy
             self.prefix = prefix
             self.positions = positions
             self.statsInterval = statsInterval
@@ -46,12 +55,15 @@ extension ServiceProcess {
             command[.fences] = fencesFile
             command[.journal] = journalPath
             command[.clientID] = clientID
-            command.set(.debounce, debounce)
-            command.set(.silentConfirm, silentConfirm)
-            command[.statsInterval] = String(statsInterval)
-            command[.logLevel] = logLevel
             command[.prefix] = prefix
             command[.positions] = positions?.joined(separator: ",")
+            let numbers: [(ServeFlag, Double?)] = [
+                (.debounce, debounce), (.silentConfirm, silentConfirm), (.hysteresis, hysteresis),
+                (.minRadius, minRadius), (.maxRadius, maxRadius), (.maxAccuracy, maxAccuracy),
+                (.statsInterval, statsInterval),
+            ]
+            for case let (flag, number?) in numbers { command.set(flag, number) }
+            command[.logLevel] = logLevel
             command.extraArguments = extraArguments
             return command
         }

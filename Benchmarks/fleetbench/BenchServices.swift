@@ -1,0 +1,25 @@
+import LocalBroker
+
+/// How every phase starts `fleetfence serve`: on the private broker, its own journal and config in
+/// the run's directory, stats every second.
+struct BenchServices: Sendable {
+    let executable: String
+    let wrapper: [String]
+    let brokerURL: String
+    let directory: String
+    let debounce: Double
+
+    /// - Parameters:
+    ///   - name: names the journal, the config and the log file in the run's directory.
+    ///   - journal: names another run's journal instead (a restart).
+    func start(name: String, journal: String? = nil, fencesFile: String, clientID: String, prefix: String = "fleetfence",
+               positions: String = "fleet/+/position") throws -> BenchService {
+        let options = ServiceProcess.Options(
+            brokerURL: brokerURL, fencesFile: fencesFile, journalPath: directory + "/\(journal ?? name).db",
+            clientID: clientID, debounce: debounce, silentConfirm: 3600, prefix: prefix, positions: [positions],
+            statsInterval: 1, logLevel: "info")
+        return try BenchService(
+            executable: executable, options: options, configFile: directory + "/\(name).yaml", wrapper: wrapper,
+            logPath: directory + "/\(name).log")
+    }
+}
