@@ -21,10 +21,14 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // What swift-configuration reads YAML with; the service reads the file's keys with it too.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // The pure geofence engine: no I/O, no clock of its own.
         .target(name: "GeofenceEngine", swiftSettings: strict),
+        // The one seeded generator: the simulator's noise, the benchmarks' fleets, the tests' cases.
+        .target(name: "SeededRandom", swiftSettings: strict),
 
         // libmosquitto, wrapped once.
         .systemLibrary(
@@ -32,7 +36,7 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
-        // Debian's libsqlite3 for the journal, wrapped once (FleetFenceService/Journal/SQLiteConnection).
+        // Debian's libsqlite3 for the journal, wrapped once (FleetFenceJournal/SQLiteConnection).
         .systemLibrary(
             name: "CSQLite3",
             pkgConfig: "sqlite3",
@@ -70,6 +74,7 @@ let package = Package(
             dependencies: [
                 "GeofenceEngine", "MQTT", "FleetFenceCodecs", "FleetFenceJournal",
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -92,7 +97,9 @@ let package = Package(
         // The simulator lives in Simulator/: a library (testable) and its command.
         .target(
             name: "FleetSimulator",
-            dependencies: ["GeofenceEngine", "MQTT", "FleetFenceCodecs", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "GeofenceEngine", "MQTT", "FleetFenceCodecs", "SeededRandom", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Simulator/Sources/FleetSimulator",
             swiftSettings: strict
         ),
@@ -110,14 +117,14 @@ let package = Package(
         // Benchmarks: print figures, assert nothing.
         .executableTarget(
             name: "EngineBenchmark",
-            dependencies: ["GeofenceEngine"],
+            dependencies: ["GeofenceEngine", "SeededRandom"],
             path: "Benchmarks/EngineBenchmark",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "fleetbench",
             dependencies: [
-                "MQTT", "LocalBroker", "FleetFenceCodecs", "GeofenceEngine",
+                "MQTT", "LocalBroker", "FleetFenceCodecs", "GeofenceEngine", "SeededRandom",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -136,9 +143,9 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        .testTarget(name: "GeofenceEngineTests", dependencies: ["GeofenceEngine"], swiftSettings: strict),
+        .testTarget(name: "GeofenceEngineTests", dependencies: ["GeofenceEngine", "SeededRandom"], swiftSettings: strict),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "FleetFenceTesting"], swiftSettings: strict),
-        .testTarget(name: "FleetFenceCodecsTests", dependencies: ["FleetFenceCodecs"], swiftSettings: strict),
+        .testTarget(name: "FleetFenceCodecsTests", dependencies: ["FleetFenceCodecs", "SeededRandom"], swiftSettings: strict),
         .testTarget(
             name: "FleetFenceJournalTests",
             dependencies: ["FleetFenceJournal", "GeofenceEngine", "FleetFenceCodecs"],
@@ -151,7 +158,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetSimulatorTests",
-            dependencies: ["FleetSimulator", "FleetFenceTesting", "FleetFenceCodecs"],
+            dependencies: ["FleetSimulator", "FleetFenceTesting", "FleetFenceCodecs", "SeededRandom"],
             swiftSettings: strict
         ),
     ]

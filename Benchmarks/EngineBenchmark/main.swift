@@ -3,19 +3,7 @@
 //   swift run -c release engine-bench
 import Foundation
 import GeofenceEngine
-
-
-/// Deterministic PRNG so that every run measures the same work.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import SeededRandom
 
 typealias Area = (minLat: Double, maxLat: Double, minLon: Double, maxLon: Double)
 
@@ -36,7 +24,7 @@ func residentBytes() -> Int {
     return fields.count > 1 ? (Int(fields[1]) ?? 0) * 4096 : 0
 }
 
-func makeFences(count: Int, area: Area, rng: inout SplitMix64) -> [FenceDefinition] {
+func makeFences(count: Int, area: Area, rng: inout SeededRandom) -> [FenceDefinition] {
     (0..<count).map { i in
         let lat = Double.random(in: area.minLat...area.maxLat, using: &rng)
         let lon = Double.random(in: area.minLon...area.maxLon, using: &rng)
@@ -56,7 +44,7 @@ func makeFences(count: Int, area: Area, rng: inout SplitMix64) -> [FenceDefiniti
 }
 
 /// Trucks on random walks at about 15 m/s, one sample per second each, round robin.
-func makeSamples(devices: Int, perDevice: Int, area: Area, rng: inout SplitMix64) -> [PositionSample] {
+func makeSamples(devices: Int, perDevice: Int, area: Area, rng: inout SeededRandom) -> [PositionSample] {
     var lat = (0..<devices).map { _ in Double.random(in: area.minLat...area.maxLat, using: &rng) }
     var lon = (0..<devices).map { _ in Double.random(in: area.minLon...area.maxLon, using: &rng) }
     var heading = (0..<devices).map { _ in Double.random(in: 0..<(2 * .pi), using: &rng) }
@@ -84,7 +72,7 @@ func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
 }
 for fenceCount in [1_000, 10_000, 100_000] {
-    var rng = SplitMix64(state: 42)
+    var rng = SeededRandom(seed: 42)
     let area = area(forFences: fenceCount)
     let definitions = makeFences(count: fenceCount, area: area, rng: &rng)
     let samples = makeSamples(devices: deviceCount, perDevice: samplesPerDevice, area: area, rng: &rng)

@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 
 /// Generated fences: circles (radius 50-500 m) and about 10% polygons (5-12 vertices), spread over
 /// the fleet's area, written as the service's `fences.file` (a GeoJSON FeatureCollection).

@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 
 /// The trucks of the benchmark: `fleet/truck-<k>/position`, each driving on with its own speed and a
 /// wandering heading, one sample per `interval` seconds of event time, `ts` increasing per device.

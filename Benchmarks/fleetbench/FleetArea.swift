@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 
 /// Where the benchmark's trucks drive and its fences lie: about 110 km x 100 km around Walldorf.
 struct FleetArea: Sendable {

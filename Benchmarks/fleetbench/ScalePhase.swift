@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// Phase 4: resident memory per device known. New devices publish one position each (in chunks,
 /// QoS 0, as fast as the broker takes them) until the service knows `steps` more devices; at each
 /// step, once the service counted them all and its memory settled, VmRSS is read.

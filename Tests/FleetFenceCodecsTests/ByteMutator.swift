@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// Small seeded edits of valid JSON, most of which break it: the parser's and the position
 /// scanner's fuzz tests draw their inputs from the same edits, with their own favourite bytes
 /// and near-miss tokens.
@@ -7,11 +9,11 @@ struct ByteMutator {
     /// Text that is almost right somewhere in a document.
     var tokens: [String]
 
-    func randomByte(_ rng: inout SeededGenerator) -> UInt8 {
+    func randomByte(_ rng: inout SeededRandom) -> UInt8 {
         Bool.random(using: &rng) ? interesting.randomElement(using: &rng)! : UInt8.random(in: 0...255, using: &rng)
     }
 
-    func mutate(_ input: [UInt8], using rng: inout SeededGenerator) -> [UInt8] {
+    func mutate(_ input: [UInt8], using rng: inout SeededRandom) -> [UInt8] {
         var bytes = input
         for _ in 0..<Int.random(in: 1...3, using: &rng) {
             let at = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &rng)

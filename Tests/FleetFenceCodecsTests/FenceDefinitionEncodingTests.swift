@@ -2,6 +2,7 @@ import GeofenceEngine
 import Testing
 
 @testable import FleetFenceCodecs
+import SeededRandom
 
 /// The journal keeps fences as `FenceDefinitionEncoding` writes them and reads them back with
 /// `FenceDecoder`: every definition must come back equal.
@@ -41,7 +42,7 @@ struct FenceDefinitionEncodingTests {
     }
 
     @Test func randomDefinitionsRoundTrip() throws {
-        var rng = SeededGenerator(seed: 31)
+        var rng = SeededRandom(seed: 31)
         for n in 0..<500 {
             let center = Coordinate(lat: .random(in: -90...90, using: &rng), lon: .random(in: -180...180, using: &rng))
             let shape: FenceShape = Bool.random(using: &rng)

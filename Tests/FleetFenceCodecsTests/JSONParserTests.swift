@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FleetFenceCodecs
+import SeededRandom
 
 // MARK: - Helpers
 
@@ -260,7 +261,7 @@ struct JSONParserTests {
 
     /// Shortest round-trip texts of random doubles read back to the same bits.
     @Test func randomDoublesRoundTrip() {
-        var rng = SeededGenerator(seed: 0x0D0B_1E00)
+        var rng = SeededRandom(seed: 0x0D0B_1E00)
         var failures = 0
         for _ in 0..<20_000 {
             let x = Double(bitPattern: rng.next())
@@ -283,7 +284,7 @@ struct JSONParserTests {
     /// Random decimal texts (up to 25 digits, any exponent, through both the fast and the slow path) against
     /// the standard library's correctly rounded `Double(String)`.
     @Test func randomDecimalTextsAreCorrectlyRounded() {
-        var rng = SeededGenerator(seed: 0xDEC1_3A15)
+        var rng = SeededRandom(seed: 0xDEC1_3A15)
         var failures = 0
         var checked = 0
         func digits(_ count: Int, nonzeroFirst: Bool) -> String {
@@ -654,7 +655,7 @@ struct JSONParserDifferentialTests {
 
     @Test(arguments: seeds)
     func generatedDocumentsReadTheSame(seed: UInt64) throws {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var tally = Tally()
         var failures = 0
         for n in 0..<100 {
@@ -687,7 +688,7 @@ struct JSONParserDifferentialTests {
 
     @Test(arguments: seeds)
     func mutatedDocumentsAreAcceptedAndRejectedAlike(seed: UInt64) throws {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var bases = Self.fixedDocuments
         for _ in 0..<40 {
             bases.append(Writer.write(Generator.value(depth: 2, repeatedKeys: true, using: &rng), using: &rng))
@@ -881,7 +882,7 @@ private enum Generator {
     ]
     static let keys = ["id", "name", "type", "a", "b", "coordinates", "é", "🚚", "k\"q", "", "x/y"]
 
-    static func string(using rng: inout SeededGenerator) -> String {
+    static func string(using rng: inout SeededRandom) -> String {
         let length = Int.random(in: 0...10, using: &rng) == 0 ? Int.random(in: 20...80, using: &rng) : Int.random(in: 0...12, using: &rng)
         var text = String.UnicodeScalarView()
         for _ in 0..<length {
@@ -894,7 +895,7 @@ private enum Generator {
         return String(text)
     }
 
-    static func number(using rng: inout SeededGenerator) -> Double {
+    static func number(using rng: inout SeededRandom) -> Double {
         switch Int.random(in: 0..<7, using: &rng) {
         case 0: return Double(Int.random(in: -1000...1000, using: &rng))
         case 1: return Double(Int.random(in: -180_000_000...180_000_000, using: &rng)) / 1e6
@@ -910,7 +911,7 @@ private enum Generator {
         }
     }
 
-    static func value(depth: Int, repeatedKeys: Bool, using rng: inout SeededGenerator) -> JSONValue {
+    static func value(depth: Int, repeatedKeys: Bool, using rng: inout SeededRandom) -> JSONValue {
         let kind = depth >= 4 ? Int.random(in: 0..<4, using: &rng) : Int.random(in: 0..<7, using: &rng)
         switch kind {
         case 0: return Bool.random(using: &rng) ? .null : .bool(Bool.random(using: &rng))
@@ -943,7 +944,7 @@ private enum Generator {
 
 /// Writes JSON with every spelling the grammar allows for the same value.
 private enum Writer {
-    static func write(_ value: JSONValue, using rng: inout SeededGenerator) -> [UInt8] {
+    static func write(_ value: JSONValue, using rng: inout SeededRandom) -> [UInt8] {
         var bytes: [UInt8] = []
         space(&bytes, &rng)
         write(value, into: &bytes, &rng)
@@ -951,14 +952,14 @@ private enum Writer {
         return bytes
     }
 
-    static func space(_ bytes: inout [UInt8], _ rng: inout SeededGenerator) {
+    static func space(_ bytes: inout [UInt8], _ rng: inout SeededRandom) {
         guard Int.random(in: 0..<3, using: &rng) == 0 else { return }
         for _ in 0..<Int.random(in: 1...3, using: &rng) {
             bytes.append([0x20, 0x09, 0x0A, 0x0D].randomElement(using: &rng)!)
         }
     }
 
-    static func write(_ value: JSONValue, into bytes: inout [UInt8], _ rng: inout SeededGenerator) {
+    static func write(_ value: JSONValue, into bytes: inout [UInt8], _ rng: inout SeededRandom) {
         switch value {
         case .null: bytes += Array("null".utf8)
         case let .bool(b): bytes += Array((b ? "true" : "false").utf8)
@@ -997,7 +998,7 @@ private enum Writer {
 
     /// The decimal value of `x`'s shortest round-trip text, spelled one of several equal ways: plain, with a
     /// fraction, with an exponent (e/E, with or without a sign), with extra zeros.
-    static func spell(_ x: Double, _ rng: inout SeededGenerator) -> String {
+    static func spell(_ x: Double, _ rng: inout SeededRandom) -> String {
         // digits × 10^exponent, from Swift's shortest text ("-1.2345e-05", "123.0", "5e-324").
         let text = x.magnitude.description
         let parts = text.split(separator: "e")
@@ -1047,7 +1048,7 @@ private enum Writer {
         }
     }
 
-    static func quote(_ s: String, into bytes: inout [UInt8], _ rng: inout SeededGenerator) {
+    static func quote(_ s: String, into bytes: inout [UInt8], _ rng: inout SeededRandom) {
         let hexDigits = Array((Bool.random(using: &rng) ? "0123456789abcdef" : "0123456789ABCDEF").utf8)
         func u(_ unit: UInt32) {
             bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u")]

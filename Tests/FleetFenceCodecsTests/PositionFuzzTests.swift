@@ -1,5 +1,6 @@
 import Testing
 @testable import FleetFenceCodecs
+import SeededRandom
 
 /// Seeded random inputs, fast path against the parser. A failure message names the seed and the input,
 /// which is all that is needed to replay it.
@@ -26,7 +27,7 @@ struct PositionFuzzTests {
 
     @Test(arguments: seeds)
     func mutationsOfValidPayloads(seed: UInt64) {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var decidedFast = 0
         var failures = 0
         for i in 0..<Self.iterationsPerSeed {
@@ -64,7 +65,7 @@ struct PositionFuzzTests {
 
     /// Random, mostly valid flat objects: known and unknown keys in any order, values of every kind
     /// written in every way the grammar allows, random whitespace.
-    static func generate(_ rng: inout SeededGenerator, into out: inout [UInt8]) {
+    static func generate(_ rng: inout SeededRandom, into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
         whitespace(&rng, &out)
         out.append(UInt8(ascii: "{"))
@@ -82,12 +83,12 @@ struct PositionFuzzTests {
         whitespace(&rng, &out)
     }
 
-    static func whitespace(_ rng: inout SeededGenerator, _ out: inout [UInt8]) {
+    static func whitespace(_ rng: inout SeededRandom, _ out: inout [UInt8]) {
         guard rng.next() % 4 == 0 else { return }
         for _ in 0..<Int.random(in: 1...3, using: &rng) { out.append([0x20, 0x09, 0x0A, 0x0D][Int(rng.next() % 4)]) }
     }
 
-    static func value(_ rng: inout SeededGenerator, depth: Int, _ out: inout [UInt8]) {
+    static func value(_ rng: inout SeededRandom, depth: Int, _ out: inout [UInt8]) {
         switch rng.next() % 12 {
         case 6: out += texts.randomElement(using: &rng)!
         case 7: out += literals.randomElement(using: &rng)!
@@ -105,7 +106,7 @@ struct PositionFuzzTests {
     }
 
     /// Numbers of every shape: integers and decimals of 1 to 20 digits, signs, exponents in both cases.
-    static func number(_ rng: inout SeededGenerator, _ out: inout [UInt8]) {
+    static func number(_ rng: inout SeededRandom, _ out: inout [UInt8]) {
         func digits(_ n: Int) { for _ in 0..<n { out.append(UInt8(ascii: "0") + UInt8(rng.next() % 10)) } }
         if rng.next() % 2 == 0 { out.append(UInt8(ascii: "-")) }
         let intDigits = Int.random(in: 1...(rng.next() % 4 == 0 ? 20 : 4), using: &rng)
@@ -129,7 +130,7 @@ struct PositionFuzzTests {
 
     @Test(arguments: seeds)
     func generatedPayloads(seed: UInt64) {
-        var rng = SeededGenerator(seed: seed ^ 0xFACE)
+        var rng = SeededRandom(seed: seed ^ 0xFACE)
         var decidedFast = 0
         var failures = 0
         var input: [UInt8] = []

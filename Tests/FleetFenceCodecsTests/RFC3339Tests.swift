@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FleetFenceCodecs
+import SeededRandom
 
 @Suite("RFC 3339")
 struct RFC3339Tests {
@@ -37,7 +38,7 @@ struct RFC3339Tests {
     }
 
     @Test func agreesWithFoundationOnRandomInstants() {
-        var rng = SeededGenerator(seed: 3339)
+        var rng = SeededRandom(seed: 3339)
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         for _ in 0..<5000 {

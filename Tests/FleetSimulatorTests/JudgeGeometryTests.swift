@@ -2,6 +2,7 @@ import Foundation
 import GeofenceEngine
 import Testing
 @testable import FleetSimulator
+import SeededRandom
 
 /// The judge's own geometry against the engine's on seeded random fences and points. They are
 /// written apart so that one's bug cannot hide in the other; here they must still agree.

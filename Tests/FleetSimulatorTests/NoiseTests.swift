@@ -2,6 +2,7 @@ import Foundation
 import GeofenceEngine
 import Testing
 @testable import FleetSimulator
+import SeededRandom
 
 @Suite("Seeded randomness and noise")
 struct NoiseTests {

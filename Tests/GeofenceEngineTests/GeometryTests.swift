@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import GeofenceEngine
+import SeededRandom
 
 /// Distances on the mean sphere, polygon distances, and the places where maps break: poles and
 /// the antimeridian.
@@ -33,7 +34,7 @@ struct GeometryTests {
     }
 
     @Test func distanceAgreesWithTheLawOfCosinesAndWithDestination() {
-        var rng = SplitMix64(seed: 2024)
+        var rng = SeededRandom(seed: 2024)
         for _ in 0..<2_000 {
             let a = Coordinate(lat: asin(rng.uniform(-1...1)) * 180 / .pi, lon: rng.uniform(-180...180))
             let meters = rng.logUniform(10...15_000_000)
@@ -76,7 +77,7 @@ struct GeometryTests {
         let poly = try makeFence(polygon("round", ring))
         let disc = try makeFence(circle("round", radius: r))
         let sagitta = r * (1 - cos(.pi / Double(n)))  // 0.6 m: the most a chord strays from the arc
-        var rng = SplitMix64(seed: 64)
+        var rng = SeededRandom(seed: 64)
         for _ in 0..<500 {
             let p = destination(depot, bearing: rng.uniform(0...360), meters: rng.uniform(0...1_000))
             let difference = abs(poly.signedDistance(to: p) - disc.signedDistance(to: p))

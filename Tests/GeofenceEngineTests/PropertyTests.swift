@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import GeofenceEngine
+import SeededRandom
 
 // MARK: - A random fleet in a random town
 
@@ -19,7 +20,7 @@ struct RandomTown {
 
     /// `silences`: devices sometimes stop reporting for minutes, so that `tick` confirms changes.
     init(seed: UInt64, fenceCount: Int = 30, devices: Int = 6, steps: Int = 1_200, silences: Bool) {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)
         for k in 0..<fenceCount {
             let center = destination(depot, bearing: rng.uniform(0...360), meters: 3_000 * rng.uniform(0...1).squareRoot())
             let dwell: Double? = rng.chance(0.3) ? rng.uniform(30...600) : nil
@@ -112,7 +113,7 @@ func byDevice(_ alerts: [Transition]) -> [String: [Transition]] {
 struct PropertyTests {
     @Test(arguments: 1...20 as ClosedRange<UInt64>)
     func randomWalksWhoseNoiseStaysInsideTheBandNeverAlert(seed: UInt64) throws {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let center = Coordinate(lat: rng.uniform(-70...70), lon: rng.uniform(-180...180))
         let isCircle = rng.chance(0.5)
         let size = isCircle ? rng.logUniform(20...20_000) : rng.logUniform(50...5_000)
@@ -213,7 +214,7 @@ struct PropertyTests {
         #expect(reference.count > 20)
 
         // Random batches in arrival order, a tick after each batch.
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var batched = try town.engine()
         var batchedAlerts: [Transition] = []
         var start = 0
@@ -261,7 +262,7 @@ struct PropertyTests {
         let reference = run(town.events[...], on: &plain, tickEvery: 5, lastTick: &lastTick)
         #expect(reference.count > 20)
 
-        var rng = SplitMix64(seed: seed &* 977)
+        var rng = SeededRandom(seed: seed &* 977)
         let cuts = (0..<3).map { _ in rng.int(0...(town.events.count - 1)) }.sorted()
         var engine = try town.engine()
         var alerts: [Transition] = []
@@ -285,7 +286,7 @@ struct PropertyTests {
     /// Random circles and polygons from 20 m to 100 km, worldwide, near the poles and near the
     /// antimeridian; random points, most of them near a fence.
     static func randomFences(seed: UInt64, count: Int, nearAntimeridian: Bool) -> [FenceDefinition] {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var fences: [FenceDefinition] = []
         while fences.count < count {
             let isCircle = rng.chance(0.4)
@@ -321,7 +322,7 @@ struct PropertyTests {
     }
 
     static func randomPoints(seed: UInt64, count: Int, near fences: [Fence]) -> [Coordinate] {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)
         return (0..<count).map { _ in
             switch rng.uniform(0...1) {
             case ..<0.3:

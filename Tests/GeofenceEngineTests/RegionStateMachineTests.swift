@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import GeofenceEngine
+import SeededRandom
 
 /// Rules 1 to 4 of the contract's region state machine, one test per rule, with exact numbers.
 /// Defaults throughout: debounce 20 s, hysteresis 10 m, max accuracy 100 m, silent confirm 20 s.
@@ -68,7 +69,7 @@ struct RegionStateMachineTests {
     @Test(arguments: [RegionState.inside, .outside])
     func jitterInsideTheHysteresisBandNeverAlerts(known: RegionState) throws {
         var h = try Harness([circle("f", radius: 300)])
-        var rng = SplitMix64(seed: 42)
+        var rng = SeededRandom(seed: 42)
         h.feed([sample(atBoundary(radius: 300, d: known == .inside ? 100 : -100), t: T0)])
         #expect(h.engine.state(of: "truck-7", in: "f") == known)
         // An hour at 1 Hz, anywhere within ±9 m of the boundary, in every direction.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import GeofenceEngine
+import SeededRandom
 
 // MARK: - Time and places
 
@@ -190,18 +191,7 @@ func events(_ alerts: [Transition]) -> [String] {
 
 // MARK: - Seeded randomness
 
-/// SplitMix64: tiny, fast, and the same sequence on every platform for a given seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SeededRandom {
     mutating func uniform(_ range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &self) }
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
     mutating func chance(_ p: Double) -> Bool { uniform(0...1) < p }

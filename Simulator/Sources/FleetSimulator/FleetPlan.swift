@@ -1,5 +1,6 @@
 import Foundation
 import GeofenceEngine
+import SeededRandom
 
 /// Which truck drives which route, from when and in which direction: everything about the
 /// fleet that does not depend on the clock. Same routes, options and seed: same plan.

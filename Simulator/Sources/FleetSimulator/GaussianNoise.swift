@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 
 /// Normally distributed numbers by Box–Muller over a seeded generator. Each transform yields two
 /// independent values; the second is kept for the next call.

@@ -1,4 +1,5 @@
 import GeofenceEngine
+import SeededRandom
 
 /// One position a truck reports: the noise-free truth and what it publishes.
 public struct TruckSample: Sendable, Hashable {

@@ -5,7 +5,11 @@ enum ConfigurationWarnings {
     ) -> [String] {
         var warnings: [String] = []
         if let fileText {
-            for path in YAMLKeyScanner.keyPaths(in: fileText) where !isKnown(path) {
+            var unknown: [String] = []
+            // An unknown section is one warning, not one per key inside it.
+            for path in YAMLKeyPaths.keyPaths(in: fileText)
+            where !isKnown(path) && !unknown.contains(where: { path.hasPrefix($0 + ".") }) {
+                unknown.append(path)
                 warnings.append("config file \(filePath): unknown key \(path) is ignored")
             }
         }
