@@ -22,4 +22,14 @@ public enum ServeFlag: String, CaseIterable, Sendable {
     case silentConfirm = "silent-confirm"
     case statsInterval = "stats-interval"
     case logLevel = "log-level"
+    case instance
+    case http
+    case httpTokenFile = "http-token-file"
+    case tilesURL = "tiles-url"
+    case homeAssistant = "homeassistant"
+    case homeAssistantPrefix = "homeassistant-prefix"
+    case ownTracksTransitions = "owntracks-transitions"
+    case maxFuture = "max-future"
+    case forgetAfter = "forget-after"
+    case retentionDays = "retention-days"
 }

@@ -28,7 +28,7 @@ final class ClientEngine: Sendable {
     init(options: MQTTOptions, logger: Logger) throws(MQTTError) {
         try options.validate()
         var logger = logger
-        logger[metadataKey: "mqtt.broker"] = "\(options.url)"
+        logger[metadataKey: "mqtt.broker"] = "\(options.urls.map(\.description).joined(separator: ","))"
         if let clientID = options.clientID { logger[metadataKey: "mqtt.client"] = "\(clientID)" }
         self.options = options
         self.logger = logger

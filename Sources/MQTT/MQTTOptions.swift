@@ -1,7 +1,12 @@
 /// How an `MQTTClient` connects. Protocol is MQTT 3.1.1: with it `cleanSession = false`
 /// keeps the broker-side session across disconnects without extra properties.
 public struct MQTTOptions: Sendable {
+    /// The broker; with ``failoverURLs``, the first to try.
     public var url: MQTTURL
+    /// Further brokers of the same cluster, tried in order after ``url`` when a connection cannot
+    /// be made or is lost (then from the one after the broker lost, wrapping around), so that one
+    /// node's death moves the client to the next without waiting for it to come back.
+    public var failoverURLs: [MQTTURL] = []
     /// Fixed client id. Required when `cleanSession` is false: the broker finds the
     /// session by it. `nil` lets libmosquitto generate a random one.
     public var clientID: String?
@@ -10,6 +15,10 @@ public struct MQTTOptions: Sendable {
     public var cleanSession: Bool
     public var username: String?
     public var password: String?
+    /// Read again before every connection attempt when set (instead of ``password``), so that a
+    /// rotated password file takes effect at the next reconnect without a restart. `nil` from it
+    /// means "no password".
+    public var passwordSource: (@Sendable () -> String?)?
     /// CA bundle for `mqtts://`. Without it the operating system's trust store is used.
     public var caFile: String?
     public var will: MQTTWill?
@@ -28,6 +37,9 @@ public struct MQTTOptions: Sendable {
     public var reconnectDelay: Duration
     /// Cap of the reconnect delay.
     public var reconnectDelayMax: Duration
+    /// Every broker, in the order they are tried.
+    public var urls: [MQTTURL] { [url] + failoverURLs }
+
     /// How long the network thread sleeps in poll() when nothing happens: how often an idle
     /// client checks its keep-alive. Traffic, publishes and stop requests wake it sooner. Tests
     /// lengthen it, so that a lost wake-up cannot hide in a short timeout.
@@ -69,7 +81,7 @@ public struct MQTTOptions: Sendable {
         if let clientID, clientID.utf8.count > 65_535 {
             throw .invalidOptions("clientID longer than 65535 bytes")
         }
-        if password != nil, username == nil {
+        if password != nil || passwordSource != nil, username == nil {
             throw .invalidOptions("a password needs a username")
         }
         guard keepAliveSeconds >= 5 else {
@@ -90,6 +102,10 @@ public struct MQTTOptions: Sendable {
         }
         if caFile != nil, !url.tls {
             throw .invalidOptions("caFile given but the URL is not mqtts://")
+        }
+        // One handle carries one TLS setting.
+        if let mixed = failoverURLs.first(where: { $0.tls != url.tls }) {
+            throw .invalidOptions("broker URLs mix mqtt:// and mqtts:// (\(url), \(mixed))")
         }
     }
 }

@@ -21,11 +21,10 @@ extension LoopContext {
     func runNetworkLoop() {
         defer { finish() }
         let mosq = engine.handle.raw
-        let url = engine.options.url
+        var brokers = BrokerRotation(urls: engine.options.urls)
 
-        var rc = mosquitto_connect_async(mosq, url.host, Int32(url.port), engine.options.keepAliveSeconds)
-        if rc != MosquittoCode.success {
-            attempt.resolve(.failure(connectError(code: rc, errno: errno)))
+        if let error = connectOrNext(&brokers) {
+            attempt.resolve(.failure(error))
             return
         }
 
@@ -48,7 +47,7 @@ extension LoopContext {
                 break
             }
 
-            rc = turn(timeoutMilliseconds: idleWait)
+            var rc = turn(timeoutMilliseconds: idleWait)
             var savedErrno = errno
             if rc == MosquittoCode.success {
                 if engine.connected.load(ordering: .relaxed) {
@@ -56,6 +55,7 @@ extension LoopContext {
                         reconnecting = false
                         backoff.reset()
                     }
+                    brokers.succeeded()
                     continue
                 }
                 // Until the CONNACK: catch a dead socket libmosquitto would spin on.
@@ -66,42 +66,79 @@ extension LoopContext {
 
             if stop != .none { return }
             guard attempt.succeeded else {
-                // The first connection never came up: report why and end.
-                attempt.resolve(.failure(connectError(code: rc, errno: savedErrno)))
-                return
+                // The first connection never came up: the next broker, or report why and end.
+                let error = connectError(code: rc, errno: savedErrno, url: brokers.current)
+                brokers.advance()
+                if !brokers.roundFailed {
+                    logger.info("MQTT broker unreachable; trying the next", metadata: ["reason": "\(error)"])
+                }
+                if let final = brokers.roundFailed ? error : connectOrNext(&brokers) {
+                    attempt.resolve(.failure(final))
+                    return
+                }
+                continue
             }
             let reason = MosquittoLibrary.describe(rc, errno: savedErrno)
             if reconnecting, !engine.connected.load(ordering: .relaxed) {
-                reconnectFailed(reason: reason, nextIn: backoff.upcoming)
+                reconnectFailed(reason: reason, broker: brokers.current, nextIn: backoff.upcoming)
             } else {
                 // on_disconnect has usually reported it already; this covers paths where
                 // libmosquitto returns an error without calling it.
                 connectionEnded(reason: reason, requested: false)
             }
-            reconnecting = reconnect(backoff: &backoff)
+            brokers.advance()
+            reconnecting = reconnect(backoff: &backoff, brokers: &brokers)
         }
     }
 
-    /// Waits and calls `mosquitto_reconnect_async` until a connection attempt is under way
-    /// (`true`; the CONNACK then arrives through a later turn) or a stop is requested.
-    private func reconnect(backoff: inout Backoff) -> Bool {
+    /// Starts connecting to the current broker, moving on past those that fail at once. The error
+    /// once every broker failed in a row; nil while an attempt is under way.
+    private func connectOrNext(_ brokers: inout BrokerRotation) -> MQTTError? {
+        while true {
+            let rc = startConnecting(to: brokers.current)
+            if rc == MosquittoCode.success { return nil }
+            let error = connectError(code: rc, errno: errno, url: brokers.current)
+            brokers.advance()
+            if brokers.roundFailed { return error }
+            logger.info("MQTT broker unreachable; trying the next", metadata: ["reason": "\(error)"])
+        }
+    }
+
+    /// Credentials (read again, so a rotated password file counts) and a non-blocking connect.
+    private func startConnecting(to url: MQTTURL) -> Int32 {
+        let options = engine.options
         let mosq = engine.handle.raw
+        if let username = options.username, let source = options.passwordSource {
+            let rc = mosquitto_username_pw_set(mosq, username, source())
+            if rc != MosquittoCode.success { return rc }
+        }
+        return mosquitto_connect_async(mosq, url.host, Int32(url.port), options.keepAliveSeconds)
+    }
+
+    /// Waits (once every broker failed in a row) and starts connecting to the next broker, until
+    /// an attempt is under way (`true`; the CONNACK arrives through a later turn) or a stop is
+    /// requested.
+    private func reconnect(backoff: inout Backoff, brokers: inout BrokerRotation) -> Bool {
         while stop == .none {
-            guard pause(backoff.next()) else { return false }
+            if brokers.urls.count == 1 || brokers.roundFailed {
+                guard pause(backoff.next()) else { return false }
+            }
             // Reconnecting drops packets libmosquitto had not written yet.
             engine.ledger.withLock { $0.forgetUnsentQoS0() }
-            let rc = mosquitto_reconnect_async(mosq)
+            let rc = startConnecting(to: brokers.current)
             let savedErrno = errno
             if rc == MosquittoCode.success { return true }
-            reconnectFailed(reason: MosquittoLibrary.describe(rc, errno: savedErrno), nextIn: backoff.upcoming)
+            reconnectFailed(
+                reason: MosquittoLibrary.describe(rc, errno: savedErrno), broker: brokers.current, nextIn: backoff.upcoming)
+            brokers.advance()
         }
         return false
     }
 
-    private func reconnectFailed(reason: String, nextIn delay: Duration) {
+    private func reconnectFailed(reason: String, broker: MQTTURL, nextIn delay: Duration) {
         let failures = failedReconnects.add(1, ordering: .relaxed).newValue
         logger.info("MQTT reconnect failed", metadata: [
-            "reason": "\(reason)", "attempt": "\(failures)", "next_in": "\(delay)",
+            "reason": "\(reason)", "broker": "\(broker)", "attempt": "\(failures)", "next_in": "\(delay)",
         ])
     }
 
@@ -119,8 +156,7 @@ extension LoopContext {
     }
 
     /// Turns a failure before the first CONNACK into an error an operator can act on.
-    func connectError(code: Int32, errno savedErrno: Int32) -> MQTTError {
-        let url = engine.options.url
+    func connectError(code: Int32, errno savedErrno: Int32, url: MQTTURL) -> MQTTError {
         switch code {
         case MosquittoCode.tls, MosquittoCode.tlsHandshake:
             return .tls(host: url.host, port: url.port, reason: MosquittoLibrary.describe(code))

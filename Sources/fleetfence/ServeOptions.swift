@@ -64,6 +64,36 @@ struct ServeOptions: ParsableArguments {
     @Option(name: flag(.logLevel), help: help(.logLevel, "level"))
     var logLevel: String?
 
+    @Option(name: flag(.instanceName), help: help(.instanceName, "name"))
+    var instance: String?
+
+    @Option(name: flag(.httpListen), help: help(.httpListen, "host:port"))
+    var http: String?
+
+    @Option(name: flag(.httpTokenFile), help: help(.httpTokenFile, "file"))
+    var httpTokenFile: String?
+
+    @Option(name: flag(.httpTilesURL), help: help(.httpTilesURL, "template"))
+    var tilesURL: String?
+
+    @Option(name: flag(.homeAssistant), help: help(.homeAssistant, "bool"))
+    var homeAssistant: String?
+
+    @Option(name: flag(.homeAssistantPrefix), help: help(.homeAssistantPrefix, "topic"))
+    var homeAssistantPrefix: String?
+
+    @Option(name: flag(.ownTracksTransitions), help: help(.ownTracksTransitions, "bool"))
+    var ownTracksTransitions: String?
+
+    @Option(name: flag(.maxFuture), help: help(.maxFuture, "s"))
+    var maxFuture: String?
+
+    @Option(name: flag(.forgetAfter), help: help(.forgetAfter, "s"))
+    var forgetAfter: String?
+
+    @Option(name: flag(.retentionDays), help: help(.retentionDays, "days"))
+    var retentionDays: String?
+
     /// The flags that were given, by contract key, for `ConfigurationLoader.load(flags:configFile:)`.
     var flagOverrides: [String: String] {
         let given: [(ConfigurationKey, String?)] = [
@@ -71,7 +101,10 @@ struct ServeOptions: ParsableArguments {
             (.clientID, clientID), (.positionTopics, positions), (.prefix, prefix), (.fencesFile, fences),
             (.journalPath, journal), (.debounce, debounce), (.hysteresis, hysteresis), (.minRadius, minRadius),
             (.maxRadius, maxRadius), (.maxAccuracy, maxAccuracy), (.silentConfirm, silentConfirm),
-            (.statsInterval, statsInterval), (.logLevel, logLevel),
+            (.statsInterval, statsInterval), (.logLevel, logLevel), (.instanceName, instance), (.httpListen, http),
+            (.httpTokenFile, httpTokenFile), (.httpTilesURL, tilesURL), (.homeAssistant, homeAssistant),
+            (.homeAssistantPrefix, homeAssistantPrefix), (.ownTracksTransitions, ownTracksTransitions),
+            (.maxFuture, maxFuture), (.forgetAfter, forgetAfter), (.retentionDays, retentionDays),
         ]
         var overrides: [String: String] = [:]
         for case let (key, value?) in given { overrides[key.name] = value }

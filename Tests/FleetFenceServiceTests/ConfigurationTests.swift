@@ -1,5 +1,6 @@
 import Foundation
 import GeofenceEngine
+import MQTT
 import Testing
 
 @testable import FleetFenceService
@@ -48,7 +49,7 @@ private func yaml(_ key: ConfigurationKey, _ value: String) -> String {
 private func rendered(_ key: ConfigurationKey, in configuration: ServiceConfiguration) -> String? {
     let number = { (value: Double) in ConfigurationKey.format(value) }
     return switch key {
-    case .brokerURL: configuration.brokerURL
+    case .brokerURL: configuration.brokerURLs.joined(separator: ",")
     case .username: configuration.username
     case .passwordFile: configuration.passwordFile
     case .caFile: configuration.caFile
@@ -65,19 +66,36 @@ private func rendered(_ key: ConfigurationKey, in configuration: ServiceConfigur
     case .silentConfirm: number(configuration.geofence.silentConfirmSeconds)
     case .statsInterval: number(configuration.statsIntervalSeconds)
     case .logLevel: configuration.logLevel
+    case .instanceName: configuration.instanceName
+    case .httpListen: configuration.http.listen
+    case .httpTokenFile: configuration.http.tokenFile
+    case .httpTilesURL: configuration.http.tilesURL
+    case .homeAssistant: "\(configuration.integrations.homeAssistant)"
+    case .homeAssistantPrefix: configuration.integrations.homeAssistantPrefix
+    case .ownTracksTransitions: "\(configuration.integrations.ownTracksTransitions)"
+    case .maxFuture: number(configuration.maxFutureSeconds)
+    case .forgetAfter: number(configuration.forgetAfterSeconds)
+    case .retentionDays: number(configuration.retentionDays)
     }
 }
 
 /// A valid value for `key` that differs per layer; files the key names are created in `scratch`.
 private func sample(_ key: ConfigurationKey, layer: String, scratch: ScratchDirectory) throws -> String {
     switch key {
-    case .brokerURL: return "mqtts://\(layer).example.com:8884"
+    case .brokerURL: return "mqtts://\(layer).example.com:8884,mqtts://\(layer)-2.example.com:8884"
     case .positionTopics: return "\(layer)/+/position,owntracks/+/+"
-    case .passwordFile, .caFile: return try scratch.file("\(key.flag)-\(layer)", "secret-\(layer)\n")
+    case .passwordFile, .caFile, .httpTokenFile: return try scratch.file("\(key.flag)-\(layer)", "secret-\(layer)\n")
     case .logLevel: return ["flag": "debug", "env": "warning", "file": "error"][layer]!
-    case .debounce, .hysteresis, .minRadius, .maxRadius, .maxAccuracy, .silentConfirm, .statsInterval:
+    case .debounce, .hysteresis, .minRadius, .maxRadius, .maxAccuracy, .silentConfirm, .statsInterval, .maxFuture,
+        .forgetAfter, .retentionDays:
         return ["flag": "1001", "env": "1002", "file": "1003"][layer]!
-    case .username, .clientID, .prefix, .fencesFile, .journalPath: return "\(layer)-\(key.flag)"
+    case .username, .clientID, .prefix, .fencesFile, .journalPath, .instanceName, .homeAssistantPrefix:
+        return "\(layer)-\(key.flag)"
+    case .httpListen: return ["flag": "127.0.0.1:0", "env": "0.0.0.0:9090", "file": "localhost:8081"][layer]!
+    case .httpTilesURL: return "https://\(layer).example.com/{z}/{x}/{y}.png"
+    // The file's YAML booleans, the others' words: each layer a different value from its neighbour.
+    case .homeAssistant: return ["flag": "true", "env": "false", "file": "true"][layer]!
+    case .ownTracksTransitions: return ["flag": "false", "env": "true", "file": "false"][layer]!
     }
 }
 
@@ -115,7 +133,7 @@ struct ConfigurationTests {
         let scratch = try ScratchDirectory()
         let configuration = try await load(scratch: scratch)
         #expect(configuration == ServiceConfiguration())
-        #expect(configuration.brokerURL == "mqtt://127.0.0.1:1883")
+        #expect(configuration.brokerURLs == ["mqtt://127.0.0.1:1883"])
         #expect(configuration.positionTopics == ["fleet/+/position"])
         #expect(configuration.geofence == GeofenceSettings())
         #expect(configuration.statsIntervalSeconds == 10)
@@ -138,7 +156,7 @@ struct ConfigurationTests {
             let file = try scratch.file(name, text)
             let configuration = try await load(environment: ["FLEETFENCE_GEOFENCE_DEBOUNCE_S": "3"], file: file, scratch: scratch)
             #expect(configuration.geofence.debounceSeconds == 3)
-            #expect(configuration.brokerURL == "mqtt://127.0.0.1:1883")
+            #expect(configuration.brokerURLs == ["mqtt://127.0.0.1:1883"])
             #expect(configuration.warnings.isEmpty)
         }
     }
@@ -312,7 +330,7 @@ struct ConfigurationTests {
             """)
         let configuration = try await load(
             environment: ["FLEETFENCE_BROKER_URLL": "x", "PATH": "/bin"], file: file, scratch: scratch)
-        #expect(configuration.brokerURL == "mqtt://broker:1883")
+        #expect(configuration.brokerURLs == ["mqtt://broker:1883"])
         #expect(configuration.geofence.debounceSeconds == 5)
         #expect(configuration.warnings.contains { $0.contains("broker.urll") })
         #expect(configuration.warnings.contains { $0.contains("notes") })
@@ -332,11 +350,26 @@ struct ConfigurationTests {
         #expect(configuration.warnings.contains { $0.contains("broker.username") })
     }
 
-    @Test func brokerAddress() throws {
-        #expect(try BrokerAddress(url: "mqtt://127.0.0.1") == BrokerAddress(host: "127.0.0.1", port: 1883, usesTLS: false))
-        #expect(try BrokerAddress(url: "MQTTS://broker.example.com/") == BrokerAddress(host: "broker.example.com", port: 8883, usesTLS: true))
-        #expect(try BrokerAddress(url: "mqtt://[::1]:1884") == BrokerAddress(host: "::1", port: 1884, usesTLS: false))
-        #expect(throws: BrokerAddress.ParseError.self) { try BrokerAddress(url: "mqtt://broker/path") }
+    @Test func severalBrokersAreAListAndMustAgreeOnTLS() async throws {
+        let scratch = try ScratchDirectory()
+        let listed = try await load(flags: ["broker.url": "mqtt://a:1883, mqtt://b:1884"], scratch: scratch)
+        #expect(try listed.brokers() == [MQTTURL(host: "a", port: 1883), MQTTURL(host: "b", port: 1884)])
+        await #expect(throws: ConfigurationError.self) {
+            try await load(flags: ["broker.url": "mqtt://a:1883,mqtts://b:8883"], scratch: scratch)
+        }
+        await #expect(throws: ConfigurationError.self) { try await load(flags: ["broker.url": "mqtt://broker/path"], scratch: scratch) }
+    }
+
+    @Test func anEmptyHTTPAddressTurnsTheInterfaceOff() async throws {
+        let scratch = try ScratchDirectory()
+        #expect(try await load(scratch: scratch).http.listen == "127.0.0.1:8080")
+        #expect(try await load(flags: ["http.listen": ""], scratch: scratch).http.listen == nil)
+        #expect(try await load(environment: ["FLEETFENCE_HTTP_LISTEN": ""], scratch: scratch).http.listen == nil)
+        await #expect(throws: ConfigurationError.self) { try await load(flags: ["http.listen": "8080"], scratch: scratch) }
+        await #expect(throws: ConfigurationError.self) { try await load(flags: ["instance.name": "a/b"], scratch: scratch) }
+        await #expect(throws: ConfigurationError.self) {
+            try await load(flags: ["integrations.homeassistant": "maybe"], scratch: scratch)
+        }
     }
 
     @Test func positionFilterRules() {

@@ -289,7 +289,7 @@ final class ServiceHarness {
     /// The same settings as ``serviceOptions``, for the service in-process.
     var serviceConfiguration: ServiceConfiguration {
         ServiceConfiguration(
-            brokerURL: broker.url, clientID: clientID,
+            brokerURLs: [broker.url], clientID: clientID,
             positionTopics: options.positions ?? ServiceConfiguration.Defaults.positionTopics,
             prefix: prefix, fencesFile: fencesPath, journalPath: journalPath,
             geofence: GeofenceSettings(debounceSeconds: options.debounce, silentConfirmSeconds: options.silentConfirm),

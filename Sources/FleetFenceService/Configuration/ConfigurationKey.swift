@@ -21,6 +21,16 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
     case silentConfirm = "geofence.silent_confirm_s"
     /// Extra: seconds between the service's periodic statistics log lines.
     case statsInterval = "log.stats_interval_s"
+    case instanceName = "instance.name"
+    case httpListen = "http.listen"
+    case httpTokenFile = "http.token_file"
+    case httpTilesURL = "http.tiles_url"
+    case homeAssistant = "integrations.homeassistant"
+    case homeAssistantPrefix = "integrations.homeassistant_prefix"
+    case ownTracksTransitions = "integrations.owntracks_transitions"
+    case maxFuture = "geofence.max_future_s"
+    case forgetAfter = "geofence.forget_after_s"
+    case retentionDays = "journal.retention_days"
     /// Extra: swift-log level name (`trace` ... `critical`).
     case logLevel = "log.level"
 
@@ -28,8 +38,11 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
     enum Kind {
         case text
         case optionalText
+        /// Text whose empty value means "off" (`http.listen`): unlike optional text it has a default.
+        case textOrOff
         case number
         case list
+        case boolean
     }
 
     /// The key as written in the contract and in YAML (`geofence.debounce_s`).
@@ -61,6 +74,16 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .silentConfirm: "silent-confirm"
         case .statsInterval: "stats-interval"
         case .logLevel: "log-level"
+        case .instanceName: "instance"
+        case .httpListen: "http"
+        case .httpTokenFile: "http-token-file"
+        case .httpTilesURL: "tiles-url"
+        case .homeAssistant: "homeassistant"
+        case .homeAssistantPrefix: "homeassistant-prefix"
+        case .ownTracksTransitions: "owntracks-transitions"
+        case .maxFuture: "max-future"
+        case .forgetAfter: "forget-after"
+        case .retentionDays: "retention-days"
         }
     }
 
@@ -68,14 +91,19 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
     public var defaultDescription: String {
         switch self {
         case .brokerURL: ServiceConfiguration.Defaults.brokerURL
-        case .username, .passwordFile, .caFile: "none"
+        case .username, .passwordFile, .caFile, .instanceName, .httpTokenFile, .httpTilesURL: "none"
+        case .httpListen: ServiceConfiguration.Defaults.httpListen
+        case .homeAssistant: "false"
+        case .homeAssistantPrefix: ServiceConfiguration.Defaults.homeAssistantPrefix
+        case .ownTracksTransitions: "true"
         case .clientID: "fleetfence-<host>"
         case .positionTopics: ServiceConfiguration.Defaults.positionTopics.joined(separator: ",")
         case .prefix: ServiceConfiguration.Defaults.prefix
         case .fencesFile: ServiceConfiguration.Defaults.fencesFile
         case .journalPath: ServiceConfiguration.Defaults.journalPath
         case .logLevel: ServiceConfiguration.Defaults.logLevel
-        case .debounce, .hysteresis, .minRadius, .maxRadius, .maxAccuracy, .silentConfirm, .statsInterval:
+        case .debounce, .hysteresis, .minRadius, .maxRadius, .maxAccuracy, .silentConfirm, .statsInterval, .maxFuture,
+            .forgetAfter, .retentionDays:
             Self.format(numericDefault ?? 0)
         }
     }
@@ -83,7 +111,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
     /// One line on what the key means.
     public var summary: String {
         switch self {
-        case .brokerURL: "MQTT broker, mqtt:// or mqtts:// (TLS), host, port"
+        case .brokerURL: "MQTT broker(s), mqtt:// or mqtts:// (TLS), host, port; several, comma-separated, are tried in order"
         case .username: "broker user name"
         case .passwordFile: "file holding the broker password; a password is never taken from a flag"
         case .caFile: "CA bundle for mqtts://"
@@ -100,6 +128,16 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .silentConfirm: "seconds of wall-clock silence after which a pending transition is confirmed"
         case .statsInterval: "seconds between statistics log lines"
         case .logLevel: "trace, debug, info, notice, warning, error or critical"
+        case .instanceName: "this instance's name when several share a broker (one topic level); status on <prefix>/status/<name>"
+        case .httpListen: "address of the HTTP interface (host:port); empty disables it; port 0 picks a free port"
+        case .httpTokenFile: "file holding a bearer token every HTTP write must present"
+        case .httpTilesURL: "{z}/{x}/{y} tile URL template for the map's base layer; none: no tiles, works offline"
+        case .homeAssistant: "publish Home Assistant MQTT discovery for every device (true or false)"
+        case .homeAssistantPrefix: "Home Assistant's discovery prefix"
+        case .ownTracksTransitions: "mirror alerts of OwnTracks devices as OwnTracks transition messages (true or false)"
+        case .maxFuture: "seconds a sample's ts may be ahead of its arrival before it is rejected"
+        case .forgetAfter: "seconds of wall-clock silence after which a device is forgotten"
+        case .retentionDays: "days alerts are kept in the journal (by their at)"
         }
     }
 
@@ -110,10 +148,14 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
 
     var kind: Kind {
         switch self {
-        case .brokerURL, .clientID, .prefix, .fencesFile, .journalPath, .logLevel: .text
-        case .username, .passwordFile, .caFile: .optionalText
-        case .positionTopics: .list
-        case .debounce, .hysteresis, .minRadius, .maxRadius, .maxAccuracy, .silentConfirm, .statsInterval: .number
+        case .clientID, .prefix, .fencesFile, .journalPath, .logLevel, .homeAssistantPrefix: .text
+        case .username, .passwordFile, .caFile, .instanceName, .httpTokenFile, .httpTilesURL: .optionalText
+        case .httpListen: .textOrOff
+        case .positionTopics, .brokerURL: .list
+        case .debounce, .hysteresis, .minRadius, .maxRadius, .maxAccuracy, .silentConfirm, .statsInterval, .maxFuture,
+            .forgetAfter, .retentionDays:
+            .number
+        case .homeAssistant, .ownTracksTransitions: .boolean
         }
     }
 
@@ -127,6 +169,9 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .maxAccuracy: settings.maxAccuracyMeters
         case .silentConfirm: settings.silentConfirmSeconds
         case .statsInterval: ServiceConfiguration.Defaults.statsIntervalSeconds
+        case .maxFuture: ServiceConfiguration.Defaults.maxFutureSeconds
+        case .forgetAfter: ServiceConfiguration.Defaults.forgetAfterSeconds
+        case .retentionDays: ServiceConfiguration.Defaults.retentionDays
         default: nil
         }
     }

@@ -56,8 +56,14 @@ public enum ConfigurationLoader {
             }
             let content: ConfigContent
             switch key.kind {
-            case .text, .optionalText:
+            case .text, .optionalText, .textOrOff:
                 content = .string(raw)
+            case .boolean:
+                guard let value = LayeredValues.parseBoolean(raw) else {
+                    throw ConfigurationError(
+                        key: name, source: ConfigurationLayer.flag.label(for: key), message: "expected true or false, got \(raw)")
+                }
+                content = .bool(value)
             case .list:
                 content = .stringArray(LayeredValues.splitList(raw))
             case .number:
@@ -79,7 +85,11 @@ public enum ConfigurationLoader {
             values[AbsoluteConfigKey(ConfigKey(key.name))] = ConfigValue(content, isSecret: false)
         }
         typealias Defaults = ServiceConfiguration.Defaults
-        set(.brokerURL, .string(Defaults.brokerURL))
+        set(.brokerURL, .stringArray([Defaults.brokerURL]))
+        set(.httpListen, .string(Defaults.httpListen))
+        set(.homeAssistant, .bool(false))
+        set(.homeAssistantPrefix, .string(Defaults.homeAssistantPrefix))
+        set(.ownTracksTransitions, .bool(true))
         set(.clientID, .string(Defaults.clientID))
         set(.positionTopics, .stringArray(Defaults.positionTopics))
         set(.prefix, .string(Defaults.prefix))

@@ -1,18 +1,14 @@
 import Foundation
 import GeofenceEngine
 import Logging
+import MQTT
 
 /// Reads every key through the layers and validates it, so that an error can name the key and its layer.
 struct ConfigurationReading {
     let values: LayeredValues
 
     func read() throws(ConfigurationError) -> ServiceConfiguration {
-        let brokerURL = try requiredText(.brokerURL)
-        do {
-            _ = try BrokerAddress(url: brokerURL.value)
-        } catch {
-            throw problem(.brokerURL, brokerURL.layer, error.message)
-        }
+        let brokerURLs = try brokers()
         let caFile = try optionalText(.caFile)
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile.value) {
             throw problem(.caFile, caFile.layer, "cannot read \(caFile.value)")
@@ -48,7 +44,7 @@ struct ConfigurationReading {
             silentConfirmSeconds: try number(.silentConfirm).value)
 
         return ServiceConfiguration(
-            brokerURL: brokerURL.value,
+            brokerURLs: brokerURLs,
             username: try optionalText(.username)?.value,
             passwordFile: passwordFile?.value,
             caFile: caFile?.value,
@@ -59,7 +55,90 @@ struct ConfigurationReading {
             journalPath: try requiredText(.journalPath).value,
             geofence: geofence,
             statsIntervalSeconds: try number(.statsInterval, zeroAllowed: false).value,
-            logLevel: try logLevel())
+            logLevel: try logLevel(),
+            instanceName: try topicLevel(.instanceName),
+            http: ServiceConfiguration.HTTPSettings(
+                listen: try httpListen(), tokenFile: try readableFile(.httpTokenFile), tilesURL: try tilesURL()),
+            integrations: ServiceConfiguration.Integrations(
+                homeAssistant: try boolean(.homeAssistant),
+                homeAssistantPrefix: try homeAssistantPrefix(),
+                ownTracksTransitions: try boolean(.ownTracksTransitions)),
+            maxFutureSeconds: try number(.maxFuture).value,
+            forgetAfterSeconds: try number(.forgetAfter, zeroAllowed: false).value,
+            retentionDays: try number(.retentionDays, zeroAllowed: false).value)
+    }
+
+    /// `broker.url`: one URL or several of one cluster, all plain or all TLS.
+    private func brokers() throws(ConfigurationError) -> [String] {
+        guard let list = try values.list(.brokerURL) else {
+            throw ConfigurationError(key: ConfigurationKey.brokerURL.name, source: nil, message: "has no value")
+        }
+        let texts = list.value.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !texts.isEmpty else { throw problem(.brokerURL, list.layer, "needs at least one broker URL") }
+        var schemes = Set<Bool>()
+        for text in texts {
+            do {
+                schemes.insert(try MQTTURL(parsing: text).tls)
+            } catch {
+                throw problem(.brokerURL, list.layer, error.description)
+            }
+        }
+        if schemes.count > 1 { throw problem(.brokerURL, list.layer, "mixes mqtt:// and mqtts:// URLs") }
+        return texts
+    }
+
+    /// A value that becomes one topic level: no `/`, `+`, `#` or NUL.
+    private func topicLevel(_ key: ConfigurationKey) throws(ConfigurationError) -> String? {
+        guard let text = try optionalText(key) else { return nil }
+        if text.value.contains(where: { "/+#\u{0}".contains($0) }) {
+            throw problem(key, text.layer, "must be one topic level (no /, + or #), got \(text.value)")
+        }
+        return text.value
+    }
+
+    /// `host:port`, or nil when empty (the interface is off).
+    private func httpListen() throws(ConfigurationError) -> String? {
+        guard let text = try values.text(.httpListen) else { return nil }
+        let value = text.value.trimmingCharacters(in: .whitespaces)
+        if value.isEmpty { return nil }
+        if case .file = text.layer, value == "~" || value == "null" { return nil }
+        guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
+            (0...65_535).contains(port), colon > value.startIndex
+        else {
+            throw problem(.httpListen, text.layer, "expected host:port (port 0 picks a free one), got \(value)")
+        }
+        return value
+    }
+
+    private func readableFile(_ key: ConfigurationKey) throws(ConfigurationError) -> String? {
+        guard let file = try optionalText(key) else { return nil }
+        if !FileManager.default.isReadableFile(atPath: file.value) {
+            throw problem(key, file.layer, "cannot read \(file.value)")
+        }
+        return file.value
+    }
+
+    private func tilesURL() throws(ConfigurationError) -> String? {
+        guard let url = try optionalText(.httpTilesURL) else { return nil }
+        guard url.value.contains("{z}"), url.value.contains("{x}"), url.value.contains("{y}") else {
+            throw problem(.httpTilesURL, url.layer, "expected a template with {z}, {x} and {y}, got \(url.value)")
+        }
+        return url.value
+    }
+
+    private func homeAssistantPrefix() throws(ConfigurationError) -> String {
+        let prefix = try requiredText(.homeAssistantPrefix)
+        if let message = TopicFilterRules.prefixProblem(prefix.value) {
+            throw problem(.homeAssistantPrefix, prefix.layer, message)
+        }
+        return prefix.value
+    }
+
+    private func boolean(_ key: ConfigurationKey) throws(ConfigurationError) -> Bool {
+        guard let value = try values.boolean(key) else {
+            throw ConfigurationError(key: key.name, source: nil, message: "has no value")
+        }
+        return value.value
     }
 
     private func problem(_ key: ConfigurationKey, _ layer: ConfigurationLayer, _ message: String) -> ConfigurationError {

@@ -17,7 +17,7 @@ enum ConfigurationWarnings {
         for name in environment.keys.sorted() where name.hasPrefix("FLEETFENCE_") && !variables.contains(name) {
             warnings.append("environment variable \(name) is not a configuration key and is ignored")
         }
-        if configuration.caFile != nil, (try? configuration.brokerAddress().usesTLS) == false {
+        if configuration.caFile != nil, (try? configuration.brokers().first?.tls) == false {
             warnings.append("broker.ca_file is set but broker.url is not mqtts://, so the CA file is not used")
         }
         if configuration.passwordFile != nil, configuration.username == nil {

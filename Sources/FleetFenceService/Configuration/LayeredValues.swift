@@ -25,6 +25,29 @@ struct LayeredValues {
         do { return try resolve(value, key: key, expectation: "a number") } catch { throw error.error }
     }
 
+    /// `true`/`false` (also `yes`/`no`, `on`/`off`, `1`/`0`), from YAML's booleans or any layer's text.
+    func boolean(_ key: ConfigurationKey) throws(ConfigurationError) -> Resolved<Bool>? {
+        let value = reader.bool(forKey: ConfigKey(key.name))
+        do {
+            return try resolve(value, key: key, expectation: "true or false")
+        } catch {
+            guard let text = try self.text(key) else { throw error.error }
+            guard let parsed = Self.parseBoolean(text.value) else {
+                throw ConfigurationError(
+                    key: key.name, source: text.layer.label(for: key), message: "expected true or false, got \(text.value)")
+            }
+            return Resolved(value: parsed, layer: text.layer)
+        }
+    }
+
+    static func parseBoolean(_ text: String) -> Bool? {
+        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "true", "yes", "on", "1": true
+        case "false", "no", "off", "0": false
+        default: nil
+        }
+    }
+
     /// A YAML list, or a comma-separated string from any layer (a YAML scalar is accepted too).
     func list(_ key: ConfigurationKey) throws(ConfigurationError) -> Resolved<[String]>? {
         let value = reader.stringArray(forKey: ConfigKey(key.name))

@@ -1,10 +1,12 @@
 import Foundation
 import GeofenceEngine
+import MQTT
 
 /// The service's settings after all layers (flag > environment > file > default) are applied and validated.
 /// Build one with ``ConfigurationLoader/load(flags:environment:configFile:)``.
 public struct ServiceConfiguration: Sendable, Equatable {
-    public var brokerURL: String
+    /// The broker, or several nodes of one cluster tried in order (README, "Several instances").
+    public var brokerURLs: [String]
     public var username: String?
     /// The password itself is read on demand by ``password()``, so it never sits in a value that gets logged.
     public var passwordFile: String?
@@ -20,6 +22,46 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var statsIntervalSeconds: Double
     /// `log.level`, lower case, a swift-log level name.
     public var logLevel: String
+    /// `instance.name`: one topic level; the status topic becomes `<prefix>/status/<name>`.
+    public var instanceName: String?
+    public var http: HTTPSettings
+    public var integrations: Integrations
+    /// `geofence.max_future_s`: how far a sample's `ts` may be ahead of its arrival.
+    public var maxFutureSeconds: Double
+    /// `geofence.forget_after_s`: wall-clock silence after which a device is forgotten.
+    public var forgetAfterSeconds: Double
+    /// `journal.retention_days`: alerts older than this (by `at`) are pruned.
+    public var retentionDays: Double
+
+    /// The `http.*` keys.
+    public struct HTTPSettings: Sendable, Equatable {
+        /// `host:port`; `nil` when the interface is off (`--http ''`).
+        public var listen: String?
+        public var tokenFile: String?
+        public var tilesURL: String?
+
+        public init(listen: String? = Defaults.httpListen, tokenFile: String? = nil, tilesURL: String? = nil) {
+            self.listen = listen
+            self.tokenFile = tokenFile
+            self.tilesURL = tilesURL
+        }
+    }
+
+    /// The `integrations.*` keys.
+    public struct Integrations: Sendable, Equatable {
+        public var homeAssistant: Bool
+        public var homeAssistantPrefix: String
+        public var ownTracksTransitions: Bool
+
+        public init(
+            homeAssistant: Bool = false, homeAssistantPrefix: String = Defaults.homeAssistantPrefix,
+            ownTracksTransitions: Bool = true
+        ) {
+            self.homeAssistant = homeAssistant
+            self.homeAssistantPrefix = homeAssistantPrefix
+            self.ownTracksTransitions = ownTracksTransitions
+        }
+    }
     /// Things that are allowed but probably not meant (unknown keys, credentials that will not be used).
     /// The loader cannot log them: the logger is configured from this value. Log them once it exists.
     public var warnings: [String]
@@ -34,6 +76,11 @@ public struct ServiceConfiguration: Sendable, Equatable {
         public static let geofence = GeofenceSettings()
         public static let statsIntervalSeconds: Double = 10
         public static let logLevel = "info"
+        public static let httpListen = "127.0.0.1:8080"
+        public static let homeAssistantPrefix = "homeassistant"
+        public static let maxFutureSeconds: Double = 300
+        public static let forgetAfterSeconds: Double = 2_592_000
+        public static let retentionDays: Double = 90
         /// `fleetfence-<host>`: stable across restarts of the same machine, distinct between machines.
         public static var clientID: String { "fleetfence-\(HostName.current)" }
     }
@@ -42,7 +89,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public static let defaultConfigFile = "Config/fleetfence.yaml"
 
     public init(
-        brokerURL: String = Defaults.brokerURL,
+        brokerURLs: [String] = [Defaults.brokerURL],
         username: String? = nil,
         passwordFile: String? = nil,
         caFile: String? = nil,
@@ -54,9 +101,15 @@ public struct ServiceConfiguration: Sendable, Equatable {
         geofence: GeofenceSettings = Defaults.geofence,
         statsIntervalSeconds: Double = Defaults.statsIntervalSeconds,
         logLevel: String = Defaults.logLevel,
+        instanceName: String? = nil,
+        http: HTTPSettings = HTTPSettings(),
+        integrations: Integrations = Integrations(),
+        maxFutureSeconds: Double = Defaults.maxFutureSeconds,
+        forgetAfterSeconds: Double = Defaults.forgetAfterSeconds,
+        retentionDays: Double = Defaults.retentionDays,
         warnings: [String] = []
     ) {
-        self.brokerURL = brokerURL
+        self.brokerURLs = brokerURLs
         self.username = username
         self.passwordFile = passwordFile
         self.caFile = caFile
@@ -68,16 +121,26 @@ public struct ServiceConfiguration: Sendable, Equatable {
         self.geofence = geofence
         self.statsIntervalSeconds = statsIntervalSeconds
         self.logLevel = logLevel
+        self.instanceName = instanceName
+        self.http = http
+        self.integrations = integrations
+        self.maxFutureSeconds = maxFutureSeconds
+        self.forgetAfterSeconds = forgetAfterSeconds
+        self.retentionDays = retentionDays
         self.warnings = warnings
     }
 
-    /// Host, port and TLS from ``brokerURL``.
-    public func brokerAddress() throws(ConfigurationError) -> BrokerAddress {
-        do {
-            return try BrokerAddress(url: brokerURL)
-        } catch {
-            throw ConfigurationError(key: ConfigurationKey.brokerURL.name, source: nil, message: error.message)
+    /// Every broker URL, parsed.
+    public func brokers() throws(ConfigurationError) -> [MQTTURL] {
+        var urls: [MQTTURL] = []
+        for text in brokerURLs {
+            do {
+                urls.append(try MQTTURL(parsing: text))
+            } catch {
+                throw ConfigurationError(key: ConfigurationKey.brokerURL.name, source: nil, message: error.description)
+            }
         }
+        return urls
     }
 
     /// The broker password from ``passwordFile`` without its trailing newline(s); `nil` when no file is set.

@@ -45,7 +45,7 @@ public final class GeofenceService: Service, Sendable {
         // connect) can take seconds. A hangup that arrives meanwhile reloads once serving.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         for warning in configuration.warnings { logger.warning("configuration: \(warning)") }
-        let layout = TopicLayout(prefix: configuration.prefix)
+        let layout = TopicLayout(prefix: configuration.prefix, instance: configuration.instanceName)
         // Read while the journal is restored: until its definitions are compared with the file's
         // record, the file does not depend on it (a restart with 100,000 fences: 0.3 s of decoding).
         let fencesPath = configuration.fencesFile
@@ -89,7 +89,7 @@ public final class GeofenceService: Service, Sendable {
         logger.info(
             "fleetfence serving",
             metadata: [
-                "broker": "\(configuration.brokerURL)", "positions": "\(configuration.positionTopics)",
+                "broker": "\(configuration.brokerURLs.joined(separator: ","))", "instance": "\(configuration.instanceName ?? "")", "positions": "\(configuration.positionTopics)",
                 "prefix": "\(configuration.prefix)", "journal": "\(configuration.journalPath)",
             ])
         await reloadFences(loop, read: await firstRead.value)
@@ -134,11 +134,30 @@ public final class GeofenceService: Service, Sendable {
     }
 
     private func clientOptions(layout: TopicLayout) throws -> MQTTOptions {
-        let url = try MQTTURL(parsing: configuration.brokerURL)
-        return MQTTOptions(
-            url: url, clientID: configuration.clientID, cleanSession: false, username: configuration.username,
+        let brokers = try configuration.brokers()
+        var options = MQTTOptions(
+            url: brokers[0], clientID: configuration.clientID, cleanSession: false, username: configuration.username,
             password: try configuration.password(), caFile: configuration.caFile,
             will: MQTTWill(topic: layout.status, payload: Array("offline".utf8), qos: 1, retain: true))
+        options.failoverURLs = Array(brokers.dropFirst())
+        // Read again at every reconnect, so a rotated password file needs no restart; an unreadable
+        // one keeps the password read last (README, "Configuration").
+        if configuration.passwordFile != nil {
+            let configuration = configuration
+            let logger = logger
+            let last = Mutex(options.password)
+            options.passwordSource = {
+                do {
+                    let password = try configuration.password()
+                    last.withLock { $0 = password }
+                    return password
+                } catch {
+                    logger.warning("password file unreadable; using the password read before", metadata: ["error": "\(error)"])
+                    return last.withLock { $0 }
+                }
+            }
+        }
+        return options
     }
 
     /// Loads `fences.file` (or takes it as `read` already) and brings it into effect. A missing or

@@ -1,9 +1,12 @@
 /// Every topic the service writes or reads besides positions, under `topics.prefix`.
 public struct TopicLayout: Sendable, Hashable {
     public let prefix: String
+    /// `instance.name`: several instances on one broker each say whether they are up.
+    public let instance: String?
 
-    public init(prefix: String) {
+    public init(prefix: String, instance: String? = nil) {
         self.prefix = prefix
+        self.instance = instance
     }
 
     public func alert(device: String, fence: String, event: String) -> String {
@@ -13,7 +16,8 @@ public struct TopicLayout: Sendable, Hashable {
     public func state(device: String) -> String { "\(prefix)/state/\(device)" }
     public func fence(_ id: String) -> String { "\(prefix)/fences/\(id)" }
     public func errors(_ scope: String) -> String { "\(prefix)/errors/\(scope)" }
-    public var status: String { "\(prefix)/status" }
+    /// `<prefix>/status`, or `<prefix>/status/<instance>` (README, "Several instances").
+    public var status: String { instance.map { "\(prefix)/status/\($0)" } ?? "\(prefix)/status" }
     /// Where users set and delete fences at run time.
     public var fenceSetFilter: String { "\(prefix)/fences/+/set" }
 }
