@@ -5,9 +5,10 @@ import GeofenceEngine
 /// Keys in the contract's order: `event`, `device`, `fence`, `name`, `at`, `confirmed_at`, `lat`, `lon`,
 /// `radius_m` (circles only), `seq`, then `dwell_s`, `duration_s` and `reason` when the transition carries
 /// them. `name` is always a string: the fence's name, or its id when it has none, so that a consumer can
-/// show it without a null check. Durations are rounded to milliseconds, like the times.
+/// show it without a null check. Durations are rounded to milliseconds, like the times. `instance` ends
+/// the object when several instances share a broker, so that a subscriber sees which one alerted.
 public enum AlertPayload {
-    public static func encode(_ t: Transition) -> [UInt8] {
+    public static func encode(_ t: Transition, instance: String? = nil) -> [UInt8] {
         var json = JSONWriter(capacity: 320)
         json.beginObject()
         json.key("event")
@@ -43,6 +44,10 @@ public enum AlertPayload {
         if let reason = t.reason {
             json.key("reason")
             json.string(reason)
+        }
+        if let instance {
+            json.key("instance")
+            json.string(instance)
         }
         json.endObject()
         return json.bytes

@@ -154,6 +154,8 @@ struct HarnessOptions {
     var silentConfirm: Double = 30
     var prefix: String?
     var positions: [String]?
+    /// `instance.name` (in-process runs only).
+    var instance: String?
     var extraArguments: [String] = []
     /// A topic the service reads as a position of `barrierDevice`, used by `barrier()`.
     var barrierTopic = "fleet/zz-barrier/position"
@@ -293,7 +295,7 @@ final class ServiceHarness {
             positionTopics: options.positions ?? ServiceConfiguration.Defaults.positionTopics,
             prefix: prefix, fencesFile: fencesPath, journalPath: journalPath,
             geofence: GeofenceSettings(debounceSeconds: options.debounce, silentConfirmSeconds: options.silentConfirm),
-            statsIntervalSeconds: 1)
+            statsIntervalSeconds: 1, instanceName: options.instance)
     }
 
     /// Starts (or restarts) the service on the same journal and client id.

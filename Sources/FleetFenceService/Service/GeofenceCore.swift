@@ -31,12 +31,15 @@ struct GeofenceCore {
     private var viewsDue: [String] = []
     /// The fences changed since the read model last took them.
     var fencesChangedForView = true
+    /// Whether this instance publishes the fence registry (README, "Several instances").
+    var registryLeadership: RegistryLeadership
     private var transitions: [Transition] = []
 
     init(engine: GeofenceEngine, layout: TopicLayout, positionFilters: [String]) {
         self.engine = engine
         self.layout = layout
         self.router = PositionTopicRouter(positionFilters: positionFilters, layout: layout)
+        self.registryLeadership = RegistryLeadership(instance: layout.instance)
     }
 
     // MARK: Messages
@@ -55,6 +58,9 @@ struct GeofenceCore {
             reject(
                 device: "", topic: String(decoding: topic, as: UTF8.self), payload: payload,
                 reason: "the topic's device id is empty", into: &effects)
+        case let .instanceStatus(name):
+            registryLeadership.statusChanged(instance: name, online: Array(UnsafeRawBufferPointer(payload)) == Array("online".utf8))
+            if registryLeadership.takeDueRegistry() { effects.registry = engine.fences }
         case .unrelated:
             break
         }
@@ -198,9 +204,11 @@ struct GeofenceCore {
             origin == .runtime ? .info : .debug, update.replaced ? "fence replaced" : "fence added",
             ["fence": "\(definition.id)", "origin": "\(origin.rawValue)"])
         effects.changes.fences.append(fenceRow(definition.id, origin: origin, definitionJSON: definitionJSON))
-        effects.publish(
-            layout.fence(definition.id), prepared?.registryPayload ?? FenceRegistryPayload.encode(update.fence),
-            qos: 1, retain: true)
+        if registryLeadership.isLeader {
+            effects.publish(
+                layout.fence(definition.id), prepared?.registryPayload ?? FenceRegistryPayload.encode(update.fence),
+                qos: 1, retain: true)
+        }
         return definitionJSON
     }
 
@@ -227,7 +235,7 @@ struct GeofenceCore {
             fenceOrigins[id] = nil
             counters.fenceChanges += 1
             // An empty retained message clears the registry entry.
-            effects.publish(layout.fence(id), [], qos: 1, retain: true)
+            if registryLeadership.isLeader { effects.publish(layout.fence(id), [], qos: 1, retain: true) }
         }
         // The exits and the removal are journaled together: a crash between them would lose
         // the exits for good (a restart drops state at fences it no longer holds).
@@ -287,10 +295,12 @@ struct GeofenceCore {
 
     private static let fenceFileChunk = 5_000
 
-    /// Every fence retained, as the service holds it (at start, after a reconnect). Through the
-    /// writer, so that a fence changed meanwhile is published after, never before.
-    func registry() -> Effects {
-        Effects(registry: engine.fences)
+    /// Every fence retained, as the service holds it (at start, after a reconnect: a broker may have
+    /// lost its retained store). Through the writer, so that a fence changed meanwhile is published
+    /// after, never before. A named instance waits until it knows whether it leads.
+    mutating func connected() -> Effects {
+        registryLeadership.connected()
+        return registryLeadership.takeDueRegistry() ? Effects(registry: engine.fences) : Effects()
     }
 
     // MARK: Time
@@ -398,7 +408,7 @@ struct GeofenceCore {
 
     /// The alert's payload is encoded once: it is both the message and the journal's `alert`.
     private mutating func addAlert(_ transition: Transition, to effects: inout Effects) {
-        let alert = AlertRecord(transition: transition, payload: AlertPayload.encode(transition))
+        let alert = AlertRecord(transition: transition, payload: AlertPayload.encode(transition, instance: layout.instance))
         counters.alerts += 1
         effects.changes.alerts.append(alert)
         effects.publish(

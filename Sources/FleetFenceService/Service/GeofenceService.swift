@@ -82,9 +82,10 @@ public final class GeofenceService: Service, Sendable {
             // After every (re)connect: the last will may have said offline, and a broker that lost
             // its retained store must get the registry back.
             _ = client.publish(topic: statusTopic, payload: Array("online".utf8), qos: 1, retain: true)
-            loop.step { $0.registry() }
+            loop.step { $0.connected() }
         }
-        client.subscribe(configuration.positionTopics + [layout.fenceSetFilter], qos: 1)
+        let instanceFilters = configuration.instanceName == nil ? [] : [layout.instanceStatusFilter]
+        client.subscribe(configuration.positionTopics + [layout.fenceSetFilter] + instanceFilters, qos: 1)
         try await client.connect(timeout: .seconds(10))
         logger.info(
             "fleetfence serving",

@@ -4,6 +4,8 @@ struct PositionTopicRouter {
     enum Route: Sendable, Hashable {
         case position(device: String, format: Format)
         case fenceSet(id: String)
+        /// `<prefix>/status/<instance>`: another instance (or this one) saying whether it is up.
+        case instanceStatus(name: String)
         /// A position topic whose device level is empty (`fleet//position`): rejected, not ignored.
         case noDevice
         case unrelated
@@ -40,6 +42,8 @@ struct PositionTopicRouter {
     private let filters: [Filter]
     /// `<prefix>/fences/`, the head of a fence definition topic.
     private let fenceSetHead: [UInt8]
+    /// `<prefix>/status/`, followed only when instances are named.
+    private let statusHead: [UInt8]?
 
     init(positionFilters: [String], layout: TopicLayout) {
         self.filters = positionFilters.map { filter in
@@ -53,6 +57,7 @@ struct PositionTopicRouter {
             return Filter(levels: levels, format: filter.hasPrefix("owntracks/") ? .ownTracks : .native)
         }
         fenceSetHead = Array("\(layout.prefix)/fences/".utf8)
+        statusHead = layout.instance == nil ? nil : Array("\(layout.prefix)/status/".utf8)
     }
 
     /// Matched on the topic's bytes, without splitting it or caching: a cache of every topic
@@ -64,6 +69,11 @@ struct PositionTopicRouter {
 
     func route(_ topic: UnsafeRawBufferPointer) -> Route {
         if let id = fenceSetID(topic) { return .fenceSet(id: id) }
+        if let statusHead, topic.count > statusHead.count, topic.starts(with: statusHead),
+            !topic[statusHead.count...].contains(UInt8(ascii: "/"))
+        {
+            return .instanceStatus(name: Self.string(topic, statusHead.count..<topic.count))
+        }
         var emptyDevice = false
         for filter in filters {
             guard let wildcards = Self.match(filter.levels, topic) else { continue }

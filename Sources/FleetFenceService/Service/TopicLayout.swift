@@ -18,6 +18,8 @@ public struct TopicLayout: Sendable, Hashable {
     public func errors(_ scope: String) -> String { "\(prefix)/errors/\(scope)" }
     /// `<prefix>/status`, or `<prefix>/status/<instance>` (README, "Several instances").
     public var status: String { instance.map { "\(prefix)/status/\($0)" } ?? "\(prefix)/status" }
+    /// Every instance's status, followed by named instances to agree on who publishes the registry.
+    public var instanceStatusFilter: String { "\(prefix)/status/+" }
     /// Where users set and delete fences at run time.
     public var fenceSetFilter: String { "\(prefix)/fences/+/set" }
 }

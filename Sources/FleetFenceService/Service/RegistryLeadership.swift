@@ -1,0 +1,41 @@
+/// Which instance publishes the retained fence registry when several share a broker (README,
+/// "Several instances"). Every instance applies every fence `set`, so each could publish the same
+/// entry; one copy per instance would have subscribers see each fence several times. The online
+/// instance with the smallest name publishes, which every instance can tell from the retained
+/// status topics without talking to the others. Leadership moving on publishes nothing again: the
+/// entries are retained already; the new leader publishes the changes from then on.
+struct RegistryLeadership {
+    let instance: String?
+    private var online: Set<String> = []
+    /// Since the last connect: the registry is owed once this instance's own status is back, by
+    /// which time the broker has sent every retained status before it.
+    private var registryOwed = false
+
+    init(instance: String?) {
+        self.instance = instance
+    }
+
+    var isLeader: Bool {
+        guard let instance else { return true }
+        return online.contains(instance) && online.min() == instance
+    }
+
+    mutating func connected() {
+        registryOwed = true
+    }
+
+    mutating func statusChanged(instance name: String, online isOnline: Bool) {
+        if isOnline { online.insert(name) } else { online.remove(name) }
+    }
+
+    /// Whether the whole registry is to be published now: after a connect, once leadership is
+    /// known (at once for an unnamed instance).
+    mutating func takeDueRegistry() -> Bool {
+        guard registryOwed else { return false }
+        if let instance {
+            guard online.contains(instance) else { return false }
+        }
+        registryOwed = false
+        return isLeader
+    }
+}
