@@ -3,14 +3,18 @@ import GeofenceEngine
 /// An alert on its way out: the engine's transition and the payload encoded once from it. The
 /// journal's row is made from it and the payload published is its bytes, so what the journal
 /// holds is exactly what subscribers received.
-public struct AlertRecord: Sendable, Equatable {
+public struct AlertRecord: Sendable {
     public var transition: Transition
     /// The alert as published (README, "Topics and payloads").
     public var payload: [UInt8]
+    /// Wall-clock arrival of the sample (or the tick) that confirmed it: its delay is measured from
+    /// here to its publication. Not journaled.
+    public var arrival: Double
 
-    public init(transition: Transition, payload: [UInt8]) {
+    public init(transition: Transition, payload: [UInt8], arrival: Double = .nan) {
         self.transition = transition
         self.payload = payload
+        self.arrival = arrival
     }
 }
 

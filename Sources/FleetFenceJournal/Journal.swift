@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 
@@ -17,6 +18,8 @@ public final class Journal: Sendable {
     /// idle must not let the WAL grow for good.
     let forcedCheckpointFrames: Int
     private let isClosed = Mutex(false)
+    /// A reader's connection: closing it must not checkpoint.
+    let readOnly: Bool
 
     /// Opens or creates the journal at `path` (relative to the working directory).
     ///
@@ -36,6 +39,7 @@ public final class Journal: Sendable {
     ) throws {
         let db = try SQLiteConnection.open(path: path)
         do {
+            try Self.checkIntegrity(db, path: path)
             let mode = try db.run("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.stringValue
             if mode?.lowercased() != "wal" {
                 logger.warning(
@@ -44,9 +48,18 @@ public final class Journal: Sendable {
             }
             try db.run("PRAGMA synchronous = NORMAL")
             try JournalSchema.prepare(db, path: path)
+            // A real write at start: a read-only file or folder is refused now, not after the
+            // first alert (README, "Limits and failures").
+            try db.run(
+                "INSERT OR REPLACE INTO journal_meta (key, value) VALUES ('opened_at', ?)",
+                [.text(String(Date().timeIntervalSince1970))])
             db.takeOverCheckpoints()
         } catch {
             try? db.close()
+            if let error = error as? SQLiteError {
+                if error.isDamage { throw JournalError.damaged(path: path, report: error.message) }
+                if error.isReadOnly { throw JournalError.notWritable(path: path, reason: error.message) }
+            }
             throw error
         }
         self.path = path
@@ -54,6 +67,41 @@ public final class Journal: Sendable {
         self.logger = logger
         self.checkpointFrames = checkpointFrames
         self.forcedCheckpointFrames = forcedCheckpointFrames
+        self.readOnly = false
+    }
+
+    /// The journal at `path` for reading only (the HTTP interface's history, `fleetfence events`):
+    /// a connection of its own, so a reader never waits for the writer's lock; SQLite's WAL lets
+    /// it read while the service writes. It neither migrates nor checkpoints.
+    public init(readingOnly path: String, logger: Logger = Logger(label: "fleetfence.journal")) throws {
+        let db = try SQLiteConnection.open(path: path, readOnly: true)
+        do {
+            let found = Int(try db.run("PRAGMA user_version").first?.column("user_version")?.int64Value ?? 0)
+            if found > JournalSchema.version {
+                throw JournalError.schemaTooNew(path: path, found: found, supported: JournalSchema.version)
+            }
+            if found < JournalSchema.version {
+                throw JournalError.notWritable(path: path, reason: "schema version \(found) predates this build; "
+                    + "start fleetfence serve on it once to bring it up to date")
+            }
+        } catch {
+            try? db.close()
+            throw error
+        }
+        self.path = path
+        self.db = db
+        self.logger = logger
+        self.checkpointFrames = .max
+        self.forcedCheckpointFrames = .max
+        self.readOnly = true
+    }
+
+    /// SQLite's `quick_check`: damage found at start is a refusal, never a silent reset.
+    private static func checkIntegrity(_ db: SQLiteConnection, path: String) throws {
+        let report = try db.run("PRAGMA quick_check").compactMap { $0.column("quick_check")?.stringValue }
+        guard report == ["ok"] else {
+            throw JournalError.damaged(path: path, report: report.prefix(5).joined(separator: "; "))
+        }
     }
 
     /// Copies the WAL into the main file once it holds `checkpointFrames` frames when `idle`
@@ -84,7 +132,7 @@ public final class Journal: Sendable {
             guard !closed else { return }
             closed = true
             // A single self-contained file is left behind for copying or inspection.
-            checkpoint(.truncate)
+            if !readOnly { checkpoint(.truncate) }
             try db.close()
         }
     }

@@ -16,12 +16,18 @@ public struct JournalChanges: Sendable {
     /// The record of the fences file as last applied: id to encoded definition.
     public var fileFences: [String: [UInt8]] = [:]
     public var removedFileFences: [String] = []
+    /// Devices forgotten: their rows go.
+    public var removedDevices: [String] = []
+    /// Alerts older than this (by `at`) are pruned, a chunk at a time (README, "Journal").
+    public var pruneAlertsBefore: Double?
 
     public init(
         alerts: [AlertRecord] = [], devices: [DeviceRecord] = [], heldDevices: [DeviceRecord] = [],
         fences: [JournalFenceRow] = [], removedFences: [String] = [], fileFences: [String: [UInt8]] = [:],
-        removedFileFences: [String] = []
+        removedFileFences: [String] = [], removedDevices: [String] = [], pruneAlertsBefore: Double? = nil
     ) {
+        self.removedDevices = removedDevices
+        self.pruneAlertsBefore = pruneAlertsBefore
         self.alerts = alerts
         self.devices = devices
         self.heldDevices = heldDevices
@@ -33,7 +39,7 @@ public struct JournalChanges: Sendable {
 
     public var isEmpty: Bool {
         alerts.isEmpty && devices.isEmpty && heldDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
-            && fileFences.isEmpty && removedFileFences.isEmpty
+            && fileFences.isEmpty && removedFileFences.isEmpty && removedDevices.isEmpty && pruneAlertsBefore == nil
     }
 }
 

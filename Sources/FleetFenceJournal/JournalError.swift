@@ -6,6 +6,10 @@ public enum JournalError: Error, Equatable, CustomStringConvertible {
     case schemaTooNew(path: String, found: Int, supported: Int)
     /// A row whose column is missing or of the wrong type: the file was edited by hand or is damaged.
     case malformedRow(table: String, column: String)
+    /// SQLite's `quick_check` found damage: the service refuses it rather than resetting it.
+    case damaged(path: String, report: String)
+    /// The file (or its folder, where the WAL goes) cannot be written.
+    case notWritable(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -15,6 +19,12 @@ public enum JournalError: Error, Equatable, CustomStringConvertible {
             "journal \(path) has schema version \(found); this build reads up to \(supported)"
         case .malformedRow(let table, let column):
             "journal row in \(table) has no usable \(column)"
+        case .damaged(let path, let report):
+            "journal \(path) is damaged (SQLite quick_check: \(report)); restore it from a copy, or move it "
+                + "away to start with an empty journal"
+        case .notWritable(let path, let reason):
+            "journal \(path) cannot be written (\(reason)); check the permissions of the file and its folder, "
+                + "and the free space"
         }
     }
 }

@@ -49,5 +49,7 @@ extension JournalTransition {
             durationSeconds: row.optionalDouble("duration_s"),
             dwellSeconds: row.optionalDouble("dwell_s"),
             alertJSON: try row.bytes("alert", in: table))
+        self.row = row.column("id")?.int64Value ?? 0
+        self.name = row.optionalText("name")
     }
 }

@@ -9,6 +9,7 @@ enum JournalSchema {
         { db in try run(version1, in: db) },
         { db in try run(version2, in: db) },
         version3,
+        { db in try run(version4, in: db) },
     ]
     static var version: Int { migrations.count }
 
@@ -92,6 +93,13 @@ enum JournalSchema {
                 [.blob(FenceDefinitionEncoding.encode(definition)), .text(id)])
         }
     }
+
+    /// The history by time, as the HTTP interface and `fleetfence events` page through it and as
+    /// retention prunes it; and a place for the start-up write that proves the file writable.
+    private static let version4 = [
+        "CREATE INDEX IF NOT EXISTS transitions_time ON transitions (at, seq, id)",
+        "CREATE TABLE IF NOT EXISTS journal_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    ]
 
     /// Creates or migrates the schema to the current version; refuses a newer one.
     static func prepare(_ db: SQLiteConnection, path: String) throws {

@@ -1,5 +1,7 @@
 /// One alerted transition as the journal keeps it: what was published, and the fields people query by.
 public struct JournalTransition: Sendable, Equatable {
+    /// The row's id: the last tie-breaker of the history's order.
+    public var row: Int64 = 0
     public var device: String
     public var fence: String
     /// `enter`, `exit` or `dwell`.
@@ -17,6 +19,8 @@ public struct JournalTransition: Sendable, Equatable {
     public var dwellSeconds: Double?
     /// The exact alert payload that was published.
     public var alertJSON: [UInt8]
+    /// The fence's name as the alert gave it (read back from the payload).
+    public var name: String?
 
     public init(
         device: String, fence: String, event: String, at: Double, confirmedAt: Double, lat: Double, lon: Double,

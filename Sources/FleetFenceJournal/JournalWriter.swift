@@ -23,6 +23,8 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         var writing = false
         var stopping = false
         var finished = false
+        /// Set by the first write that failed: nothing is delivered after it.
+        var failure: String?
     }
 
     /// Held records written per delivery: small enough that an alert waits a few milliseconds at
@@ -38,16 +40,24 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     private let checkpointIfDue: @Sendable (_ idle: Bool) -> Void
     private let queue = Mutex(Queue())
     private let wake = DispatchSemaphore(value: 0)
+    private let observeCommit: @Sendable (Duration) -> Void
+    private let failed: @Sendable (String) -> Void
 
     /// `deliver` receives each batch of steps once it is committed, on the writer's thread (or,
-    /// after `stop`, on the submitting thread).
+    /// after `stop`, on the submitting thread). `observeCommit` is told how long each transaction
+    /// took. `failed` is told once, when a write fails: from then on nothing is delivered, since
+    /// an alert is published only once its row is committed (README, "Limits and failures").
     public init(
         journal: Journal, logger: Logger, checkpointIfDue: (@Sendable (_ idle: Bool) -> Void)? = nil,
+        observeCommit: @escaping @Sendable (Duration) -> Void = { _ in },
+        failed: @escaping @Sendable (String) -> Void = { _ in },
         deliver: @escaping @Sendable ([Step]) -> Void
     ) {
         self.journal = journal
         self.logger = logger
         self.deliver = deliver
+        self.observeCommit = observeCommit
+        self.failed = failed
         self.checkpointIfDue = checkpointIfDue ?? { idle in journal.checkpointIfDue(idle: idle) }
         Thread.detachNewThread { [self] in
             // Named from the thread itself, where Linux applies it: `top -H` and profilers show it.
@@ -61,6 +71,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// and what they change must not wait in a queue nobody reads.
     public func submit(_ step: Step) {
         let wasIdle: Bool? = queue.withLock { queue in
+            if queue.failure != nil { return false }
             if queue.finished { return nil }
             queue.steps.append(step)
             return queue.steps.count == 1 && !queue.writing
@@ -71,6 +82,9 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         }
         if wasIdle { wake.signal() }
     }
+
+    /// Why the journal could not be written, once a write failed.
+    public var failure: String? { queue.withLock { $0.failure } }
 
     /// Steps submitted that the writer has not taken yet.
     public var queuedSteps: Int { queue.withLock { $0.steps.count } }
@@ -113,6 +127,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                 for step in steps {
                     // A step's own records are newer than any held one of the same device.
                     for record in step.changes.devices { held.drop(record.device) }
+                    for device in step.changes.removedDevices { held.drop(device) }
                     for record in step.changes.heldDevices { held.hold(record) }
                 }
                 commit(steps)
@@ -144,14 +159,27 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     }
 
     /// One transaction for `steps` (and `records`, device state without a step of its own), then
-    /// the steps are delivered. A failed write is logged and the steps still go out: an operator
-    /// would rather see a late duplicate after a restart than lose the alert now.
+    /// the steps are delivered. A failed write delivers nothing, then or later: an alert whose row
+    /// is not committed would be forgotten by a restart, its seq reused. The service stops instead
+    /// and a supervisor restarts it, while the broker keeps the positions (README, "Limits and
+    /// failures").
     private func commit(_ steps: [Step], alsoWriting records: [DeviceRecord] = []) {
+        guard queue.withLock({ $0.failure == nil }) else { return }
+        let clock = ContinuousClock()
+        let start = clock.now
         do {
             try write(steps.map(\.changes), records: records)
         } catch {
-            logger.error("journal write failed", metadata: ["error": "\(error)"])
+            let reason = "\(error)"
+            logger.critical("journal write failed; publishing nothing more", metadata: ["error": "\(reason)"])
+            queue.withLock { queue in
+                queue.failure = reason
+                queue.steps.removeAll()
+            }
+            failed(reason)
+            return
         }
+        observeCommit(clock.now - start)
         if !steps.isEmpty { deliver(steps) }
     }
 
@@ -162,6 +190,8 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         var removedFences: [String] = []
         var fileFences: [String: [UInt8]] = [:]
         var removedFileFences: [String] = []
+        var removedDevices: [String] = []
+        var pruneBefore: Double?
         // A fences file arrives in steps of thousands: grown one at a time, these tables rehash.
         latest.reserveCapacity(changes.reduce(records.count) { $0 + $1.devices.count })
         fences.reserveCapacity(changes.reduce(0) { $0 + $1.fences.count })
@@ -170,7 +200,13 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         for record in records { latest[record.device] = record }
         for change in changes {
             alerts += change.alerts
+            // A device forgotten and seen again in one batch is written again.
+            for device in change.removedDevices {
+                latest[device] = nil
+                removedDevices.append(device)
+            }
             for record in change.devices { latest[record.device] = record }
+            if let cutoff = change.pruneAlertsBefore { pruneBefore = max(pruneBefore ?? cutoff, cutoff) }
             // In order: a fence set again after a removal in the same batch is set.
             for id in change.removedFences {
                 fences[id] = nil
@@ -185,7 +221,15 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         }
         let rows = latest.values.map { JournalDeviceRow(device: $0.device, state: DeviceRecordEncoding.encode($0)) }
         try journal.write(
-            alerts: alerts, devices: rows, fences: fences.values.sorted { $0.id < $1.id },
+            alerts: alerts, devices: rows, removedDevices: removedDevices, fences: fences.values.sorted { $0.id < $1.id },
             removedFences: removedFences, fileFences: fileFences, removedFileFences: removedFileFences)
+        if let pruneBefore {
+            let pruned = try journal.prune(before: pruneBefore, limit: Self.pruneChunk)
+            if pruned > 0 { logger.debug("alerts past retention pruned", metadata: ["rows": "\(pruned)"]) }
+        }
     }
+
+    /// Alerts pruned per request: a few milliseconds of the writer's time. Asked for every second,
+    /// that is 1,000 alerts a second, several times what a busy fleet alerts.
+    private static var pruneChunk: Int { 1_000 }
 }

@@ -24,10 +24,10 @@ final class SQLiteConnection: Sendable {
         state = Mutex(State(handle: handle, walFrames: walFrames))
     }
 
-    static func open(path: String) throws -> SQLiteConnection {
+    static func open(path: String, readOnly: Bool = false) throws -> SQLiteConnection {
         var handle: OpaquePointer?
         // No mutex of SQLite's own: every use is under this type's lock.
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -112,6 +112,11 @@ final class SQLiteConnection: Sendable {
     var cachedStatementCount: Int { state.withLock { $0.statements.count } }
 
     /// Finalizes the statements and closes. Later calls do nothing.
+    /// Rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int {
+        state.withLock { state in state.handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+    }
+
     func close() throws {
         try state.withLock { state in
             guard let handle = state.handle else { return }

@@ -1,3 +1,4 @@
+import CSQLite3
 /// A value bound to or read from SQLite, one case per storage class.
 enum SQLiteData: Sendable, Equatable {
     case null
@@ -43,4 +44,17 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
     var code: Int32
     var message: String
     var description: String { "SQLite error \(code): \(message)" }
+
+    /// Not a database, or a damaged one.
+    var isDamage: Bool {
+        let primary = code & 0xFF
+        return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB
+    }
+
+    /// The file, its folder (where the WAL and its index go) or the disk refuses writes.
+    var isReadOnly: Bool {
+        let primary = code & 0xFF
+        return primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN || primary == SQLITE_PERM
+            || primary == SQLITE_FULL || primary == SQLITE_IOERR
+    }
 }

@@ -54,6 +54,22 @@ extension Journal {
     }
 }
 
+extension Journal {
+    /// Every alert of `device` (all devices: nil), in the history's order, as written (the row id
+    /// and the name read back from the payload set aside).
+    func rows(device: String? = nil, limit: Int = 10_000) throws -> [JournalTransition] {
+        var query = EventQuery()
+        query.devices = device.map { [$0] } ?? []
+        query.limit = limit
+        return try events(query).events.map { event in
+            var written = event
+            written.row = 0
+            written.name = nil
+            return written
+        }
+    }
+}
+
 @Suite("Journal")
 struct JournalTests {
     @Test func writeAndLoadRoundTrip() throws {
@@ -71,7 +87,7 @@ struct JournalTests {
         try journal.write(transitions: transitions, devices: devices)
 
         #expect(try journal.loadDevices() == devices.sorted { $0.device < $1.device })
-        #expect(try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 10) == transitions)
+        #expect(try journal.rows(limit: 10) == transitions)
         #expect(try journal.maxSeqPerDevice() == ["truck-1": 2])
     }
 
@@ -83,7 +99,7 @@ struct JournalTests {
         notText.alertJSON = [0x7B, 0xFF, 0x00, 0x7D]  // invalid UTF-8 with a NUL: stored as a blob
         let text = transition("truck-1", "wdf01", "exit", at: 200, seq: 2)
         try journal.write(transitions: [notText, text], devices: [])
-        let stored = try journal.history(device: "truck-1", fence: nil, from: nil, to: nil, limit: 10)
+        let stored = try journal.rows(device: "truck-1")
         #expect(stored.map(\.alertJSON) == [notText.alertJSON, text.alertJSON])
     }
 
@@ -107,7 +123,7 @@ struct JournalTests {
         let devices = (0..<2_501).map { JournalDeviceRow(device: "truck-\($0)", state: [UInt8($0 % 256)]) }
         try journal.write(transitions: transitions, devices: devices)
         #expect(try journal.loadDevices().count == 2_501)
-        #expect(try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 5_000) == transitions)
+        #expect(try journal.rows(limit: 5_000) == transitions)
         #expect(try journal.maxSeqPerDevice()["truck-0"] == 1_197)
 
         try journal.write(transitions: [], devices: [], removedDevices: (1..<2_501).map { "truck-\($0)" })
@@ -141,7 +157,7 @@ struct JournalTests {
         // 2,000 commits wrote thousands of frames; started over, the file holds a few dozen.
         #expect(walBytes(directory.path()) <= 64 * walFrameBytes)
         #expect(try journal.loadDevices().count == 301)  // and "a"
-        #expect(try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 5_000).count == 2_000)
+        #expect(try journal.rows(limit: 5_000).count == 2_000)
     }
 
     /// A writer that is never idle checkpoints only past the forced threshold, and that bounds
@@ -201,71 +217,87 @@ struct JournalTests {
         try FileManager.default.copyItem(atPath: directory.path() + "-wal", toPath: copy + "-wal")
         let recovered = try Journal(path: copy)
         defer { try? recovered.close() }
-        #expect(try recovered.history(device: "truck-1", fence: nil, from: nil, to: nil, limit: 10) == [written])
+        #expect(try recovered.rows(device: "truck-1") == [written])
         #expect(try recovered.loadDevices() == [.init(device: "truck-1", state: [1])])
     }
 
-    @Test func historyFilters() throws {
+    @Test func eventsFilterOrderAndPage() throws {
         let directory = try JournalDirectory()
         let journal = try Journal(path: directory.path())
         defer { try? journal.close() }
         let all = [
             transition("truck-1", "wdf01", "enter", at: 100, seq: 1),
-            transition("truck-2", "wdf01", "enter", at: 110, seq: 1),
+            transition("truck-2", "wdf01", "enter", at: 100, seq: 1),
             transition("truck-1", "wdf01", "exit", at: 200, seq: 2),
             transition("truck-1", "depot", "enter", at: 300, seq: 3),
             transition("truck-2", "wdf01", "dwell", at: 400, seq: 2),
         ]
-        // Written out of order: history orders by confirmed_at.
+        // Written out of order: the history is ordered by at, then seq, then row.
         try journal.write(transitions: all.reversed(), devices: [])
+        func fetch(_ change: (inout EventQuery) -> Void) throws -> [JournalTransition] {
+            var query = EventQuery()
+            change(&query)
+            return try journal.events(query).events.map { var e = $0; e.row = 0; e.name = nil; return e }
+        }
+        #expect(try fetch { $0.devices = ["truck-1"] } == [all[0], all[2], all[3]])
+        #expect(try fetch { $0.fences = ["wdf01"]; $0.events = ["enter", "dwell"] } == [all[1], all[0], all[4]])
+        #expect(try fetch { $0.devices = ["truck-2", "nobody"]; $0.fences = ["wdf01"] } == [all[1], all[4]])
+        // since inclusive, until exclusive, on at.
+        #expect(try fetch { $0.since = 200; $0.until = 400 } == [all[2], all[3]])
+        #expect(try fetch { $0.devices = ["nobody"] } == [])
+        #expect(try journal.events(EventQuery()).events.first?.name == "Lager Süd")
 
-        #expect(try journal.history(device: "truck-1", fence: nil, from: nil, to: nil, limit: 10) == [all[0], all[2], all[3]])
-        #expect(try journal.history(device: nil, fence: "wdf01", from: nil, to: nil, limit: 10) == [all[0], all[1], all[2], all[4]])
-        #expect(try journal.history(device: "truck-2", fence: "wdf01", from: nil, to: nil, limit: 10) == [all[1], all[4]])
-        // confirmed_at = at + 20; from inclusive, to exclusive.
-        #expect(try journal.history(device: nil, fence: nil, from: 130, to: 320, limit: 10) == [all[1], all[2]])
-        // The latest two, oldest first.
-        #expect(try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 2) == [all[3], all[4]])
-        #expect(try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 0) == [])
-        #expect(try journal.history(device: "nobody", fence: nil, from: nil, to: nil, limit: 10) == [])
+        // Paged two at a time to the end: every row once, in order, the last page without a next.
+        var query = EventQuery()
+        query.limit = 2
+        var seen: [JournalTransition] = []
+        var pages = 0
+        repeat {
+            let page = try journal.events(query)
+            seen += page.events
+            pages += 1
+            query.after = page.next
+            if let next = page.next { #expect(EventCursor(next.description) == next) }
+        } while query.after != nil
+        #expect(pages == 3)
+        #expect(seen.map { var e = $0; e.row = 0; e.name = nil; return e } == [all[1], all[0], all[2], all[3], all[4]])
+        #expect(EventCursor("yesterday") == nil)
     }
 
-    @Test func staysPairEntersWithExits() throws {
+    @Test func pruneDeletesTheOldestALittleAtATime() throws {
         let directory = try JournalDirectory()
         let journal = try Journal(path: directory.path())
         defer { try? journal.close() }
-        try journal.write(
-            transitions: [
-                // truck-1: inside when first seen (no enter), leaves at 50; back 100..200; inside since 300.
-                transition("truck-1", "dock", "exit", at: 50, seq: 1),
-                transition("truck-1", "dock", "enter", at: 100, seq: 2),
-                transition("truck-1", "dock", "dwell", at: 150, seq: 3),
-                transition("truck-1", "dock", "exit", at: 200, seq: 4),
-                transition("truck-1", "dock", "enter", at: 300, seq: 5),
-                // truck-2: two enters in a row (exit not journaled), then out at 260.
-                transition("truck-2", "dock", "enter", at: 120, seq: 1),
-                transition("truck-2", "dock", "enter", at: 210, seq: 2),
-                transition("truck-2", "dock", "exit", at: 260, seq: 3),
-                // Another fence does not count.
-                transition("truck-3", "yard", "enter", at: 100, seq: 1),
-            ], devices: [])
+        try journal.write(transitions: (0..<10).map { transition("t", "f", "enter", at: Double($0), seq: Int64($0)) }, devices: [])
+        #expect(try journal.prune(before: 7, limit: 3) == 3)
+        #expect(try journal.rows().map(\.seq) == [3, 4, 5, 6, 7, 8, 9])
+        #expect(try journal.prune(before: 7, limit: 100) == 4)
+        #expect(try journal.prune(before: 7, limit: 100) == 0)
+        #expect(try journal.rows().map(\.seq) == [7, 8, 9])
+    }
 
-        #expect(
-            try journal.stays(fence: "dock", from: 0, to: 1_000) == [
-                JournalStay(device: "truck-1", enteredAt: nil, exitedAt: 50),
-                JournalStay(device: "truck-1", enteredAt: 100, exitedAt: 200),
-                JournalStay(device: "truck-2", enteredAt: 120, exitedAt: nil),
-                JournalStay(device: "truck-2", enteredAt: 210, exitedAt: 260),
-                JournalStay(device: "truck-1", enteredAt: 300, exitedAt: nil),
-            ])
-        // Only stays overlapping [190, 250): one begun before the range, one inside it, one open-ended.
-        #expect(
-            try journal.stays(fence: "dock", from: 190, to: 250) == [
-                JournalStay(device: "truck-1", enteredAt: 100, exitedAt: 200),
-                JournalStay(device: "truck-2", enteredAt: 120, exitedAt: nil),
-                JournalStay(device: "truck-2", enteredAt: 210, exitedAt: 260),
-            ])
-        #expect(try journal.stays(fence: "yard", from: 0, to: 50) == [])
+    @Test func aReaderReadsWhileTheWriterHoldsTheFile() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        try journal.write(transitions: [transition("t", "f", "enter", at: 1, seq: 1)], devices: [])
+        let reader = try Journal(readingOnly: directory.path())
+        defer { try? reader.close() }
+        try journal.write(transitions: [transition("t", "f", "exit", at: 2, seq: 2)], devices: [])
+        #expect(try reader.events(EventQuery()).events.map(\.seq) == [1, 2])
+        #expect(throws: (any Error).self) { try reader.write(alerts: [transition("t", "f", "exit", at: 3, seq: 3).alert], devices: []) }
+    }
+
+    @Test func aDamagedOrUnwritableJournalIsRefusedAtStart() throws {
+        let directory = try JournalDirectory()
+        let garbage = directory.path("garbage.db")
+        try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: garbage))
+        #expect {
+            _ = try Journal(path: garbage)
+        } throws: { error in
+            if case .damaged = error as? JournalError { return true }
+            return false
+        }
     }
 
     @Test func concurrentUseFromManyThreads() throws {
@@ -290,7 +322,7 @@ struct JournalTests {
         #expect(try journal.maxSeqPerDevice() == expected)
         #expect(try journal.loadDevices().map(\.state) == Array(repeating: [UInt8(writesPerThread)], count: threads))
         #expect(
-            try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 10_000).count
+            try journal.rows(limit: 10_000).count
                 == threads * writesPerThread)
     }
 

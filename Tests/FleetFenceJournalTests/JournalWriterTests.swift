@@ -234,7 +234,7 @@ struct JournalWriterTests {
             late.heldDevices = try tickStep(alert, record: newer, holding: 3).heldDevices
             run.writer.submit(late)
             // Journaled before submit returned, held records too: no writer thread is left.
-            #expect(try run.journal.history(device: "d", fence: nil, from: nil, to: nil, limit: 10).map(\.event) == ["enter"])
+            #expect(try run.journal.rows(device: "d").map(\.event) == ["enter"])
             #expect(try storedTimestamp(run.journal) == 101)
             #expect(try run.journal.loadDevices().count == 4)
             #expect(await run.deliveries(atLeast: 1) == 1)
@@ -274,7 +274,7 @@ struct JournalWriterTests {
         let writer = JournalWriter<TestStep>(journal: journal, logger: Logger(label: "test"), checkpointIfDue: checkpointIfDue) {
             steps in
             // What a delivery sees in the journal: every alert of the steps must be there already.
-            let rows = (try? journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 1_000_000).count) ?? -1
+            let rows = (try? journal.rows(limit: 1_000_000).count) ?? -1
             delivered.steps.withLock { $0 += steps.map { ($0, rows) } }
         }
         try await body(Run(writer: writer, journal: journal, delivered: delivered))

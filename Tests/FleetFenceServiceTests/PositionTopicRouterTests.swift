@@ -24,7 +24,7 @@ struct PositionTopicRouterTests {
 
     @Test func fenceDefinitionsUnderThePrefix() {
         #expect(router.route("ff/fences/depot/set") == .fenceSet(id: "depot"))
-        #expect(router.route("ff/fences//set") == .unrelated)
+        #expect(router.route("ff/fences//set") == .fenceSet(id: ""))
         #expect(router.route("ff/fences/a/b/set") == .unrelated)
         #expect(router.route("ff/fences/depot") == .unrelated)
         #expect(router.route("other/fences/depot/set") == .unrelated)

@@ -45,7 +45,7 @@ struct ServiceJournalOrderTests {
             #expect(await eventually(timeout: .seconds(3)) { model.device("r")?.inside == ["depot"] })
             #expect(model.devices(after: nil, limit: 10).map(\.device) == ["r"])
             #expect(model.devices(after: "r", limit: 10).isEmpty)
-            #expect(model.counters.positions == 3)
+            #expect(await eventually(timeout: .seconds(3)) { model.counters.positions == 3 })
         }
     }
 }

@@ -1,18 +1,21 @@
+import FleetFenceCodecs
 import FleetFenceJournal
 import GeofenceEngine
 import Synchronization
 
-/// What readers (the HTTP API, metrics, tests) see of the service, kept apart from the core so
-/// that a reader never takes the core's lock while positions flow at the broker's rate.
+/// What readers (the HTTP interface, metrics, tests) see of the service, kept apart from the core
+/// so that a reader never takes the core's lock while positions flow at the broker's rate.
 ///
-/// Fed one way: the tick copies the devices that changed since the last tick (in slices, the
-/// core's lock let go between them) and the fences when they changed; the journal's writer adds
-/// each alert once it is committed, so a reader never sees an alert the journal could forget.
-/// History beyond the recent alerts is the journal's: ``Journal`` answers from its own
-/// connection (SQLite's WAL lets it read while the writer writes).
+/// Fed one way (README, "How it is built"): the journal's writer hands over each step once it is
+/// committed (alerts, state changes, fences), so a reader never sees what the journal could
+/// forget; the tick copies the devices that moved, once a second, a slice at a time with the
+/// core's lock let go between slices. History beyond the recent alerts is the journal's: a reader
+/// connection answers from it while the writer writes (SQLite's WAL).
 public final class ReadModel: Sendable {
     public struct Counters: Sendable, Equatable {
         public var positions = 0
+        /// Positions the rules took (not stale, not invalid).
+        public var accepted = 0
         public var alerts = 0
         public var rejected = 0
         public var ignored = 0
@@ -22,14 +25,16 @@ public final class ReadModel: Sendable {
         public var fenceErrors = 0
         public var devices = 0
         public var fences = 0
+        public var alertsByEvent: [String: Int] = [:]
     }
 
-    private struct State {
+    fileprivate struct State {
         var devices: [String: DeviceView] = [:]
-        /// Device ids in order, for paging; rebuilt only when a device is added.
+        /// Device ids in order, for paging; rebuilt only when a device is added or removed.
         var order: [String] = []
         var orderIsStale = false
-        var fences: [Fence] = []
+        var fences: [String: Fence] = [:]
+        var fenceOrder: [String]?
         var counters = Counters()
         /// The latest alerts, oldest first, at most ``recentLimit``.
         var recent: [AlertRecord] = []
@@ -37,53 +42,124 @@ public final class ReadModel: Sendable {
 
     public static let recentLimit = 1_000
     private let state = Mutex(State())
+    /// The live stream of what is committed, for the HTTP interface's `/api/stream`.
+    public let feed = LiveFeed()
 
     public init() {}
 
-    // MARK: Writing (the service's tick and writer)
+    // MARK: Writing (the service's writer and tick)
 
+    /// A batch of committed steps, in order: on the writer's thread, after publishing.
+    func delivered(_ steps: [Effects]) {
+        var events: [LiveFeed.Event] = []
+        let following = feed.isActive
+        state.withLock { state in
+            for step in steps {
+                for fence in step.heldFences {
+                    if state.fences.updateValue(fence, forKey: fence.id) == nil { state.fenceOrder = nil }
+                    if following { events.append(Self.fenceEvent(fence)) }
+                }
+                for id in step.droppedFences where state.fences.removeValue(forKey: id) != nil {
+                    state.fenceOrder = nil
+                    if following { events.append(Self.fenceDeletedEvent(id)) }
+                }
+                for message in step.messages {
+                    switch message.kind {
+                    case let .alert(alert):
+                        state.recent.append(alert)
+                        if following { events.append(LiveFeed.Event(name: "alert", data: message.payload)) }
+                    case let .state(change):
+                        state.apply(change)
+                        if following { events.append(LiveFeed.Event(name: "state", data: message.payload)) }
+                    case .other:
+                        break
+                    }
+                }
+            }
+            if state.recent.count > Self.recentLimit { state.recent.removeFirst(state.recent.count - Self.recentLimit) }
+        }
+        feed.send(events)
+    }
+
+    /// Devices whose position or fences changed, from the tick. Their movement reaches the live
+    /// stream as `state` events at their latest position.
     func update(devices: [DeviceView]) {
         guard !devices.isEmpty else { return }
         state.withLock { state in
-            for view in devices where state.devices.updateValue(view, forKey: view.device) == nil {
-                state.orderIsStale = true
+            for var view in devices {
+                if let known = state.devices[view.device] {
+                    // The state change's time and place come from the state messages.
+                    view.at = known.at
+                    view.lat = known.lat
+                    view.lon = known.lon
+                } else {
+                    state.orderIsStale = true
+                }
+                state.devices[view.device] = view
             }
         }
+        guard feed.isActive else { return }
+        feed.send(devices.compactMap { view in
+            guard let lat = view.lastLat, let lon = view.lastLon else { return nil }
+            return LiveFeed.Event(
+                name: "state",
+                data: StatePayload.encode(device: view.device, inside: view.inside, at: view.lastSeen ?? 0, lat: lat, lon: lon))
+        })
     }
 
-    func update(fences: [Fence]) {
-        let sorted = fences.sorted { $0.id < $1.id }
-        state.withLock { $0.fences = sorted }
+    /// Every fence held, at start (then each committed step brings its changes).
+    func replace(fences: [Fence]) {
+        let byID = Dictionary(fences.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        state.withLock { state in
+            state.fences = byID
+            state.fenceOrder = nil
+        }
     }
 
     func update(counters: Counters) {
         state.withLock { $0.counters = counters }
     }
 
-    func committed(_ alerts: [AlertRecord]) {
-        guard !alerts.isEmpty else { return }
-        state.withLock { state in
-            state.recent += alerts
-            if state.recent.count > Self.recentLimit { state.recent.removeFirst(state.recent.count - Self.recentLimit) }
-        }
+    private static func fenceEvent(_ fence: Fence) -> LiveFeed.Event {
+        LiveFeed.Event(name: "fence", data: FenceRegistryPayload.encode(fence))
+    }
+
+    private static func fenceDeletedEvent(_ id: String) -> LiveFeed.Event {
+        var json = JSONWriter(capacity: 64)
+        json.beginObject()
+        json.key("id")
+        json.string(id)
+        json.key("deleted")
+        json.bool(true)
+        json.endObject()
+        return LiveFeed.Event(name: "fence", data: json.bytes)
     }
 
     // MARK: Reading
 
     public var counters: Counters { state.withLock { $0.counters } }
-    public var fences: [Fence] { state.withLock { $0.fences } }
-    public func fence(id: String) -> Fence? { state.withLock { state in state.fences.first { $0.id == id } } }
+
+    /// The fences held, by id.
+    public var fences: [Fence] {
+        state.withLock { state in
+            let order = state.sortedFenceIDs()
+            return order.compactMap { state.fences[$0] }
+        }
+    }
+
+    public func fence(id: String) -> Fence? { state.withLock { $0.fences[id] } }
     public func device(_ id: String) -> DeviceView? { state.withLock { $0.devices[id] } }
     public var deviceCount: Int { state.withLock { $0.devices.count } }
 
-    /// Up to `limit` devices in id order, starting after `cursor` (a device id; `nil`: from the start).
+    /// Up to `limit` devices in id order (by bytes), starting after `cursor` (a device id; `nil`:
+    /// from the start).
     public func devices(after cursor: String?, limit: Int) -> [DeviceView] {
         state.withLock { state in
             if state.orderIsStale {
-                state.order = state.devices.keys.sorted()
+                state.order = state.devices.keys.sorted(by: byBytes)
                 state.orderIsStale = false
             }
-            let start = cursor.map { cursor in partitionPoint(state.order) { $0 <= cursor } } ?? 0
+            let start = cursor.map { cursor in partitionPoint(state.order) { !byBytes(cursor, $0) } } ?? 0
             return state.order[start..<min(state.order.count, start + max(0, limit))].compactMap { state.devices[$0] }
         }
     }
@@ -92,6 +168,33 @@ public final class ReadModel: Sendable {
     public func recentAlerts(limit: Int = ReadModel.recentLimit) -> [AlertRecord] {
         state.withLock { Array($0.recent.suffix(max(0, limit))) }
     }
+}
+
+extension ReadModel.State {
+    fileprivate mutating func apply(_ change: DeviceStateChange) {
+        if devices[change.device] == nil { orderIsStale = true }
+        var view = devices[change.device] ?? DeviceView(
+            device: change.device, inside: [], at: nil, lat: nil, lon: nil, lastSeen: change.at, lastLat: change.lat,
+            lastLon: change.lon, seq: 0)
+        view.inside = change.inside
+        view.at = change.at
+        view.lat = change.lat
+        view.lon = change.lon
+        devices[change.device] = view
+    }
+
+    fileprivate mutating func sortedFenceIDs() -> [String] {
+        if let fenceOrder { return fenceOrder }
+        let order = fences.keys.sorted(by: byBytes)
+        fenceOrder = order
+        return order
+    }
+}
+
+/// Ids are ordered by their bytes, as SQLite orders them and as they are told apart (README,
+/// "Limits and failures"): String's own order is Unicode's.
+func byBytes(_ a: String, _ b: String) -> Bool {
+    a.utf8.lexicographicallyPrecedes(b.utf8)
 }
 
 /// The index of the first element for which `belongs` is false, in a collection where it holds

@@ -25,6 +25,15 @@ final class CoreLoop: Sendable {
         }
     }
 
+    /// One step whose decision also answers the caller (an HTTP write).
+    func stepReturning<T: Sendable>(_ decide: (inout GeofenceCore) -> (Effects, T)) -> T {
+        core.withLock { core in
+            let (effects, answer) = decide(&core)
+            carryOut(effects)
+            return answer
+        }
+    }
+
     /// Reads or changes the core's state without a step (counters, sets of devices due).
     func withCore<T>(_ body: (inout GeofenceCore) throws -> sending T) rethrows -> sending T {
         try core.withLock(body)

@@ -6,11 +6,20 @@ import Logging
 /// to publish, in order. The core returns it and acts on nothing; ``CoreLoop`` hands it to the
 /// journal's writer, which commits ``changes`` and then gives the step to the publisher.
 struct Effects: JournalStep {
-    struct Message: Sendable, Equatable {
+    struct Message: Sendable {
         var topic: String
         var payload: [UInt8]
         var qos: Int32
         var retain: Bool
+        /// What it says, for the readers beside MQTT (the HTTP stream, the read model, metrics).
+        var kind: Kind = .other
+    }
+
+    enum Kind: Sendable {
+        case alert(AlertRecord)
+        /// A device's retained state: its fences inside changed (or first sight).
+        case state(DeviceStateChange)
+        case other
     }
 
     /// A log line the core asks for; the edge that runs the core writes it.
@@ -28,12 +37,16 @@ struct Effects: JournalStep {
     var registry: [Fence] = []
     /// Written by the edge at once: a log line waits for no journal.
     var logs: [LogLine] = []
+    /// Fences set or replaced by this step, as held, and fences removed: the read side follows
+    /// them once the step is committed.
+    var heldFences: [Fence] = []
+    var droppedFences: [String] = []
 
     /// Nothing to journal or publish (log lines aside).
     var isEmpty: Bool { changes.isEmpty && messages.isEmpty && registry.isEmpty }
 
-    mutating func publish(_ topic: String, _ payload: [UInt8], qos: Int32, retain: Bool) {
-        messages.append(Message(topic: topic, payload: payload, qos: qos, retain: retain))
+    mutating func publish(_ topic: String, _ payload: [UInt8], qos: Int32, retain: Bool, kind: Kind = .other) {
+        messages.append(Message(topic: topic, payload: payload, qos: qos, retain: retain, kind: kind))
     }
 
     mutating func log(_ level: Logger.Level, _ message: String, _ metadata: Logger.Metadata = [:]) {

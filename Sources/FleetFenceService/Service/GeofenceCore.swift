@@ -29,10 +29,12 @@ struct GeofenceCore {
     var changedViews: Set<String> = []
     /// Taken from `changedViews`, not yet handed to the read model.
     private var viewsDue: [String] = []
-    /// The fences changed since the read model last took them.
-    var fencesChangedForView = true
     /// Whether this instance publishes the fence registry (README, "Several instances").
     var registryLeadership: RegistryLeadership
+    /// `geofence.max_future_s`.
+    var maxFutureSeconds: Double = ServiceConfiguration.Defaults.maxFutureSeconds
+    /// Device and fence ids past this many bytes are refused (README, "Limits and failures").
+    static let maxIDBytes = 256
     private var transitions: [Transition] = []
 
     init(engine: GeofenceEngine, layout: TopicLayout, positionFilters: [String]) {
@@ -71,6 +73,14 @@ struct GeofenceCore {
         device: String, format: PositionTopicRouter.Format, topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer,
         arrival: Double, into effects: inout Effects
     ) {
+        // An id this long cannot be a state or alert topic level that fits MQTT's limits, and its
+        // own errors topic would not either.
+        guard device.utf8.count <= Self.maxIDBytes else {
+            reject(
+                device: "", topic: String(decoding: topic.prefix(300), as: UTF8.self), payload: payload,
+                reason: "device id is \(device.utf8.count) bytes long, at most \(Self.maxIDBytes) are accepted", into: &effects)
+            return
+        }
         let decoded = switch format {
         case .native: PositionDecoder.decode(payload, deviceID: device)
         case .ownTracks: PositionDecoder.decodeOwnTracks(payload, deviceID: device)
@@ -89,13 +99,23 @@ struct GeofenceCore {
             }
             return
         }
-        counters.positions += 1
         let sample = position.sample(arrival: arrival)
+        // A sample from the future would make every real one after it stale (README, "Limits and
+        // failures"); it never becomes the device's latest.
+        if sample.timestamp > arrival + maxFutureSeconds {
+            reject(
+                device: device, topic: String(decoding: topic, as: UTF8.self), payload: payload,
+                reason: "ts is \(Int((sample.timestamp - arrival).rounded())) s ahead of its arrival, "
+                    + "at most \(ConfigurationKey.format(maxFutureSeconds)) s are accepted (geofence.max_future_s)",
+                into: &effects)
+            return
+        }
+        counters.positions += 1
         transitions.removeAll(keepingCapacity: true)
         let outcome = engine.process(device: device, sample: sample, arrival: arrival, into: &transitions)
         guard outcome.status == .accepted else { return }
         changedViews.insert(device)
-        for transition in transitions { addAlert(transition, to: &effects) }
+        for transition in transitions { addAlert(transition, arrival: arrival, to: &effects) }
         if outcome.insideChanged || outcome.firstSight {
             let at = transitions.last?.confirmedAt ?? sample.timestamp
             addState(device: device, at: at, lat: sample.lat, lon: sample.lon, to: &effects)
@@ -127,23 +147,50 @@ struct GeofenceCore {
 
     // MARK: Fences
 
-    private mutating func handleFenceSet(id: String, payload: UnsafeRawBufferPointer, now: Double, into effects: inout Effects) {
+    /// What a fence `set` or delete did, for whoever asked (the HTTP interface answers with it).
+    enum FenceCommandOutcome: Sendable {
+        case set(Fence, created: Bool)
+        case deleted
+        case unknown
+        case rejected(String)
+    }
+
+    /// A fence definition (`<prefix>/fences/<id>/set`, `PUT /api/fences/{id}`), or with an empty
+    /// payload a delete: one path for both, so that they cannot differ.
+    @discardableResult
+    mutating func handleFenceSet(
+        id: String, payload: UnsafeRawBufferPointer, now: Double, into effects: inout Effects
+    ) -> FenceCommandOutcome {
         let topic = "\(layout.prefix)/fences/\(id)/set"
+        guard !id.isEmpty else {
+            let reason = "the topic's fence id is empty"
+            rejectFence(id: id, topic: topic, payload: payload, reason: reason, into: &effects)
+            return .rejected(reason)
+        }
         if payload.isEmpty {
             if engine.fence(id: id) == nil {
                 effects.log(.info, "fence delete for an unknown id ignored", ["fence": "\(id)"])
-                return
+                return .unknown
             }
             removeFences(ids: [id], now: now, into: &effects)
             effects.log(.notice, "fence deleted", ["fence": "\(id)"])
-            return
+            return .deleted
         }
         do {
             let definition = try FenceDecoder.decodeDefinition(payload, idFromTopic: id)
-            try applyFence(definition, origin: .runtime, into: &effects)
+            let update = try applyFence(definition, origin: .runtime, into: &effects).update
+            return .set(update.fence, created: !update.replaced)
         } catch {
             rejectFence(id: id, topic: topic, payload: payload, reason: "\(error)", into: &effects)
+            return .rejected("\(error)")
         }
+    }
+
+    /// The same, for a caller that waits for the outcome.
+    mutating func setFence(id: String, payload: [UInt8], now: Double) -> (Effects, FenceCommandOutcome) {
+        var effects = Effects()
+        let outcome = payload.withUnsafeBytes { handleFenceSet(id: id, payload: $0, now: now, into: &effects) }
+        return (effects, outcome)
     }
 
     private mutating func rejectFence(
@@ -184,16 +231,16 @@ struct GeofenceCore {
     private mutating func applyFence(
         _ definition: FenceDefinition, prepared: FenceFile.PreparedFence? = nil, origin: JournalFenceRow.Origin,
         into effects: inout Effects
-    ) throws -> [UInt8] {
+    ) throws -> (definitionJSON: [UInt8], update: GeofenceEngine.FenceUpdate) {
         // Ids that cannot be a topic level never get here: FenceDecoder refuses them.
         let update = try prepared.map { prepared throws(FenceError) in try engine.setFence(prepared.fence) }
             ?? engine.setFence(definition)
         let definitionJSON = prepared?.definitionJSON ?? FenceDefinitionEncoding.encode(definition)
         // The file bringing a fence exactly as held (set at run time, say) leaves its origin.
-        if update.unchanged, origin == .file, fenceOrigins[definition.id] != nil { return definitionJSON }
+        if update.unchanged, origin == .file, fenceOrigins[definition.id] != nil { return (definitionJSON, update) }
         fenceOrigins[definition.id] = origin
         counters.fenceChanges += 1
-        fencesChangedForView = true
+        effects.heldFences.append(update.fence)
         if let requested = update.fence.clampedFrom, let effective = update.fence.effectiveRadius {
             effects.log(
                 .notice, "fence radius clamped",
@@ -209,7 +256,7 @@ struct GeofenceCore {
                 layout.fence(definition.id), prepared?.registryPayload ?? FenceRegistryPayload.encode(update.fence),
                 qos: 1, retain: true)
         }
-        return definitionJSON
+        return (definitionJSON, update)
     }
 
     /// Removes the fences held among `ids` (others are skipped), in one pass over the devices:
@@ -224,8 +271,8 @@ struct GeofenceCore {
         let held = ids.filter { engine.fence(id: $0) != nil }
         guard !held.isEmpty else { return }
         let removal = engine.removeFences(ids: held, now: now)
-        for transition in removal.transitions { addAlert(transition, to: &effects) }
-        fencesChangedForView = true
+        for transition in removal.transitions { addAlert(transition, arrival: now, to: &effects) }
+        effects.droppedFences += held
         for change in removal.changes {
             dirtyDevices.insert(change.device)
             changedViews.insert(change.device)
@@ -268,7 +315,7 @@ struct GeofenceCore {
         for (definition, prepared) in zip(loaded.contents.definitions, loaded.prepared) {
             guard let prepared else { continue }
             do {
-                let definitionJSON = try applyFence(definition, prepared: try prepared.get(), origin: .file, into: &effects)
+                let definitionJSON = try applyFence(definition, prepared: try prepared.get(), origin: .file, into: &effects).definitionJSON
                 lastFileFences[definition.id] = definition
                 // The file's record changes by what changed in the file, in the fence's transaction.
                 effects.changes.fileFences[definition.id] = definitionJSON
@@ -310,7 +357,7 @@ struct GeofenceCore {
         var effects = Effects()
         transitions.removeAll(keepingCapacity: true)
         let changed = engine.tick(now: now, into: &transitions)
-        for transition in transitions { addAlert(transition, to: &effects) }
+        for transition in transitions { addAlert(transition, arrival: now, to: &effects) }
         for change in changed {
             dirtyDevices.insert(change.device)
             changedViews.insert(change.device)
@@ -376,22 +423,17 @@ struct GeofenceCore {
         return slice.compactMap { device in
             engine.deviceRecord(for: device).map { record in
                 DeviceView(
-                    device: device, lat: record.anchorLat, lon: record.anchorLon, at: record.lastTimestamp,
-                    inside: engine.insideFences(of: device), seq: record.seq)
+                    device: device, inside: engine.insideFences(of: device), at: record.anchorTime,
+                    lat: record.anchorLat, lon: record.anchorLon, lastSeen: record.lastTimestamp,
+                    lastLat: record.anchorLat, lastLon: record.anchorLon, seq: record.seq)
             }
         }
-    }
-
-    /// The fences held, if they changed since the last call.
-    mutating func takeChangedFences() -> [Fence]? {
-        guard fencesChangedForView else { return nil }
-        fencesChangedForView = false
-        return engine.fences
     }
 
     var readCounters: ReadModel.Counters {
         var read = ReadModel.Counters()
         read.positions = counters.positions
+        read.accepted = engine.counters.accepted
         read.alerts = counters.alerts
         read.rejected = counters.rejected
         read.ignored = counters.ignored
@@ -401,24 +443,27 @@ struct GeofenceCore {
         read.fenceErrors = counters.fenceErrors
         read.devices = engine.deviceCount
         read.fences = engine.fenceCount
+        read.alertsByEvent = counters.alertsByEvent
         return read
     }
 
     // MARK: Payloads
 
     /// The alert's payload is encoded once: it is both the message and the journal's `alert`.
-    private mutating func addAlert(_ transition: Transition, to effects: inout Effects) {
-        let alert = AlertRecord(transition: transition, payload: AlertPayload.encode(transition, instance: layout.instance))
+    private mutating func addAlert(_ transition: Transition, arrival: Double, to effects: inout Effects) {
+        let alert = AlertRecord(
+            transition: transition, payload: AlertPayload.encode(transition, instance: layout.instance), arrival: arrival)
         counters.alerts += 1
+        counters.alertsByEvent[transition.event.rawValue, default: 0] += 1
         effects.changes.alerts.append(alert)
         effects.publish(
             layout.alert(device: transition.device, fence: transition.fenceID, event: transition.event.rawValue),
-            alert.payload, qos: 1, retain: false)
+            alert.payload, qos: 1, retain: false, kind: .alert(alert))
     }
 
     private func addState(device: String, at: Double, lat: Double, lon: Double, to effects: inout Effects) {
-        let payload = StatePayload.encode(
-            device: device, inside: engine.insideFences(of: device), at: at, lat: lat, lon: lon)
-        effects.publish(layout.state(device: device), payload, qos: 1, retain: true)
+        let state = DeviceStateChange(device: device, inside: engine.insideFences(of: device), at: at, lat: lat, lon: lon)
+        let payload = StatePayload.encode(device: device, inside: state.inside, at: at, lat: lat, lon: lon)
+        effects.publish(layout.state(device: device), payload, qos: 1, retain: true, kind: .state(state))
     }
 }

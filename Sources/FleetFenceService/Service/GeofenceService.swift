@@ -15,13 +15,25 @@ import UnixSignals
 /// the cheapest hand-off there is (one uncontended lock per message) and it keeps per-device order.
 public final class GeofenceService: Service, Sendable {
     public let configuration: ServiceConfiguration
-    private let logger: Logger
+    let logger: Logger
     /// How often silent devices are checked and batched device state is written.
     private let tickInterval: Duration
-    /// What readers see: refreshed every second, alerts once committed.
+    /// What readers see: committed steps at once, moving devices once a second.
     public let readModel = ReadModel()
+    public let metrics = ServiceMetrics()
     private let ready = Atomic(false)
     private let reloadRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    /// The running parts, for the HTTP interface's commands and readiness.
+    let running = Mutex<Running?>(nil)
+    /// Told once, by the journal's writer, when the journal cannot be written.
+    private let journalFailures = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1))
+
+    struct Running: Sendable {
+        let loop: CoreLoop
+        let client: MQTTClient
+        /// A connection of its own for the history, so that a reader never waits for the writer.
+        let history: Journal
+    }
 
     /// Connected, and the fences file applied once (loaded or refused): alerts flow.
     public var isReady: Bool { ready.load(ordering: .acquiring) }
@@ -57,12 +69,18 @@ public final class GeofenceService: Service, Sendable {
         // Data flows one way: message -> core -> effects -> journal -> topics.
         let publisher = EffectPublisher(client: client, layout: layout)
         let readModel = self.readModel
-        let writer = JournalWriter<Effects>(journal: journal, logger: logger) { steps in
-            publisher.publish(steps)
-            readModel.committed(steps.flatMap(\.changes.alerts))
+        let metrics = self.metrics
+        let failures = journalFailures.continuation
+        let writer = JournalWriter<Effects>(
+            journal: journal, logger: logger, observeCommit: { metrics.journalCommitted(in: $0) },
+            failed: { failures.yield($0) }
+        ) { steps in
+            publisher.publish(steps, metrics: metrics)
+            readModel.delivered(steps)
         }
         var core = GeofenceCore(engine: restored.engine, layout: layout, positionFilters: configuration.positionTopics)
         core.fenceOrigins = restored.origins
+        core.maxFutureSeconds = configuration.maxFutureSeconds
         core.lastFileFences = restored.fileFences
         let loop = CoreLoop(core, writer: writer, logger: logger)
 
@@ -75,6 +93,7 @@ public final class GeofenceService: Service, Sendable {
         let statusTopic = layout.status
         let stopping = Atomic(false)
         client.onConnectionChange { [logger] connected in
+            metrics.connectionChanged(connected)
             guard connected else {
                 if !stopping.load(ordering: .relaxed) { logger.warning("broker connection lost; reconnecting") }
                 return
@@ -93,33 +112,60 @@ public final class GeofenceService: Service, Sendable {
                 "broker": "\(configuration.brokerURLs.joined(separator: ","))", "instance": "\(configuration.instanceName ?? "")", "positions": "\(configuration.positionTopics)",
                 "prefix": "\(configuration.prefix)", "journal": "\(configuration.journalPath)",
             ])
+        running.withLock {
+            $0 = Running(loop: loop, client: client, history: (try? Journal(readingOnly: configuration.journalPath, logger: logger)) ?? journal)
+        }
         await reloadFences(loop, read: await firstRead.value)
+        readModel.replace(fences: loop.withCore { $0.engine.fences })
         refreshReadModel(loop)
         ready.store(true, ordering: .releasing)
 
-        try? await cancelWhenGracefulShutdown {
-            try await withThrowingTaskGroup(of: Void.self) { group in
+        let journalFailure: String? = (try? await cancelWhenGracefulShutdown {
+            try await withThrowingTaskGroup(of: String?.self) { group in
+                group.addTask {
+                    for await failure in self.journalFailures.stream { return failure }
+                    return nil
+                }
                 group.addTask {
                     for await _ in hangups {
                         self.logger.info("SIGHUP: reloading fences", metadata: ["file": "\(self.configuration.fencesFile)"])
                         await self.reloadFences(loop)
                     }
+                    return nil
                 }
                 group.addTask {
                     for await _ in self.reloadRequests.stream {
                         self.logger.info("reloading fences", metadata: ["file": "\(self.configuration.fencesFile)"])
                         await self.reloadFences(loop)
                     }
+                    return nil
                 }
-                group.addTask { try await self.periodic(loop) }
-                try await group.next()
+                group.addTask {
+                    try await self.periodic(loop)
+                    return nil
+                }
+                let failure = try await group.next() ?? nil
                 group.cancelAll()
+                return failure
             }
+        }) ?? nil
+        ready.store(false, ordering: .releasing)
+        readModel.feed.finishAll()
+        if let journalFailure {
+            // Nothing more can be journaled, so nothing more is published but `offline`; the broker
+            // keeps the positions for the restart a supervisor makes (README, "Limits and failures").
+            logger.critical("stopping: the journal cannot be written", metadata: ["error": "\(journalFailure)"])
+            stopping.store(true, ordering: .relaxed)
+            _ = client.publish(topic: statusTopic, payload: Array("offline".utf8), qos: 1, retain: true)
+            _ = await client.waitForPublishes(timeout: .seconds(5))
+            await client.disconnect()
+            await writer.stop(timeout: .seconds(1))
+            try? journal.close()
+            throw JournalUnwritable(reason: journalFailure)
         }
 
         // Clean stop: state written, offline said, everything acknowledged, then goodbye.
         logger.info("stopping")
-        ready.store(false, ordering: .releasing)
         stopping.store(true, ordering: .relaxed)
         flushEverything(loop)
         // From here on the writer writes on the caller's thread: messages that still arrive
@@ -130,6 +176,10 @@ public final class GeofenceService: Service, Sendable {
         await client.disconnect()
         // What those last messages changed without an alert.
         flushEverything(loop)
+        running.withLock { running in
+            try? running?.history.close()
+            running = nil
+        }
         try journal.close()
         logger.info("stopped")
     }
@@ -220,13 +270,14 @@ public final class GeofenceService: Service, Sendable {
 
     /// Device views a slice at a time, the lock let go between slices (as for latest-sample times).
     private func refreshReadModel(_ loop: CoreLoop) {
-        if let fences = loop.withCore({ $0.takeChangedFences() }) { readModel.update(fences: fences) }
         while true {
             let views = loop.withCore { $0.takeChangedViews(limit: Self.clockSlice) }
             readModel.update(devices: views)
             if views.count < Self.clockSlice { break }
         }
-        readModel.update(counters: loop.withCore { $0.readCounters })
+        let counters = loop.withCore { $0.readCounters }
+        readModel.update(counters: counters)
+        metrics.update(counters, streams: readModel.feed.subscriberCount)
     }
 
     /// Silence checks and dirty device state every tick, latest-sample times
@@ -245,6 +296,9 @@ public final class GeofenceService: Service, Sendable {
             if clock.now >= nextViewRefresh {
                 nextViewRefresh = clock.now + Self.viewRefreshInterval
                 refreshReadModel(loop)
+                // Retention, a chunk a second on the writer's thread, never on the position path.
+                let cutoff = now - configuration.retentionDays * 86_400
+                loop.writer.submit(Effects(changes: JournalChanges(pruneAlertsBefore: cutoff)))
             }
             if clock.now >= nextClockFlush {
                 nextClockFlush = clock.now + Self.clockFlushInterval

@@ -104,7 +104,8 @@ struct PositionTopicRouter {
     /// `<prefix>/fences/<id>/set` with a one-level id, or nil.
     private func fenceSetID(_ topic: UnsafeRawBufferPointer) -> String? {
         let tail = Self.setTail
-        guard topic.count > fenceSetHead.count + tail.count,
+        // An empty id (`fences//set`) is routed too, to be answered rather than ignored.
+        guard topic.count >= fenceSetHead.count + tail.count,
             topic.starts(with: fenceSetHead), topic.suffix(tail.count).elementsEqual(tail)
         else { return nil }
         let id = fenceSetHead.count..<(topic.count - tail.count)

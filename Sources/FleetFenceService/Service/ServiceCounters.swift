@@ -2,6 +2,7 @@
 struct ServiceCounters {
     var positions = 0
     var alerts = 0
+    var alertsByEvent: [String: Int] = [:]
     var rejected = 0
     var ignored = 0
     var fenceChanges = 0
