@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // What swift-configuration reads YAML with; the service reads the file's keys with it too.
@@ -86,12 +87,25 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The HTTP interface: the live map, the API, the stream, metrics and health (Hummingbird).
+        .target(
+            name: "FleetFenceHTTP",
+            dependencies: [
+                "FleetFenceService", "FleetFenceJournal", "FleetFenceCodecs", "GeofenceEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Assets")],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "fleetfence",
             dependencies: [
                 // MQTT and GeofenceEngine: the demo waits for the service on MQTT and hands the
                 // same GeofenceSettings to the service and the verifier.
-                "FleetFenceService", "FleetSimulator", "LocalBroker", "MQTT", "GeofenceEngine",
+                "FleetFenceService", "FleetFenceHTTP", "FleetSimulator", "LocalBroker", "MQTT", "GeofenceEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -111,7 +125,7 @@ let package = Package(
         .executableTarget(
             name: "fleetsim",
             dependencies: [
-                "FleetSimulator",
+                "FleetSimulator", "GeofenceEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -141,7 +155,7 @@ let package = Package(
         .target(
             name: "FleetFenceTesting",
             dependencies: [
-                "LocalBroker", "MQTT", "FleetFenceService",
+                "LocalBroker", "MQTT", "FleetFenceService", "FleetFenceHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -136,7 +136,7 @@ public struct JSONWriter: Sendable {
 
     // MARK: Number text
 
-    static func appendNumber(_ value: Double, to bytes: inout [UInt8]) {
+    public static func appendNumber(_ value: Double, to bytes: inout [UInt8]) {
         guard value.isFinite else {
             bytes.append(contentsOf: "null".utf8)
             return

@@ -1,3 +1,4 @@
+import FleetFenceHTTP
 import FleetFenceService
 import Foundation
 import Logging
@@ -11,6 +12,8 @@ import Synchronization
 public final class InProcessService: Sendable {
     public let configuration: ServiceConfiguration
     public let service: GeofenceService
+    /// The HTTP interface, when `http.listen` is set (tests use port 0).
+    public let http: HTTPInterface?
     public let logs: LogCapture
     private let group: ServiceGroup
     private let run: Task<Bool, Never>
@@ -21,8 +24,9 @@ public final class InProcessService: Sendable {
         _ configuration: ServiceConfiguration, logLevel: Logger.Level = .info, readyTimeout: Duration = .seconds(20)
     ) async throws -> InProcessService {
         let logs = LogCapture()
-        let service = GeofenceService(configuration: configuration, logger: logs.logger(level: logLevel))
-        let running = InProcessService(configuration: configuration, service: service, logs: logs)
+        let server = try FleetFenceServer(configuration: configuration, logger: logs.logger(level: logLevel))
+        let service = server.service
+        let running = InProcessService(configuration: configuration, server: server, logs: logs)
         let deadline = ContinuousClock.now + readyTimeout
         while !service.isReady {
             if running.hasEnded {
@@ -37,12 +41,13 @@ public final class InProcessService: Sendable {
         return running
     }
 
-    private init(configuration: ServiceConfiguration, service: GeofenceService, logs: LogCapture) {
+    private init(configuration: ServiceConfiguration, server: FleetFenceServer, logs: LogCapture) {
         self.configuration = configuration
-        self.service = service
+        self.service = server.service
+        self.http = server.http
         self.logs = logs
         let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(services: [service], logger: logs.logger(label: "service-group")))
+            configuration: ServiceGroupConfiguration(services: server.services, logger: logs.logger(label: "service-group")))
         self.group = group
         let ended = Ended()
         self.ended = ended
@@ -66,6 +71,12 @@ public final class InProcessService: Sendable {
     private var hasEnded: Bool { ended.flag.load(ordering: .acquiring) }
 
     public var isRunning: Bool { !hasEnded }
+
+    /// `http://127.0.0.1:<port>`, once the HTTP interface listens.
+    public func httpBase() async throws -> String {
+        guard let http else { throw TestSupportError("the HTTP interface is off (http.listen is empty)") }
+        return "http://127.0.0.1:\(try await http.port())"
+    }
     public var log: String { logs.text }
 
     /// A graceful shutdown, as SIGTERM: state written, `offline` said. Returns 0 for a clean

@@ -18,6 +18,9 @@ extension ServiceProcess {
         public var positions: [String]?
         public var statsInterval: Double?
         public var logLevel: String?
+        /// `http.listen`: a free port by default, so that services started side by side (tests,
+        /// benchmarks, the demo next to a running service) never fight over 8080; `""`: off.
+        public var http: String
         /// Appended as given, e.g. `["--min-radius", "30"]`.
         public var extraArguments: [String]
 
@@ -26,8 +29,9 @@ extension ServiceProcess {
             debounce: Double? = nil, silentConfirm: Double? = nil, hysteresis: Double? = nil,
             minRadius: Double? = nil, maxRadius: Double? = nil, maxAccuracy: Double? = nil,
             prefix: String? = nil, positions: [String]? = nil, statsInterval: Double? = nil, logLevel: String? = nil,
-            extraArguments: [String] = []
+            http: String = "127.0.0.1:0", extraArguments: [String] = []
         ) {
+            self.http = http
             self.brokerURL = brokerURL
             self.fencesFile = fencesFile
             self.journalPath = journalPath
@@ -64,6 +68,7 @@ extension ServiceProcess {
             ]
             for case let (flag, number?) in numbers { command.set(flag, number) }
             command[.logLevel] = logLevel
+            command[.http] = http
             command.extraArguments = extraArguments
             return command
         }

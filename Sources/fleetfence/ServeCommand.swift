@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetFenceHTTP
 import FleetFenceService
 import Foundation
 import Logging
@@ -24,9 +25,15 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         let logger = LogSetup.bootstrap(level: configuration.logLevel)
-        let service = GeofenceService(configuration: configuration, logger: logger)
+        let server = try FleetFenceServer(configuration: configuration, logger: logger)
         let group = ServiceGroup(
-            configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+            configuration: .init(services: server.services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch let error as JournalUnwritable {
+            // Non-zero, so that a supervisor restarts the service (README, "Limits and failures").
+            logger.critical("fleetfence stopped", metadata: ["error": "\(error)"])
+            throw ExitCode(3)
+        }
     }
 }

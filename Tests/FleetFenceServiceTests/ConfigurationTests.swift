@@ -73,8 +73,8 @@ private func rendered(_ key: ConfigurationKey, in configuration: ServiceConfigur
     case .homeAssistant: "\(configuration.integrations.homeAssistant)"
     case .homeAssistantPrefix: configuration.integrations.homeAssistantPrefix
     case .ownTracksTransitions: "\(configuration.integrations.ownTracksTransitions)"
-    case .maxFuture: number(configuration.maxFutureSeconds)
-    case .forgetAfter: number(configuration.forgetAfterSeconds)
+    case .maxFuture: number(configuration.geofence.maxFutureSeconds)
+    case .forgetAfter: number(configuration.geofence.forgetAfterSeconds)
     case .retentionDays: number(configuration.retentionDays)
     }
 }

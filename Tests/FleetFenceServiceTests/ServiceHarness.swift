@@ -156,6 +156,8 @@ struct HarnessOptions {
     var positions: [String]?
     /// `instance.name` (in-process runs only).
     var instance: String?
+    /// The HTTP interface on a free port (in-process runs only).
+    var http = false
     var extraArguments: [String] = []
     /// A topic the service reads as a position of `barrierDevice`, used by `barrier()`.
     var barrierTopic = "fleet/zz-barrier/position"
@@ -295,7 +297,8 @@ final class ServiceHarness {
             positionTopics: options.positions ?? ServiceConfiguration.Defaults.positionTopics,
             prefix: prefix, fencesFile: fencesPath, journalPath: journalPath,
             geofence: GeofenceSettings(debounceSeconds: options.debounce, silentConfirmSeconds: options.silentConfirm),
-            statsIntervalSeconds: 1, instanceName: options.instance)
+            statsIntervalSeconds: 1, instanceName: options.instance,
+            http: ServiceConfiguration.HTTPSettings(listen: options.http ? "127.0.0.1:0" : nil))
     }
 
     /// Starts (or restarts) the service on the same journal and client id.

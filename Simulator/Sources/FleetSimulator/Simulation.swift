@@ -15,13 +15,37 @@ public final class Simulation: Sendable {
 
     public init(options: SimulationOptions, logger: Logger) throws(SimulationError) {
         try Self.validate(options)
-        self.options = options
         self.logger = logger
         // Fifty connections saying "connected" and "disconnected" is noise; their trouble is not.
         var quiet = logger
         quiet.logLevel = max(logger.logLevel, .notice)
         mqttLogger = quiet
+        var options = options
+        options.fleet.startTime -= Self.pastStart(options: options, logger: logger)
+        self.options = options
         plan = FleetPlan(routes: options.routes, options: options.fleet)
+    }
+
+    /// Seconds to start simulated time before `startTime`, so that no position's `ts` gets further
+    /// ahead of the wall clock than the service accepts (README, "Simulator"): at 20x a 30-minute
+    /// route would otherwise end 28 minutes in the future. Simulated time then catches up with the
+    /// clock near the end of the run. A rerun against a service that remembers the last one starts
+    /// after it only when the runs are that far apart.
+    static func pastStart(options: SimulationOptions, logger: Logger) -> Double {
+        guard options.speedup > 1 else { return 0 }
+        // Ten seconds for the clocks of publisher and service to disagree.
+        let lead = max(0, options.futureLimit - 10)
+        guard let end = FleetPlan(routes: options.routes, options: options.fleet).endTime else {
+            logger.warning(
+                "a fleet that loops without --duration at --speedup \(options.speedup) runs ahead of the clock: after \(Int(lead / (options.speedup - 1))) s the service refuses positions from the future (geofence.max_future_s); give --duration")
+            return 0
+        }
+        let span = end - options.fleet.startTime
+        let shift = max(0, span * (1 - 1 / options.speedup) - lead)
+        if shift > 0 {
+            logger.info("simulated time starts \(Int(shift.rounded(.up))) s in the past, so that no position is more than \(Int(lead)) s ahead of the clock")
+        }
+        return shift.rounded(.up)
     }
 
     /// Runs `options` to the end; see `run(onAlert:)`.

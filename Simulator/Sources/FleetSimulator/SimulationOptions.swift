@@ -26,6 +26,10 @@ public struct SimulationOptions: Sendable {
     public var progress = false
     /// Client ids are `<clientIDPrefix><n>`.
     public var clientIDPrefix = "fleetsim-"
+    /// How far a position's `ts` may run ahead of the wall clock: the service's
+    /// `geofence.max_future_s`. Simulated time runs `speedup` times faster than the clock, so a long
+    /// run starts that much in the past (see ``Simulation``).
+    public var futureLimit = GeofenceSettings().maxFutureSeconds
 
     public init(routes: [GPXRoute]) {
         self.routes = routes

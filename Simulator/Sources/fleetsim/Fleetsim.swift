@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetSimulator
 import Foundation
+import GeofenceEngine
 import Logging
 import UnixSignals
 
@@ -155,17 +156,19 @@ struct Fleetsim: AsyncParsableCommand {
         options.fleet.duration = duration
         options.fleet.prefix = prefix
         options.fleet.startTime = StartTime.parse(startTime)!
-        var silence = 20.0
+        let defaults = GeofenceSettings()
+        options.futureLimit = Self.number("GEOFENCE_MAX_FUTURE_S") ?? defaults.maxFutureSeconds
+        var silence = defaults.silentConfirmSeconds
         if verify {
             silence = silentConfirm ?? Self.number("GEOFENCE_SILENT_CONFIRM_S") ?? silence
             var check = try VerifyOptions(
                 fencesFile: fences ?? Self.environment("FENCES_FILE") ?? "Config/fences.geojson",
-                debounceSeconds: debounce ?? Self.number("GEOFENCE_DEBOUNCE_S") ?? 20,
-                hysteresisMeters: hysteresis ?? Self.number("GEOFENCE_HYSTERESIS_M") ?? 10,
+                debounceSeconds: debounce ?? Self.number("GEOFENCE_DEBOUNCE_S") ?? defaults.debounceSeconds,
+                hysteresisMeters: hysteresis ?? Self.number("GEOFENCE_HYSTERESIS_M") ?? defaults.hysteresisMeters,
                 silentConfirmSeconds: silence,
-                minRadiusMeters: minRadius ?? Self.number("GEOFENCE_MIN_RADIUS_M") ?? 20,
-                maxRadiusMeters: maxRadius ?? Self.number("GEOFENCE_MAX_RADIUS_M") ?? 100_000,
-                maxAccuracyMeters: maxAccuracy ?? Self.number("GEOFENCE_MAX_ACCURACY_M") ?? 100,
+                minRadiusMeters: minRadius ?? Self.number("GEOFENCE_MIN_RADIUS_M") ?? defaults.minRadiusMeters,
+                maxRadiusMeters: maxRadius ?? Self.number("GEOFENCE_MAX_RADIUS_M") ?? defaults.maxRadiusMeters,
+                maxAccuracyMeters: maxAccuracy ?? Self.number("GEOFENCE_MAX_ACCURACY_M") ?? defaults.maxAccuracyMeters,
                 interval: interval)
             check.settle = settle
             check.tolerance = tolerance

@@ -169,8 +169,8 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .maxAccuracy: settings.maxAccuracyMeters
         case .silentConfirm: settings.silentConfirmSeconds
         case .statsInterval: ServiceConfiguration.Defaults.statsIntervalSeconds
-        case .maxFuture: ServiceConfiguration.Defaults.maxFutureSeconds
-        case .forgetAfter: ServiceConfiguration.Defaults.forgetAfterSeconds
+        case .maxFuture: settings.maxFutureSeconds
+        case .forgetAfter: settings.forgetAfterSeconds
         case .retentionDays: ServiceConfiguration.Defaults.retentionDays
         default: nil
         }

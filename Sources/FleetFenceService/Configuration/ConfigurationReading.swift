@@ -41,7 +41,9 @@ struct ConfigurationReading {
             minRadiusMeters: minRadius.value,
             maxRadiusMeters: maxRadius.value,
             maxAccuracyMeters: try number(.maxAccuracy).value,
-            silentConfirmSeconds: try number(.silentConfirm).value)
+            silentConfirmSeconds: try number(.silentConfirm).value,
+            maxFutureSeconds: try number(.maxFuture).value,
+            forgetAfterSeconds: try number(.forgetAfter, zeroAllowed: false).value)
 
         return ServiceConfiguration(
             brokerURLs: brokerURLs,
@@ -63,8 +65,6 @@ struct ConfigurationReading {
                 homeAssistant: try boolean(.homeAssistant),
                 homeAssistantPrefix: try homeAssistantPrefix(),
                 ownTracksTransitions: try boolean(.ownTracksTransitions)),
-            maxFutureSeconds: try number(.maxFuture).value,
-            forgetAfterSeconds: try number(.forgetAfter, zeroAllowed: false).value,
             retentionDays: try number(.retentionDays, zeroAllowed: false).value)
     }
 

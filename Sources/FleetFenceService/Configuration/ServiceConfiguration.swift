@@ -26,10 +26,6 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var instanceName: String?
     public var http: HTTPSettings
     public var integrations: Integrations
-    /// `geofence.max_future_s`: how far a sample's `ts` may be ahead of its arrival.
-    public var maxFutureSeconds: Double
-    /// `geofence.forget_after_s`: wall-clock silence after which a device is forgotten.
-    public var forgetAfterSeconds: Double
     /// `journal.retention_days`: alerts older than this (by `at`) are pruned.
     public var retentionDays: Double
 
@@ -78,8 +74,6 @@ public struct ServiceConfiguration: Sendable, Equatable {
         public static let logLevel = "info"
         public static let httpListen = "127.0.0.1:8080"
         public static let homeAssistantPrefix = "homeassistant"
-        public static let maxFutureSeconds: Double = 300
-        public static let forgetAfterSeconds: Double = 2_592_000
         public static let retentionDays: Double = 90
         /// `fleetfence-<host>`: stable across restarts of the same machine, distinct between machines.
         public static var clientID: String { "fleetfence-\(HostName.current)" }
@@ -104,8 +98,6 @@ public struct ServiceConfiguration: Sendable, Equatable {
         instanceName: String? = nil,
         http: HTTPSettings = HTTPSettings(),
         integrations: Integrations = Integrations(),
-        maxFutureSeconds: Double = Defaults.maxFutureSeconds,
-        forgetAfterSeconds: Double = Defaults.forgetAfterSeconds,
         retentionDays: Double = Defaults.retentionDays,
         warnings: [String] = []
     ) {
@@ -124,8 +116,6 @@ public struct ServiceConfiguration: Sendable, Equatable {
         self.instanceName = instanceName
         self.http = http
         self.integrations = integrations
-        self.maxFutureSeconds = maxFutureSeconds
-        self.forgetAfterSeconds = forgetAfterSeconds
         self.retentionDays = retentionDays
         self.warnings = warnings
     }

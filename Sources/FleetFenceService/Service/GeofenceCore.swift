@@ -31,8 +31,6 @@ struct GeofenceCore {
     private var viewsDue: [String] = []
     /// Whether this instance publishes the fence registry (README, "Several instances").
     var registryLeadership: RegistryLeadership
-    /// `geofence.max_future_s`.
-    var maxFutureSeconds: Double = ServiceConfiguration.Defaults.maxFutureSeconds
     /// Device and fence ids past this many bytes are refused (README, "Limits and failures").
     static let maxIDBytes = 256
     private var transitions: [Transition] = []
@@ -102,6 +100,7 @@ struct GeofenceCore {
         let sample = position.sample(arrival: arrival)
         // A sample from the future would make every real one after it stale (README, "Limits and
         // failures"); it never becomes the device's latest.
+        let maxFutureSeconds = engine.settings.maxFutureSeconds
         if sample.timestamp > arrival + maxFutureSeconds {
             reject(
                 device: device, topic: String(decoding: topic, as: UTF8.self), payload: payload,

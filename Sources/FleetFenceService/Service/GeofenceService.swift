@@ -80,8 +80,8 @@ public final class GeofenceService: Service, Sendable {
         }
         var core = GeofenceCore(engine: restored.engine, layout: layout, positionFilters: configuration.positionTopics)
         core.fenceOrigins = restored.origins
-        core.maxFutureSeconds = configuration.maxFutureSeconds
         core.lastFileFences = restored.fileFences
+        core.changedViews = Set(restored.devices)
         let loop = CoreLoop(core, writer: writer, logger: logger)
 
         client.onMessage { message in

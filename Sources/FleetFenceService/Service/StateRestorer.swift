@@ -13,6 +13,8 @@ enum StateRestorer {
         var origins: [String: JournalFenceRow.Origin]
         /// The fences file as last applied.
         var fileFences: [String: FenceDefinition]
+        /// The devices restored, for the read side to show before they report again.
+        var devices: [String] = []
     }
 
     /// `now`: the restart's wall clock. Silence is counted from it, not from the last sample
@@ -34,8 +36,9 @@ enum StateRestorer {
             origins[id] = nil
         }
         let journaledSeq = try journal.maxSeqPerDevice()
-        var devices = 0
+        var devices: [String] = []
         let rows = try journal.loadDevices()
+        devices.reserveCapacity(rows.count)
         // Decoded on every core a slice at a time: a million decoded records at once would
         // raise the service's memory for good (the allocator keeps what it was given).
         for start in stride(from: 0, to: rows.count, by: deviceSlice) {
@@ -56,11 +59,11 @@ enum StateRestorer {
                 record.seq = max(record.seq, UInt64(max(0, journaledSeq[row.device] ?? 0)))
                 if let arrival = record.lastArrival { record.lastArrival = max(arrival, now) }
                 engine.restore(record)
-                devices += 1
+                devices.append(row.device)
             }
         }
-        if devices > 0 || !origins.isEmpty {
-            logger.info("state restored from journal", metadata: ["devices": "\(devices)", "fences": "\(engine.fenceCount)"])
+        if !devices.isEmpty || !origins.isEmpty {
+            logger.info("state restored from journal", metadata: ["devices": "\(devices.count)", "fences": "\(engine.fenceCount)"])
         }
         let fileRows = Array(try journal.loadFileFences())
         // An unreadable entry counts as changed: the file's version is applied again.
@@ -68,7 +71,7 @@ enum StateRestorer {
         var fileFences: [String: FenceDefinition] = [:]
         fileFences.reserveCapacity(fileRows.count)
         for (row, definition) in zip(fileRows, fileDefinitions) { fileFences[row.key] = definition }
-        return Restored(engine: engine, origins: origins, fileFences: fileFences)
+        return Restored(engine: engine, origins: origins, fileFences: fileFences, devices: devices)
     }
 
     /// The journal's fence records, decoded on every core, with their origins; an unreadable row

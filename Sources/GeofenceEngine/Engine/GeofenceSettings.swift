@@ -10,13 +10,21 @@ public struct GeofenceSettings: Sendable, Hashable, Codable {
     public var maxAccuracyMeters: Double = 100
     /// Wall-clock silence after which a pending transition is confirmed.
     public var silentConfirmSeconds: Double = 20
+    /// How far a sample's event time may be ahead of its arrival: one from further in the future
+    /// would make every real sample after it stale.
+    public var maxFutureSeconds: Double = 300
+    /// Wall-clock silence after which a device is forgotten (30 days).
+    public var forgetAfterSeconds: Double = 2_592_000
 
     public init() {}
 
     public init(
         debounceSeconds: Double = 20, hysteresisMeters: Double = 10, minRadiusMeters: Double = 20,
-        maxRadiusMeters: Double = 100_000, maxAccuracyMeters: Double = 100, silentConfirmSeconds: Double = 20
+        maxRadiusMeters: Double = 100_000, maxAccuracyMeters: Double = 100, silentConfirmSeconds: Double = 20,
+        maxFutureSeconds: Double = 300, forgetAfterSeconds: Double = 2_592_000
     ) {
+        self.maxFutureSeconds = maxFutureSeconds
+        self.forgetAfterSeconds = forgetAfterSeconds
         self.debounceSeconds = debounceSeconds
         self.hysteresisMeters = hysteresisMeters
         self.minRadiusMeters = minRadiusMeters

@@ -1,0 +1,39 @@
+import FleetFenceCodecs
+import FleetFenceService
+import Hummingbird
+
+/// `/healthz`, `/readyz` and `/metrics`: what an SRE's probes and scraper ask.
+struct HealthEndpoint: Sendable {
+    let service: GeofenceService
+
+    func healthz(_ target: RequestTarget) throws(HTTPProblem) -> Response {
+        try target.checkQuery(allowed: [])
+        return .json(Array(#"{"status":"ok"}"#.utf8))
+    }
+
+    /// Ready when connected to the broker, the journal open and writable, the fences file applied.
+    func readyz(_ target: RequestTarget) throws(HTTPProblem) -> Response {
+        try target.checkQuery(allowed: [])
+        let reasons = service.notReadyReasons
+        var json = JSONWriter(capacity: 128)
+        json.beginObject()
+        json.key("status")
+        guard !reasons.isEmpty else {
+            json.string("ready")
+            json.endObject()
+            return .json(json.bytes)
+        }
+        json.string("not ready")
+        json.key("reasons")
+        json.beginArray()
+        for reason in reasons { json.string(reason) }
+        json.endArray()
+        json.endObject()
+        return .json(json.bytes, status: .serviceUnavailable)
+    }
+
+    func metrics(_ target: RequestTarget) throws(HTTPProblem) -> Response {
+        try target.checkQuery(allowed: [])
+        return .bytes(service.metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+    }
+}

@@ -1,0 +1,62 @@
+import FleetFenceService
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// `/api/stream`: Server-Sent Events of alerts, states, fences, as committed. A reader that falls
+/// behind is dropped and its connection closed, even in the middle of a write to a socket it no
+/// longer reads: the service never waits for it (README, "The HTTP interface").
+struct StreamEndpoint: Sendable {
+    let service: GeofenceService
+
+    func open(_ target: RequestTarget) throws(HTTPProblem) -> Response {
+        try target.checkQuery(allowed: [])
+        guard let subscriber = service.readModel.feed.subscribe() else {
+            throw HTTPProblem(
+                status: .serviceUnavailable,
+                reason: "too many streams open (at most \(LiveFeed.maxSubscribers)); try again later")
+        }
+        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
+        // Proxies such as nginx would otherwise buffer the stream.
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            defer { subscriber.close() }
+            let box = WriterBox(writer)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    // The connection opens at once, before the first event.
+                    try await box.write(ByteBuffer(string: ": fleetfence stream\n\n"))
+                    while let events = await subscriber.next() {
+                        var buffer = ByteBuffer()
+                        buffer.reserveCapacity(events.reduce(0) { $0 + $1.frame.count })
+                        for event in events { buffer.writeBytes(event.frame) }
+                        try await box.write(buffer)
+                    }
+                }
+                group.addTask {
+                    await subscriber.waitUntilDropped()
+                    throw CancellationError()
+                }
+                _ = try await group.next()
+                group.cancelAll()
+            }
+            writer = box.writer
+            try await writer.finish(nil)
+        })
+    }
+}
+
+/// The response's writer, handed to the task that writes while another waits for a drop. Only
+/// one task uses it at a time: the body's own task resumes after the writing task has ended.
+private final class WriterBox: @unchecked Sendable {
+    var writer: any ResponseBodyWriter
+
+    init(_ writer: any ResponseBodyWriter) {
+        self.writer = writer
+    }
+
+    func write(_ buffer: ByteBuffer) async throws {
+        try await writer.write(buffer)
+    }
+}

@@ -1,0 +1,81 @@
+import FleetFenceService
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// The operator's window (README, "The HTTP interface"): the live map, the API over fences,
+/// devices and history, the stream, metrics and health, served by Hummingbird beside the service.
+/// A `Service` of the same group, so it starts and stops with it.
+public final class HTTPInterface: Service, Sendable {
+    private let application: Application<APIResponder>
+    private let bound = BoundPort()
+    private let logger: Logger
+
+    /// `listen`: `host:port` (`http.listen`); port 0 picks a free one, which ``port()`` and the log
+    /// line `http listening` name.
+    public init(service: GeofenceService, listen: String, logger: Logger) throws {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]) else {
+            throw HTTPInterfaceError(reason: "http.listen must be host:port, got \(listen)")
+        }
+        let written = String(listen[..<colon])
+        let host = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
+        self.logger = logger
+        let configuration = service.configuration
+        let responder = APIResponder(
+            fences: FencesEndpoint(
+                service: service,
+                writes: WriteGuard(tokenFile: configuration.http.tokenFile, listensOnLoopback: WriteGuard.isLoopback(host: host))),
+            devices: DevicesEndpoint(service: service),
+            events: EventsEndpoint(service: service),
+            stream: StreamEndpoint(service: service),
+            health: HealthEndpoint(service: service),
+            map: MapEndpoint(tilesURL: configuration.http.tilesURL, logger: logger),
+            logger: logger)
+        let bound = self.bound
+        var quiet = logger
+        // Hummingbird's own per-request lines are for debugging.
+        quiet.logLevel = max(logger.logLevel, .notice)
+        application = Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fleetfence"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? port
+                bound.port.store(port, ordering: .releasing)
+                logger.info("http listening", metadata: ["address": "\(host):\(port)", "port": "\(port)", "url": "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"])
+            },
+            logger: quiet)
+    }
+
+    /// The port once listening (port 0 asked for a free one).
+    public func port(timeout: Duration = .seconds(10)) async throws -> Int {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let port = bound.port.load(ordering: .acquiring)
+            if port >= 0 { return port }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw HTTPInterfaceError(reason: "not listening within \(timeout)")
+    }
+
+    public func run() async throws {
+        do {
+            try await application.run()
+        } catch {
+            logger.error("http interface failed", metadata: ["error": "\(error)"])
+            throw error
+        }
+    }
+}
+
+public struct HTTPInterfaceError: Error, CustomStringConvertible {
+    public var reason: String
+    public var description: String { reason }
+}
+
+/// Set once the server listens; -1 until then.
+private final class BoundPort: Sendable {
+    let port = Atomic(-1)
+}

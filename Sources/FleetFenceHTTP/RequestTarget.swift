@@ -1,0 +1,82 @@
+/// A request's path and query, percent-decoded. Path segments keep their bytes: a device id is
+/// the exact bytes of its topic level (README, "Limits and failures"), so `%C3%BC` and `u%CC%88`
+/// name two devices.
+struct RequestTarget {
+    var segments: [String]
+    /// In order, repeats kept (`device=a&device=b`).
+    var query: [(name: String, value: String)]
+
+    init(path: String, query: String?) throws(HTTPProblem) {
+        var segments: [String] = []
+        for raw in path.split(separator: "/", omittingEmptySubsequences: true) {
+            guard let decoded = Self.percentDecoded(raw.utf8, plusIsSpace: false) else {
+                throw .badRequest("the path has an invalid percent-encoding")
+            }
+            segments.append(decoded)
+        }
+        self.segments = segments
+        var pairs: [(String, String)] = []
+        for item in (query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = Self.percentDecoded(parts[0].utf8, plusIsSpace: true),
+                let value = Self.percentDecoded((parts.count > 1 ? parts[1] : "").utf8, plusIsSpace: true)
+            else { throw .badRequest("the query has an invalid percent-encoding") }
+            pairs.append((name, value))
+        }
+        self.query = pairs
+    }
+
+    /// Refuses a query parameter the path does not know, naming it.
+    func checkQuery(allowed: Set<String>) throws(HTTPProblem) {
+        if let unknown = query.first(where: { !allowed.contains($0.name) }) {
+            let known = allowed.isEmpty ? "it takes none" : "known: " + allowed.sorted().joined(separator: ", ")
+            throw .badRequest("unknown query parameter \(unknown.name) (\(known))")
+        }
+    }
+
+    func values(_ name: String) -> [String] { query.filter { $0.name == name }.map(\.value) }
+
+    /// The parameter's one value; given twice is an error.
+    func single(_ name: String) throws(HTTPProblem) -> String? {
+        let all = values(name)
+        guard all.count <= 1 else { throw .badRequest("query parameter \(name) is given \(all.count) times") }
+        return all.first
+    }
+
+    /// `limit`: 1 to `maximum`, default `fallback`.
+    func limit(default fallback: Int, maximum: Int) throws(HTTPProblem) -> Int {
+        guard let text = try single("limit") else { return fallback }
+        guard let value = Int(text), (1...maximum).contains(value) else {
+            throw .badRequest("limit must be a whole number from 1 to \(maximum), got \(text)")
+        }
+        return value
+    }
+
+    private static func percentDecoded(_ bytes: some Collection<UInt8>, plusIsSpace: Bool) -> String? {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var iterator = bytes.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hex), let low = iterator.next().flatMap(hex) else { return nil }
+                out.append(high << 4 | low)
+            case UInt8(ascii: "+") where plusIsSpace:
+                out.append(UInt8(ascii: " "))
+            default:
+                out.append(byte)
+            }
+        }
+        // Ids come from MQTT topics, which are UTF-8: anything else names nothing.
+        return String(validating: out, as: UTF8.self)
+    }
+
+    private static func hex(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
