@@ -158,6 +158,10 @@ struct HarnessOptions {
     var instance: String?
     /// The HTTP interface on a free port (in-process runs only).
     var http = false
+    /// `integrations.*` (in-process runs only).
+    var integrations = ServiceConfiguration.Integrations()
+    /// What the collector follows besides the service's own prefix (Home Assistant, OwnTracks).
+    var extraFilters: [String] = []
     var extraArguments: [String] = []
     /// A topic the service reads as a position of `barrierDevice`, used by `barrier()`.
     var barrierTopic = "fleet/zz-barrier/position"
@@ -266,7 +270,7 @@ final class ServiceHarness {
             // A persistent session: what the service says while the collector reconnects (broker
             // restart) is queued for it rather than lost.
             collector = try await MessageCollector.start(
-                url: broker.url, filters: [prefix + "/#"], clientID: "collector-\(UUID().uuidString.prefix(8))",
+                url: broker.url, filters: [prefix + "/#"] + options.extraFilters, clientID: "collector-\(UUID().uuidString.prefix(8))",
                 cleanSession: false)
             publisher = try await broker.connectedClient()
             let harness = ServiceHarness(
@@ -298,7 +302,8 @@ final class ServiceHarness {
             prefix: prefix, fencesFile: fencesPath, journalPath: journalPath,
             geofence: GeofenceSettings(debounceSeconds: options.debounce, silentConfirmSeconds: options.silentConfirm),
             statsIntervalSeconds: 1, instanceName: options.instance,
-            http: ServiceConfiguration.HTTPSettings(listen: options.http ? "127.0.0.1:0" : nil))
+            http: ServiceConfiguration.HTTPSettings(listen: options.http ? "127.0.0.1:0" : nil),
+            integrations: options.integrations)
     }
 
     /// Starts (or restarts) the service on the same journal and client id.

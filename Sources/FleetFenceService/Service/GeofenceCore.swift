@@ -31,6 +31,8 @@ struct GeofenceCore {
     private var viewsDue: [String] = []
     /// Whether this instance publishes the fence registry (README, "Several instances").
     var registryLeadership: RegistryLeadership
+    /// Home Assistant and OwnTracks.
+    var integrations = IntegrationState()
     /// Device and fence ids past this many bytes are refused (README, "Limits and failures").
     static let maxIDBytes = 256
     private var transitions: [Transition] = []
@@ -114,7 +116,9 @@ struct GeofenceCore {
         let outcome = engine.process(device: device, sample: sample, arrival: arrival, into: &transitions)
         guard outcome.status == .accepted else { return }
         changedViews.insert(device)
-        for transition in transitions { addAlert(transition, arrival: arrival, to: &effects) }
+        integrationsSawSample(
+            device: device, format: format, topic: topic, sample: sample, firstSight: outcome.firstSight, into: &effects)
+        for transition in transitions { addAlert(transition, arrival: arrival, accuracy: sample.accuracy, to: &effects) }
         if outcome.insideChanged || outcome.firstSight {
             let at = transitions.last?.confirmedAt ?? sample.timestamp
             addState(device: device, at: at, lat: sample.lat, lon: sample.lon, to: &effects)
@@ -449,7 +453,9 @@ struct GeofenceCore {
     // MARK: Payloads
 
     /// The alert's payload is encoded once: it is both the message and the journal's `alert`.
-    private mutating func addAlert(_ transition: Transition, arrival: Double, to effects: inout Effects) {
+    private mutating func addAlert(
+        _ transition: Transition, arrival: Double, accuracy: Double? = nil, to effects: inout Effects
+    ) {
         let alert = AlertRecord(
             transition: transition, payload: AlertPayload.encode(transition, instance: layout.instance), arrival: arrival)
         counters.alerts += 1
@@ -458,11 +464,13 @@ struct GeofenceCore {
         effects.publish(
             layout.alert(device: transition.device, fence: transition.fenceID, event: transition.event.rawValue),
             alert.payload, qos: 1, retain: false, kind: .alert(alert))
+        integrationsAlerted(transition, accuracy: accuracy, into: &effects)
     }
 
-    private func addState(device: String, at: Double, lat: Double, lon: Double, to effects: inout Effects) {
+    private mutating func addState(device: String, at: Double, lat: Double, lon: Double, to effects: inout Effects) {
         let state = DeviceStateChange(device: device, inside: engine.insideFences(of: device), at: at, lat: lat, lon: lon)
         let payload = StatePayload.encode(device: device, inside: state.inside, at: at, lat: lat, lon: lon)
         effects.publish(layout.state(device: device), payload, qos: 1, retain: true, kind: .state(state))
+        integrationsStateChanged(device: device, inside: state.inside, lat: lat, lon: lon, into: &effects)
     }
 }

@@ -82,6 +82,10 @@ public final class GeofenceService: Service, Sendable {
         core.fenceOrigins = restored.origins
         core.lastFileFences = restored.fileFences
         core.changedViews = Set(restored.devices)
+        if configuration.integrations.homeAssistant {
+            core.integrations.homeAssistantPrefix = configuration.integrations.homeAssistantPrefix
+        }
+        core.integrations.ownTracksTransitions = configuration.integrations.ownTracksTransitions
         let loop = CoreLoop(core, writer: writer, logger: logger)
 
         client.onMessage { message in
@@ -303,6 +307,9 @@ public final class GeofenceService: Service, Sendable {
             if clock.now >= nextClockFlush {
                 nextClockFlush = clock.now + Self.clockFlushInterval
                 flushClocks(loop)
+                // Home Assistant follows moving devices at the same pace: a device's position
+                // there is at most this old, and never a message per sample.
+                loop.step { $0.homeAssistantPositions() }
             }
             if clock.now >= nextStats {
                 nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)

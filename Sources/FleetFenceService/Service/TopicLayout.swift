@@ -16,6 +16,9 @@ public struct TopicLayout: Sendable, Hashable {
     public func state(device: String) -> String { "\(prefix)/state/\(device)" }
     public func fence(_ id: String) -> String { "\(prefix)/fences/\(id)" }
     public func errors(_ scope: String) -> String { "\(prefix)/errors/\(scope)" }
+    /// Home Assistant's view of a device (README, "Home Assistant").
+    public func homeAssistantState(device: String) -> String { "\(prefix)/ha/\(device)/state" }
+    public func homeAssistantAttributes(device: String) -> String { "\(prefix)/ha/\(device)/attributes" }
     /// `<prefix>/status`, or `<prefix>/status/<instance>` (README, "Several instances").
     public var status: String { instance.map { "\(prefix)/status/\($0)" } ?? "\(prefix)/status" }
     /// Every instance's status, followed by named instances to agree on who publishes the registry.

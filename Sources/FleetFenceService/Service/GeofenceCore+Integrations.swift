@@ -1,0 +1,75 @@
+import FleetFenceCodecs
+import GeofenceEngine
+
+/// Home Assistant and OwnTracks (README, "Home Assistant", "OwnTracks"): what the core publishes
+/// beside its own topics, decided with the same events.
+struct IntegrationState {
+    /// Home Assistant discovery, when `integrations.homeassistant` is on.
+    var homeAssistantPrefix: String?
+    var ownTracksTransitions = true
+    /// The OwnTracks topic (`owntracks/<user>/<device>`) of each OwnTracks device seen: where its
+    /// transitions go. Only OwnTracks devices are here.
+    var ownTracksTopics: [String: String] = [:]
+    /// Devices that moved since Home Assistant's attributes were last refreshed, with their latest
+    /// position and accuracy: sent every few seconds, not for every sample.
+    var movedForHomeAssistant: [String: (lat: Double, lon: Double, accuracy: Double?)] = [:]
+}
+
+extension GeofenceCore {
+    /// After an accepted sample: discovery on first sight, and the device's latest position.
+    mutating func integrationsSawSample(
+        device: String, format: PositionTopicRouter.Format, topic: UnsafeRawBufferPointer, sample: PositionSample,
+        firstSight: Bool, into effects: inout Effects
+    ) {
+        if format == .ownTracks, integrations.ownTracksTransitions, integrations.ownTracksTopics[device] == nil {
+            integrations.ownTracksTopics[device] = String(decoding: topic, as: UTF8.self)
+        }
+        guard let prefix = integrations.homeAssistantPrefix else { return }
+        integrations.movedForHomeAssistant[device] = (sample.lat, sample.lon, sample.accuracy)
+        if firstSight {
+            let objectID = HomeAssistantPayload.objectID(device: device)
+            effects.publish(
+                "\(prefix)/device_tracker/\(objectID)/config",
+                HomeAssistantPayload.discovery(
+                    device: device, objectID: objectID, stateTopic: layout.homeAssistantState(device: device),
+                    attributesTopic: layout.homeAssistantAttributes(device: device), availabilityTopic: layout.status),
+                qos: 1, retain: true)
+        }
+    }
+
+    /// A device's fences changed: its Home Assistant state and attributes follow at once.
+    mutating func integrationsStateChanged(device: String, inside: [String], lat: Double, lon: Double, into effects: inout Effects) {
+        guard integrations.homeAssistantPrefix != nil else { return }
+        let first = inside.first.flatMap { engine.fence(id: $0) }
+        let name = first.map { fence in fence.name.flatMap { $0.isEmpty ? nil : $0 } ?? fence.id }
+        effects.publish(layout.homeAssistantState(device: device), HomeAssistantPayload.state(fenceName: name), qos: 1, retain: true)
+        let accuracy = integrations.movedForHomeAssistant.removeValue(forKey: device)?.accuracy
+        effects.publish(
+            layout.homeAssistantAttributes(device: device),
+            HomeAssistantPayload.attributes(lat: lat, lon: lon, accuracy: accuracy, inside: inside), qos: 1, retain: true)
+    }
+
+    /// An alert of an OwnTracks device, mirrored as an OwnTracks transition.
+    func integrationsAlerted(_ transition: Transition, accuracy: Double?, into effects: inout Effects) {
+        guard integrations.ownTracksTransitions, let topic = integrations.ownTracksTopics[transition.device],
+            let payload = OwnTracksTransitionPayload.encode(transition, accuracy: accuracy)
+        else { return }
+        effects.publish("\(topic)/event", payload, qos: 1, retain: false)
+    }
+
+    /// Home Assistant's attributes of the devices that moved, a few seconds' worth at a time.
+    mutating func homeAssistantPositions() -> Effects {
+        var effects = Effects()
+        guard integrations.homeAssistantPrefix != nil else { return effects }
+        let moved = integrations.movedForHomeAssistant
+        integrations.movedForHomeAssistant = [:]
+        for (device, position) in moved {
+            effects.publish(
+                layout.homeAssistantAttributes(device: device),
+                HomeAssistantPayload.attributes(
+                    lat: position.lat, lon: position.lon, accuracy: position.accuracy, inside: engine.insideFences(of: device)),
+                qos: 1, retain: true)
+        }
+        return effects
+    }
+}

@@ -1,0 +1,146 @@
+import FleetFenceCodecs
+import FleetFenceService
+import FleetFenceTesting
+import Foundation
+import Testing
+
+/// Home Assistant discovery and OwnTracks transitions against a real mosquitto (README, "Home
+/// Assistant", "OwnTracks"). The expected keys are written from the two projects' documentation,
+/// not from the service's code.
+@Suite("Integrations: Home Assistant and OwnTracks", .timeLimit(.minutes(1)))
+struct IntegrationsTests {
+    /// Home Assistant's MQTT device tracker, as its documentation lists the configuration keys
+    /// FleetFence sets.
+    static let discoveryKeys: Set<String> = [
+        "name", "unique_id", "object_id", "state_topic", "json_attributes_topic", "availability_topic",
+        "payload_available", "payload_not_available", "payload_not_home", "source_type", "qos", "device",
+    ]
+
+    static func homeAssistantOptions() -> HarnessOptions {
+        var options = HarnessOptions()
+        options.integrations.homeAssistant = true
+        options.extraFilters = ["homeassistant/#"]
+        return options
+    }
+
+    @Test func discoveryOnFirstSightThenStateAndAttributesOnChange() async throws {
+        try await withService(Self.homeAssistantOptions()) { h in
+            try await h.position("truck-7", north: 300, ts: T, acc: 6)
+            let config = try #require(await h.waitForMessages("homeassistant/device_tracker/fleetfence_truck-7/config").first)
+            #expect(config.qos == 1)
+            // Retained: what a Home Assistant that starts later finds.
+            #expect(try await h.waitForRetained("homeassistant/device_tracker/fleetfence_truck-7/config") { $0 != nil }?.payload == config.payload)
+            let discovery = try #require(JSONObject(config.payload))
+            #expect(discovery.keys == Self.discoveryKeys, "\(discovery)")
+            #expect(discovery.string("unique_id") == "fleetfence_truck-7")
+            #expect(discovery.string("state_topic") == "fleetfence/ha/truck-7/state")
+            #expect(discovery.string("json_attributes_topic") == "fleetfence/ha/truck-7/attributes")
+            #expect(discovery.string("availability_topic") == "fleetfence/status")
+            #expect(discovery.string("payload_available") == "online")
+            #expect(discovery.string("payload_not_available") == "offline")
+            #expect(discovery.string("source_type") == "gps")
+            let device = try #require(discovery.object["device"] as? [String: Any])
+            #expect(device["identifiers"] as? [String] == ["fleetfence_truck-7"])
+            #expect(device["manufacturer"] as? String == "FleetFence")
+            #expect(device["name"] as? String == "truck-7")
+
+            // First sight outside: not_home, with its position.
+            #expect(await h.waitForMessages("fleetfence/ha/truck-7/state").map(\.text) == ["not_home"])
+            let firstAttributes = try #require(await h.waitForMessages("fleetfence/ha/truck-7/attributes").first)
+            let attributes = try #require(JSONObject(firstAttributes.payload))
+            #expect(attributes.keys == ["latitude", "longitude", "gps_accuracy", "inside"])
+            #expect(attributes.double("gps_accuracy") == 6)
+            #expect(attributes.strings("inside") == [])
+
+            // Entering the depot: its name.
+            try await h.position("truck-7", north: 100, ts: T + 10)
+            try await h.position("truck-7", north: 100, ts: T + 12)
+            #expect(await h.waitForMessages("fleetfence/ha/truck-7/state", count: 2).map(\.text) == ["not_home", "Depot"])
+            try await h.barrier()
+            #expect(try await h.waitForRetained("fleetfence/ha/truck-7/state") { $0?.text == "Depot" }?.text == "Depot")
+            let latest = try #require(h.messages("fleetfence/ha/truck-7/attributes").last.flatMap { JSONObject($0.payload) })
+            #expect(latest.strings("inside") == ["depot"])
+            // One discovery per device, however many samples.
+            #expect(h.messages("homeassistant/device_tracker/fleetfence_truck-7/config").count == 1)
+
+            // Deleting the fence moves the state back.
+            try await h.publish("fleetfence/fences/depot/set", [UInt8]())
+            #expect(await h.waitForMessages("fleetfence/ha/truck-7/state", count: 3).map(\.text).last == "not_home")
+        }
+    }
+
+    @Test func availabilityFollowsTheServiceStatus() async throws {
+        try await withService(Self.homeAssistantOptions()) { h in
+            try await h.position("van-1", north: 300, ts: T)
+            let config = try #require(await h.waitForMessages("homeassistant/device_tracker/fleetfence_van-1/config").first)
+            let topic = try #require(JSONObject(config.payload)?.string("availability_topic"))
+            #expect(try await h.waitForRetained(topic) { $0?.text == "online" }?.text == "online")
+            await h.service?.terminate()
+            #expect(try await h.waitForRetained(topic) { $0?.text == "offline" }?.text == "offline")
+        }
+    }
+
+    @Test func idsHomeAssistantCannotTakeKeepDistinctObjectIDs() {
+        let a = HomeAssistantPayload.objectID(device: "Bus-Müller")
+        let b = HomeAssistantPayload.objectID(device: "Bus-Mu\u{308}ller")
+        #expect(a != b)
+        #expect(a.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+        #expect(HomeAssistantPayload.objectID(device: "truck-7") == "fleetfence_truck-7")
+    }
+
+    /// OwnTracks' JSON for a transition: `_type`, `event` enter/leave, `tst`, `wtst`, `lat`, `lon`,
+    /// `acc`, `desc`, `t`.
+    @Test func ownTracksDevicesGetTheirTransitionsOnTheirEventTopic() async throws {
+        var options = HarnessOptions()
+        options.positions = ["fleet/+/position", "owntracks/+/+"]
+        options.extraFilters = ["owntracks/#"]
+        try await withService(options) { h in
+            func report(_ metres: Double, _ ts: Double) async throws {
+                let point = Geo.north(metres)
+                try await h.publish(
+                    "owntracks/anna/phone",
+                    Fences.json(["_type": "location", "lat": point.lat, "lon": point.lon, "tst": ts, "acc": 7]))
+            }
+            try await report(300, T)
+            try await report(100, T + 10)
+            try await report(100, T + 12)
+            try await report(300, T + 20)
+            try await report(300, T + 23)
+            let events = await h.waitForMessages("owntracks/anna/phone/event", count: 2)
+            try #require(events.count == 2, "\(events)")
+            let enter = try #require(JSONObject(events[0].payload))
+            #expect(enter.keys == ["_type", "event", "desc", "tst", "wtst", "lat", "lon", "acc", "t"])
+            #expect(enter.string("_type") == "transition")
+            #expect(enter.string("event") == "enter")
+            #expect(enter.string("desc") == "Depot")
+            #expect(enter.string("t") == "c")
+            #expect(enter.double("acc") == 7)
+            #expect(enter.int("tst") == Int(T + 5))
+            let leave = try #require(JSONObject(events[1].payload))
+            #expect(leave.string("event") == "leave")
+            // The same fence, the same waypoint.
+            #expect(leave.int("wtst") == enter.int("wtst"))
+            #expect(enter.int("wtst") == Int(OwnTracksTransitionPayload.waypointTimestamp(fenceID: "depot")))
+            #expect(!events[0].retain && events[0].qos == 1)
+            // Its alerts are the service's as usual, under the OwnTracks device id.
+            #expect(h.alerts("anna-phone").map(\.event) == ["enter", "exit"])
+        }
+    }
+
+    @Test func ownTracksTransitionsCanBeTurnedOff() async throws {
+        var options = HarnessOptions()
+        options.positions = ["fleet/+/position", "owntracks/+/+"]
+        options.extraFilters = ["owntracks/#"]
+        options.integrations.ownTracksTransitions = false
+        try await withService(options) { h in
+            for (metres, ts) in [(300.0, T), (100, T + 10), (100, T + 12)] {
+                let point = Geo.north(metres)
+                try await h.publish(
+                    "owntracks/anna/phone", Fences.json(["_type": "location", "lat": point.lat, "lon": point.lon, "tst": ts]))
+            }
+            #expect(await h.waitForAlerts("anna-phone", count: 1).count == 1)
+            try await h.barrier()
+            #expect(h.messages("owntracks/anna/phone/event").isEmpty)
+        }
+    }
+}
