@@ -105,7 +105,8 @@ let package = Package(
             dependencies: [
                 // MQTT and GeofenceEngine: the demo waits for the service on MQTT and hands the
                 // same GeofenceSettings to the service and the verifier.
-                "FleetFenceService", "FleetFenceHTTP", "FleetSimulator", "LocalBroker", "MQTT", "GeofenceEngine",
+                "FleetFenceService", "FleetFenceHTTP", "FleetFenceJournal", "FleetFenceCodecs", "FleetSimulator", "LocalBroker",
+                "MQTT", "GeofenceEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -1,3 +1,5 @@
+import FleetFenceCodecs
+
 /// The history of alerts, as the HTTP interface's `/api/events` and `fleetfence events` page
 /// through it (README, "The HTTP interface"): filtered, ordered by `at`, then `seq`, in pages.
 public struct EventQuery: Sendable, Equatable {
@@ -13,6 +15,12 @@ public struct EventQuery: Sendable, Equatable {
     public var limit = 1_000
 
     public init() {}
+
+    /// A time as `since` and `until` take it: RFC 3339, or seconds since the epoch.
+    public static func time(_ text: String) -> Double? {
+        if let seconds = Double(text), seconds.isFinite { return seconds }
+        return RFC3339.parse(text)
+    }
 }
 
 /// A place in the history's order: `at`, `seq`, and the row, which break every tie. Written as

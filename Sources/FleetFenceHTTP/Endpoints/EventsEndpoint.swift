@@ -45,12 +45,12 @@ struct EventsEndpoint: Sendable {
         return (query, format == "csv")
     }
 
-    /// RFC 3339 or seconds since the epoch.
     static func time(_ target: RequestTarget, _ name: String) throws(HTTPProblem) -> Double? {
         guard let text = try target.single(name) else { return nil }
-        if let seconds = Double(text), seconds.isFinite { return seconds }
-        if let seconds = RFC3339.parse(text) { return seconds }
-        throw .badRequest("\(name) must be an RFC 3339 time or epoch seconds, got \(text)")
+        guard let seconds = EventQuery.time(text) else {
+            throw .badRequest("\(name) must be an RFC 3339 time or epoch seconds, got \(text)")
+        }
+        return seconds
     }
 
     /// The stored payloads are spliced in as they are: what was published, byte for byte.
@@ -72,36 +72,5 @@ struct EventsEndpoint: Sendable {
         }
         bytes.append(UInt8(ascii: "}"))
         return bytes
-    }
-}
-
-/// The history as CSV (RFC 4180), one alert a row, with a header row; times in RFC 3339.
-enum EventsCSV {
-    static let header = ["event", "device", "fence", "name", "at", "confirmed_at", "lat", "lon", "seq", "dwell_s", "duration_s", "reason"]
-
-    static func encode(_ events: [JournalTransition]) -> [UInt8] {
-        var out = Array((header.joined(separator: ",") + "\r\n").utf8)
-        out.reserveCapacity(events.count * 140 + out.count)
-        for event in events {
-            let fields: [String] = [
-                event.event, event.device, event.fence, event.name ?? "", RFC3339.format(event.at),
-                RFC3339.format(event.confirmedAt), number(event.lat), number(event.lon), String(event.seq),
-                event.dwellSeconds.map(number) ?? "", event.durationSeconds.map(number) ?? "", event.reason ?? "",
-            ]
-            out += Array((fields.map(quoted).joined(separator: ",") + "\r\n").utf8)
-        }
-        return out
-    }
-
-    private static func number(_ value: Double) -> String {
-        var bytes: [UInt8] = []
-        JSONWriter.appendNumber(value, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Quoted when it holds a comma, a quote or a line break; quotes doubled.
-    private static func quoted(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
