@@ -58,6 +58,11 @@ public final class LocalMosquitto: Sendable {
         try LoopbackPort.free()
     }
 
+    /// Whether nothing accepts connections on 127.0.0.1:`port` right now.
+    public static func isFree(port: Int) -> Bool {
+        !LoopbackPort.accepts(port)
+    }
+
     private init(executable: String, configuration: BrokerConfiguration) throws(LocalBrokerError) {
         self.executable = executable
         self.port = configuration.port

@@ -51,6 +51,10 @@ struct DemoCommand: AsyncParsableCommand {
     var serviceLog: String?
     @Option(name: .customLong("log-level"), help: "The demo's own log level: trace, debug, info, notice, warning, error")
     var logLevel = "info"
+    @Option(help: "Where the map and the HTTP API listen (default 127.0.0.1:8080, or a free port when 8080 is taken)")
+    var http: String?
+    @Flag(inversion: .prefixedNo, help: "After the summary keep the service serving the map until Ctrl-C (default: when standard output is a terminal)")
+    var linger: Bool?
 
     func validate() throws {
         guard trucks >= 1 else { throw ValidationError("--trucks must be at least 1") }
@@ -71,8 +75,12 @@ struct DemoCommand: AsyncParsableCommand {
         let listening = await signals.install()
         defer { listening.cancel() }
         let report: VerifyReport
+        let mapURL: String
         do {
             let plan = try prepare()
+            mapURL = "http://\(plan.http)/"
+            // First, so that it can be opened while everything starts.
+            DemoOutput.line("map:       \(mapURL)")
             report = try await demonstrate(plan, teardown: teardown, signals: signals, logger: logger)
         } catch {
             teardown.run()
@@ -80,6 +88,15 @@ struct DemoCommand: AsyncParsableCommand {
             if signals.quitting, let number = signals.received { throw ExitCode(128 + number) }
             DemoOutput.note("fleetfence demo: \(error)")
             throw ExitCode.failure
+        }
+        if linger ?? (isatty(STDOUT_FILENO) == 1), signals.received == nil {
+            // The map stays up to be looked at; the summary is still the last word of the run.
+            signals.linger()
+            DemoOutput.line("")
+            DemoOutput.line(report.summary)
+            DemoOutput.line("")
+            DemoOutput.line("The service keeps serving the map at \(mapURL); Ctrl-C stops it and the broker.")
+            while true { try? await Task.sleep(for: .seconds(3600)) }
         }
         // Everything stopped before the summary, so that the summary is the last word.
         teardown.run()
@@ -98,6 +115,8 @@ struct DemoCommand: AsyncParsableCommand {
         var fencesFile: String
         var verify: VerifyOptions
         var settings: GeofenceSettings
+        /// `host:port` of the HTTP interface.
+        var http: String
     }
 
     private func prepare() throws -> Plan {
@@ -122,7 +141,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         return Plan(
             executable: try Self.serviceExecutable(), routes: loaded, fencesFile: fencesFile, verify: verify,
-            settings: settings)
+            settings: settings, http: try http ?? Self.defaultHTTP())
     }
 
     private func demonstrate(
@@ -149,7 +168,7 @@ struct DemoCommand: AsyncParsableCommand {
             debounce: plan.settings.debounceSeconds, silentConfirm: plan.settings.silentConfirmSeconds,
             hysteresis: plan.settings.hysteresisMeters, minRadius: plan.settings.minRadiusMeters,
             maxRadius: plan.settings.maxRadiusMeters, maxAccuracy: plan.settings.maxAccuracyMeters,
-            prefix: prefix, positions: [Self.positionFilter], logLevel: "info")
+            prefix: prefix, positions: [Self.positionFilter], logLevel: "info", http: plan.http)
         let service: ServiceProcess
         do {
             service = try ServiceProcess(
@@ -228,6 +247,12 @@ struct DemoCommand: AsyncParsableCommand {
         } catch {
             throw DemoError("cannot tell where this fleetfence executable is; run it by its path")
         }
+    }
+
+    /// 127.0.0.1:8080 as the service's own default, unless something already listens there.
+    private static func defaultHTTP() throws -> String {
+        if LocalMosquitto.isFree(port: 8080) { return "127.0.0.1:8080" }
+        return "127.0.0.1:\(try LocalMosquitto.freeLoopbackPort())"
     }
 
     private static func onPath(_ program: String) -> Bool {

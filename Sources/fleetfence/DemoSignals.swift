@@ -16,6 +16,8 @@ final class DemoSignals: Sendable {
         var steps = 0
         var received: Int32?
         var quitting = false
+        /// The run is over and the map is still served: a signal ends the demo as done.
+        var lingering = false
     }
 
     private let state = Mutex(State())
@@ -42,12 +44,21 @@ final class DemoSignals: Sendable {
     /// The demo is being torn down by a signal: whatever fails now is a consequence, not news.
     var quitting: Bool { state.withLock { $0.quitting } }
 
+    /// After the summary, the service still serving the map: the next signal quits with status 0.
+    func linger() {
+        state.withLock { $0.lingering = true }
+    }
+
     /// Signals now stop `simulation` (`nil`: they quit again).
     func driving(_ simulation: Simulation?) {
         state.withLock { $0.simulation = simulation }
     }
 
     private func received(_ number: Int32) {
+        if state.withLock({ $0.lingering }) {
+            teardown.run()
+            exit(0)
+        }
         let (simulation, step) = state.withLock { state -> (Simulation?, Int) in
             state.received = state.received ?? number
             if state.simulation != nil {

@@ -1,5 +1,9 @@
 import FleetFenceTesting
 import Foundation
+import LocalBroker
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 #if canImport(Glibc)
@@ -21,7 +25,9 @@ struct DemoCommandTests {
         #expect(status == 0, "\(run.transcript)")
 
         let broker = try #require(run.pid(of: "mosquitto:"), "\(run.transcript)")
-        let port = try #require(output.firstMatch(of: /127\.0\.0\.1:(\d+)/).map { String($0.1) })
+        let port = try #require(output.firstMatch(of: /mosquitto: 127\.0\.0\.1:(\d+)/).map { String($0.1) })
+        // The map's address comes first, to be opened while the rest starts.
+        #expect(output.hasPrefix("map:       http://127.0.0.1:"), "\(run.transcript)")
         #expect(output.contains("mosquitto_sub -h 127.0.0.1 -p \(port) -t 'fleetfence/alerts/#' -v"))
         let alerts = output.split(separator: "\n").filter(Self.isAlertLine)
         #expect(alerts.count >= 6, "\(run.transcript)")
@@ -47,6 +53,22 @@ struct DemoCommandTests {
         #expect(status == 128 + SIGINT, "\(run.transcript)")
         #expect(run.output.contains("verify: 6 trucks"), "\(run.transcript)")
         #expect(run.errors.contains("trucks stopped"), "\(run.transcript)")
+        try run.expectNothingLeft(broker: try #require(run.pid(of: "mosquitto:")))
+    }
+
+    /// With --linger (the default on a terminal) the service keeps serving the map after the
+    /// summary, until Ctrl-C ends the demo as done.
+    @Test func lingersServingTheMapUntilCtrlC() async throws {
+        let port = try LocalMosquitto.freeLoopbackPort()
+        let run = try await DemoRun.start(Self.shortRun + ["--http", "127.0.0.1:\(port)", "--linger"])
+        try await run.waitForOutput("keeps serving the map at http://127.0.0.1:\(port)/", within: .seconds(120))
+        let (page, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: page, as: UTF8.self).contains("<title>FleetFence</title>"))
+        let (events, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/api/events")!)
+        #expect(String(decoding: events, as: UTF8.self).contains(#""event":"enter""#))
+        run.signal(SIGINT)
+        #expect(try await run.finish(within: .seconds(30)) == 0, "\(run.transcript)")
         try run.expectNothingLeft(broker: try #require(run.pid(of: "mosquitto:")))
     }
 
