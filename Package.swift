@@ -173,7 +173,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetFenceServiceTests",
-            dependencies: ["FleetFenceService", "FleetFenceJournal", "FleetFenceTesting", "FleetFenceCodecs"],
+            dependencies: ["FleetFenceService", "FleetFenceJournal", "FleetFenceTesting", "FleetFenceCodecs", "FleetFenceHTTP"],
             swiftSettings: strict
         ),
         .testTarget(

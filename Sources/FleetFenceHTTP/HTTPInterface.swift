@@ -13,6 +13,7 @@ public final class HTTPInterface: Service, Sendable {
     private let application: Application<APIResponder>
     private let bound = BoundPort()
     private let logger: Logger
+    private let feed: LiveFeed
 
     /// `listen`: `host:port` (`http.listen`); port 0 picks a free one, which ``port()`` and the log
     /// line `http listening` name.
@@ -23,6 +24,7 @@ public final class HTTPInterface: Service, Sendable {
         let written = String(listen[..<colon])
         let host = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
         self.logger = logger
+        self.feed = service.readModel.feed
         let configuration = service.configuration
         let responder = APIResponder(
             fences: FencesEndpoint(
@@ -62,7 +64,13 @@ public final class HTTPInterface: Service, Sendable {
 
     public func run() async throws {
         do {
-            try await application.run()
+            // Streams never end on their own: ended first, or the server's graceful shutdown would
+            // wait for them for good.
+            try await withGracefulShutdownHandler {
+                try await application.run()
+            } onGracefulShutdown: { [feed] in
+                feed.finishAll()
+            }
         } catch {
             logger.error("http interface failed", metadata: ["error": "\(error)"])
             throw error

@@ -31,6 +31,8 @@ public final class LiveFeed: Sendable {
     public static let queueLimit = 20_000
 
     private let subscribers = Mutex<[ObjectIdentifier: Subscriber]>([:])
+    /// Set at a stop: no new subscriber.
+    private let finished = Atomic(false)
     private let count = Atomic(0)
     private let dropped = Atomic(0)
 
@@ -44,6 +46,7 @@ public final class LiveFeed: Sendable {
 
     /// A new subscriber, or nil when every slot is taken. Call ``Subscriber/close()`` when done.
     public func subscribe() -> Subscriber? {
+        guard !finished.load(ordering: .acquiring) else { return nil }
         let subscriber = Subscriber(feed: self)
         let added = subscribers.withLock { subscribers in
             guard subscribers.count < Self.maxSubscribers else { return false }
@@ -67,8 +70,9 @@ public final class LiveFeed: Sendable {
         }
     }
 
-    /// Ends every subscriber (at a stop).
+    /// Ends every subscriber, and takes no new one (at a stop).
     public func finishAll() {
+        finished.store(true, ordering: .releasing)
         for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.end() }
     }
 

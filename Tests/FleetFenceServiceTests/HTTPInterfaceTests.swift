@@ -1,0 +1,323 @@
+import FleetFenceService
+import FleetFenceTesting
+import Foundation
+import Testing
+
+/// The HTTP interface against the real server on a free port, beside a real mosquitto (README,
+/// "The HTTP interface"): every path, its statuses and payloads, writes seen on MQTT and MQTT
+/// writes seen over HTTP.
+@Suite("HTTP interface", .timeLimit(.minutes(1)))
+struct HTTPInterfaceTests {
+    static func options() -> HarnessOptions {
+        var options = HarnessOptions()
+        options.http = true
+        return options
+    }
+
+    static func client(_ h: ServiceHarness) async throws -> HTTPClient {
+        guard case let .inProcess(service)? = h.service else { throw TestError("in-process expected") }
+        return HTTPClient(base: try await service.httpBase())
+    }
+
+    @Test func fencesAreGeoJSONAndAPutIsSeenOnTheRegistry() async throws {
+        try await withService(Self.options()) { h in
+            let http = try await Self.client(h)
+            let list = try await http.get("/api/fences")
+            #expect(list.status == 200)
+            #expect(list.headers["content-type"]?.hasPrefix("application/json") == true)
+            let collection = try #require(list.json)
+            #expect(collection.string("type") == "FeatureCollection")
+            let features = try #require(collection.object["features"] as? [[String: Any]])
+            #expect(features.map { $0["id"] as? String } == ["depot"])
+            #expect((features[0]["geometry"] as? [String: Any])?["type"] as? String == "Point")
+            #expect((features[0]["properties"] as? [String: Any])?["radius"] as? Double == 200)
+
+            let created = try await http.put("/api/fences/gate", #"{"lat":49.3,"lon":8.65,"radius":5,"name":"Gate"}"#)
+            #expect(created.status == 201, "\(created)")
+            let properties = try #require(created.json?.object["properties"] as? [String: Any])
+            #expect(properties["radius"] as? Double == 20)  // clamped
+            #expect(properties["clamped"] as? Bool == true)
+            #expect(properties["requested_radius"] as? Double == 5)
+            // Through the same path as the set topic: the retained registry entry.
+            let entry = try await h.waitForRetained("fleetfence/fences/gate") { $0 != nil }
+            #expect(JSONObject(try #require(entry).payload)?.double("radius") == 20)
+            let replaced = try await http.put("/api/fences/gate", #"{"id":"gate","lat":49.3,"lon":8.65,"radius":50}"#)
+            #expect(replaced.status == 200, "\(replaced)")
+            #expect(try await http.get("/api/fences/gate").json?.object["properties"].flatMap { ($0 as? [String: Any])?["radius"] as? Double } == 50)
+            #expect(try await http.get("/api/fences/nowhere").status == 404)
+        }
+    }
+
+    @Test func aSetOnMQTTIsSeenOverHTTP() async throws {
+        try await withService(Self.options()) { h in
+            let http = try await Self.client(h)
+            try await h.publish("fleetfence/fences/yard/set", Fences.circleDefinition(radius: 80, name: "Yard"))
+            #expect(await eventuallyAsync { (try? await http.get("/api/fences/yard").status) == 200 })
+        }
+    }
+
+    @Test func aDeleteExitsTheDevicesInside() async throws {
+        try await withService(Self.options()) { h in
+            let http = try await Self.client(h)
+            try await h.position("truck-7", north: 100, ts: T)  // first sight inside
+            try await h.barrier()
+            let deleted = try await http.delete("/api/fences/depot")
+            #expect(deleted.status == 204, "\(deleted)")
+            let exit = try #require(await h.waitForAlerts("truck-7", count: 1).first)
+            #expect(exit.event == "exit")
+            #expect(exit.json.string("reason") == "fence_removed")
+            #expect(try await http.delete("/api/fences/depot").status == 404)
+            let remaining = try await http.get("/api/fences").json?.object["features"] as? [Any]
+            #expect(remaining?.isEmpty == true)
+        }
+    }
+
+    @Test func badRequestsGetTheirStatusAndAReasonAndChangeNothing() async throws {
+        try await withService(Self.options()) { h in
+            let http = try await Self.client(h)
+            let cases: [(String, String, String?, Int)] = [
+                ("PUT", "/api/fences/x", "{not json", 400),
+                ("PUT", "/api/fences/x", #"{"id":"y","lat":49,"lon":8,"radius":50}"#, 400),
+                ("PUT", "/api/fences/x", #"{"lat":91,"lon":8,"radius":50}"#, 400),
+                ("PUT", "/api/fences/x", "", 400),
+                ("GET", "/api/events?limit=-1", nil, 400),
+                ("GET", "/api/events?limit=10001", nil, 400),
+                ("GET", "/api/events?since=yesterday", nil, 400),
+                ("GET", "/api/events?colour=red", nil, 400),
+                ("GET", "/api/events?after=nonsense", nil, 400),
+                ("GET", "/api/devices?limit=0", nil, 400),
+                ("GET", "/api/fences?x=1", nil, 400),
+                ("PATCH", "/api/fences/depot", nil, 405),
+                ("POST", "/api/events", nil, 405),
+                ("GET", "/api/nothing", nil, 404),
+                ("GET", "/nothing", nil, 404),
+            ]
+            for (method, path, body, status) in cases {
+                let reply = try await http.request(method, path, body: body.map { Data($0.utf8) })
+                #expect(reply.status == status, "\(method) \(path): \(reply)")
+                #expect(reply.error?.isEmpty == false, "\(method) \(path): \(reply)")
+            }
+            let named = try await http.get("/api/events?colour=red")
+            #expect(named.error?.contains("colour") == true)
+            let tooLarge = try await http.request("PUT", "/api/fences/big", body: Data(repeating: 0x20, count: (1 << 20) + 1))
+            #expect(tooLarge.status == 413, "\(tooLarge)")
+            // A polygon of a million points is larger than a body may be.
+            let points = (0..<1_000_000).map { "[\(8 + Double($0) * 1e-7),49]" }.joined(separator: ",")
+            let huge = try await http.put("/api/fences/huge", #"{"polygon":[\#(points)]}"#)
+            #expect(huge.status == 413 || huge.status == 400, "\(huge.status)")
+            #expect(try await http.get("/api/fences").json.flatMap { ($0.object["features"] as? [Any])?.count } == 1)
+        }
+    }
+
+    @Test func devicesArePagedInIdOrder() async throws {
+        try await withService(Self.options()) { h in
+            let http = try await Self.client(h)
+            for index in 0..<5 { try await h.position("d\(index)", north: 100, ts: T) }
+            try await h.barrier()
+            #expect(await eventuallyAsync { (try? await http.get("/api/devices?limit=100").json?.object["devices"] as? [Any])?.count == 5 })
+            var seen: [String] = []
+            var next: String? = nil
+            repeat {
+                let page = try await http.get("/api/devices?limit=2" + (next.map { "&after=\($0)" } ?? ""))
+                let devices = try #require(page.json?.object["devices"] as? [[String: Any]])
+                seen += devices.compactMap { $0["device"] as? String }
+                next = page.json?.string("next")
+            } while next != nil
+            #expect(seen == ["d0", "d1", "d2", "d3", "d4"])
+            let one = try #require(try await http.get("/api/devices/d3").json)
+            #expect(one.strings("inside") == ["depot"])
+            #expect(one.keys.isSuperset(of: ["device", "inside", "at", "lat", "lon", "last_seen"]))
+            #expect(one.time("last_seen") == T)
+            #expect(try await http.get("/api/devices/nobody").status == 404)
+        }
+    }
+
+    @Test func eventsArePagedToTheEndWithFiltersAndAsCSV() async throws {
+        try await withService(Self.options()) { h in
+            let http = try await Self.client(h)
+            for device in ["a", "b", "c"] {
+                try await h.position(device, north: 300, ts: T)
+                try await h.position(device, north: 100, ts: T + 10)
+                try await h.position(device, north: 100, ts: T + 12)
+                try await h.position(device, north: 300, ts: T + 20)
+                try await h.position(device, north: 300, ts: T + 23)
+                _ = await h.waitForAlerts(device, count: 2)
+            }
+            var collected: [JSONObject] = []
+            var next: String? = nil
+            repeat {
+                let page = try #require(try await http.get("/api/events?limit=2" + (next.map { "&after=\($0)" } ?? "")).json)
+                collected += (page.object["events"] as? [[String: Any]] ?? []).map {
+                    JSONObject(Array(try! JSONSerialization.data(withJSONObject: $0)))!
+                }
+                next = page.string("next")
+            } while next != nil
+            #expect(collected.count == 6)
+            #expect(collected.compactMap { $0.time("at") } == collected.compactMap { $0.time("at") }.sorted())
+            // Each exactly as published.
+            let raw = try await http.get("/api/events?device=b&event=exit")
+            #expect(raw.text.contains(try #require(h.alerts("b").last?.json.text)))
+            let filtered = try #require(raw.json?.object["events"] as? [Any])
+            #expect(filtered.count == 1)
+            let two = try #require(try await http.get("/api/events?device=a&device=c").json?.object["events"] as? [Any])
+            #expect(two.count == 4)
+            let since = try #require(try await http.get("/api/events?since=\(rfc3339(T + 15).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)").json?.object["events"] as? [Any])
+            #expect(since.count == 3)
+            let until = try #require(try await http.get("/api/events?until=\(T + 15)").json?.object["events"] as? [Any])
+            #expect(until.count == 3)
+
+            let csv = try await http.get("/api/events?format=csv&event=enter")
+            #expect(csv.headers["content-type"]?.hasPrefix("text/csv") == true)
+            let rows = csv.text.split(separator: "\r\n")
+            #expect(rows.first == "event,device,fence,name,at,confirmed_at,lat,lon,seq,dwell_s,duration_s,reason")
+            #expect(rows.count == 4)
+        }
+    }
+
+    @Test func theStreamCarriesAnAlertWithinASecondOfItsPublication() async throws {
+        try await withService(Self.options()) { h in
+            guard case let .inProcess(service)? = h.service else { throw TestError("in-process expected") }
+            let port = try await service.http!.port()
+            let stream = try SSEReader(port: port)
+            defer { stream.close() }
+            #expect(await eventually { stream.status.withLock { $0 } == 200 })
+            try await h.position("truck-7", north: 300, ts: T)
+            try await h.position("truck-7", north: 100, ts: T + 10)
+            try await h.position("truck-7", north: 100, ts: T + 12)
+            let alert = try #require(await h.waitForAlerts("truck-7", count: 1).first)
+            let published = ContinuousClock.now
+            #expect(await eventually(timeout: .seconds(1)) { stream.received.contains { $0.name == "alert" } }, "\(stream.received) \(stream.raw)")
+            #expect(ContinuousClock.now - published < .seconds(1))
+            #expect(stream.received.first { $0.name == "alert" }?.data == alert.json.text)
+            #expect(stream.received.contains { $0.name == "state" && $0.data.contains(#""device":"truck-7""#) })
+            try await h.publish("fleetfence/fences/depot/set", [UInt8]())
+            #expect(await eventually { stream.received.contains { $0.name == "fence" && $0.data == #"{"id":"depot","deleted":true}"# } })
+        }
+    }
+
+    @Test func streamsAreCappedAndASlowReaderIsDropped() async throws {
+        try await withService(Self.options()) { h in
+            guard case let .inProcess(service)? = h.service else { throw TestError("in-process expected") }
+            let port = try await service.http!.port()
+            let http = try await Self.client(h)
+            var readers = try (0..<LiveFeed.maxSubscribers).map { _ in try SSEReader(port: port) }
+            #expect(await eventually { service.service.readModel.feed.subscriberCount == LiveFeed.maxSubscribers })
+            let refused = try await http.get("/api/stream")
+            #expect(refused.status == 503, "\(refused)")
+            for reader in readers { reader.close() }
+            readers = []
+            // A reader that went away is noticed at the next write; the heartbeat makes one.
+            #expect(await eventually {
+                service.service.readModel.feed.send(.heartbeat)
+                return service.service.readModel.feed.subscriberCount == 0
+            })
+
+            // A client that never reads: dropped once it falls behind, while positions flow on.
+            let stalled = try SSEReader(port: port, reading: false)
+            defer { stalled.close() }
+            #expect(await eventually { service.service.readModel.feed.subscriberCount == 1 })
+            let feed = service.service.readModel.feed
+            let bulk = Array(repeating: LiveFeed.Event(name: "state", data: Array(repeating: UInt8(ascii: "x"), count: 200)), count: 1000)
+            for _ in 0...(LiveFeed.queueLimit / 1000 + 1) { feed.send(bulk) }
+            #expect(await eventually { feed.droppedSubscribers == 1 && feed.subscriberCount == 0 })
+            try await h.position("still-flowing", north: 100, ts: T)
+            try await h.barrier()
+        }
+    }
+
+    @Test func healthReadinessMetricsAndTheDocument() async throws {
+        var options = Self.options()
+        options.brokerPersistence = true
+        try await withService(options) { h in
+            let http = try await Self.client(h)
+            #expect(try await http.get("/healthz").text == #"{"status":"ok"}"#)
+            #expect(try await http.get("/readyz").text == #"{"status":"ready"}"#)
+            try await h.position("m", north: 100, ts: T)
+            try await h.barrier()
+            #expect(await eventuallyAsync(timeout: .seconds(3)) {
+                (try? await http.get("/metrics").text.contains(#"fleetfence_positions_total{outcome="accepted"} 1"#)) == true
+            })
+            let metrics = try await http.get("/metrics").text
+            for name in [
+                "fleetfence_positions_total", "fleetfence_alerts_total", "fleetfence_devices", "fleetfence_fences",
+                "fleetfence_mqtt_connected 1", "fleetfence_journal_commit_seconds_bucket", "fleetfence_alert_delay_seconds",
+            ] {
+                #expect(metrics.contains(name), "\(name) missing")
+            }
+            let document = try #require(try await http.get("/openapi.json").json)
+            #expect(document.string("openapi") == "3.1.0")
+
+            h.broker.kill()
+            #expect(await eventuallyAsync { (try? await http.get("/readyz").status) == 503 })
+            let notReady = try #require(try await http.get("/readyz").json)
+            #expect(notReady.string("status") == "not ready")
+            #expect(notReady.strings("reasons")?.contains { $0.contains("broker") } == true)
+            try h.broker.restart()
+            #expect(await eventuallyAsync(timeout: .seconds(15)) { (try? await http.get("/readyz").status) == 200 })
+        }
+    }
+
+    @Test func theMapAndItsScriptsAreServedByTheServiceItself() async throws {
+        try await withService(Self.options()) { h in
+            let http = try await Self.client(h)
+            let page = try await http.get("/")
+            #expect(page.status == 200)
+            #expect(page.headers["content-type"]?.hasPrefix("text/html") == true)
+            // No third-party host: every script and style is the service's own.
+            let sources = page.text.matches(of: /(?:src|href)="([^"]+)"/).map { String($0.1) }
+            #expect(!sources.isEmpty)
+            for source in sources {
+                #expect(source.hasPrefix("/"), "\(source) is not served by the service")
+                #expect(try await http.get(source).status == 200, "\(source)")
+            }
+        }
+    }
+}
+
+/// Writes need the token when one is set, and a loopback listener when none is.
+@Suite("HTTP interface: who may write", .timeLimit(.minutes(1)))
+struct HTTPWriteGuardTests {
+    @Test func aTokenFileGuardsEveryWrite() async throws {
+        try await withTemporaryDirectory { directory in
+            let tokenFile = directory + "/token"
+            try "s3cret\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+            try await withLocalBroker { broker in
+                var configuration = ServiceConfiguration(
+                    brokerURLs: [broker.url], clientID: "guard-\(getpid())", fencesFile: directory + "/none.geojson",
+                    journalPath: directory + "/j.db", http: .init(listen: "127.0.0.1:0", tokenFile: tokenFile))
+                configuration.statsIntervalSeconds = 1
+                let service = try await InProcessService.start(configuration)
+                defer { Task { await service.stop() } }
+                let http = HTTPClient(base: try await service.httpBase())
+                let body = #"{"lat":49,"lon":8,"radius":50}"#
+                let anonymous = try await http.put("/api/fences/a", body)
+                #expect(anonymous.status == 401)
+                #expect(anonymous.headers["www-authenticate"] == "Bearer")
+                #expect(try await http.put("/api/fences/a", body, headers: ["Authorization": "Bearer wrong"]).status == 401)
+                #expect(try await http.put("/api/fences/a", body, headers: ["Authorization": "Bearer s3cret"]).status == 201)
+                #expect(try await http.delete("/api/fences/a").status == 401)
+                #expect(try await http.delete("/api/fences/a", headers: ["Authorization": "Bearer s3cret"]).status == 204)
+                // Reads need no token.
+                #expect(try await http.get("/api/fences").status == 200)
+                await service.stop()
+            }
+        }
+    }
+
+    @Test func withoutATokenOnlyALoopbackListenerTakesWrites() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withLocalBroker { broker in
+                let configuration = ServiceConfiguration(
+                    brokerURLs: [broker.url], clientID: "open-\(getpid())", fencesFile: directory + "/none.geojson",
+                    journalPath: directory + "/j.db", http: .init(listen: "0.0.0.0:0"))
+                let service = try await InProcessService.start(configuration)
+                defer { Task { await service.stop() } }
+                let http = HTTPClient(base: try await service.httpBase())
+                let refused = try await http.put("/api/fences/a", #"{"lat":49,"lon":8,"radius":50}"#)
+                #expect(refused.status == 403, "\(refused)")
+                #expect(try await http.get("/api/fences").status == 200)
+                await service.stop()
+            }
+        }
+    }
+}
