@@ -77,19 +77,28 @@ struct GPXParserTests {
     }
 
     /// Found by the gpx fuzz target (README "Fuzzing"): a tag name that is not UTF-8 stopped the process inside
-    /// Foundation's XMLParser; it is an error naming the line. A file declared in another encoding still reads.
+    /// Foundation's XMLParser; it is an error naming the line. A file declared as ISO-8859-1 still reads.
     @Test func bytesThatAreNotUTF8AreAnErrorNotACrash() throws {
         let fuzzed = Data([0x3C, 0xF9, 0x00, 0x3D, 0x6D, 0x6B, 0x6B, 0x6C, 0x00, 0x00, 0x3E])
         let error = #expect(throws: GPXError.self) { try GPXParser.parse(data: fuzzed, source: "f.gpx") }
-        #expect(error?.description == "f.gpx:1: not UTF-8 (nor declared as another encoding)")
+        #expect(error?.description == "f.gpx:1: not UTF-8 (nor declared as ISO-8859-1)")
         var named = Fixtures.gpx("<trk><trkseg>\n<trkpt lat=\"1\" lon=\"2\"/>\n<X></X></trkseg></trk>")
         named.replaceSubrange(named.range(of: Data("<X></X>".utf8))!, with: [0x3C, 0xC3, 0x28, 0x2F, 0x3E])
-        #expect(throws: GPXError(file: "n.gpx", line: 5, message: "not UTF-8 (nor declared as another encoding)")) {
+        #expect(throws: GPXError(file: "n.gpx", line: 5, message: "not UTF-8 (nor declared as ISO-8859-1)")) {
             try GPXParser.parse(data: named, source: "n.gpx")
         }
         let latin1 = Data(#"<?xml version="1.0" encoding="ISO-8859-1"?><gpx><trk><name>Caf"#.utf8) + Data([0xE9])
             + Data(#"</name><trkseg><trkpt lat="1" lon="2"/></trkseg></trk></gpx>"#.utf8)
         #expect(try GPXParser.parse(data: latin1, source: "l.gpx").first?.name == "Café")
+        // A declaration that is not well formed names no encoding: the file must be UTF-8.
+        var odd = Data(#"<?xml version="1.0" encoding=<"UTF-8"?><gpx><X/></gpx>"#.utf8)
+        odd.replaceSubrange(odd.range(of: Data("<X/>".utf8))!, with: [0x3C, 0xC3, 0x28, 0x2F, 0x3E])
+        #expect(throws: GPXError(file: "o.gpx", line: 1, message: "not UTF-8 (nor declared as ISO-8859-1)")) {
+            try GPXParser.parse(data: odd, source: "o.gpx")
+        }
+        #expect(GPXEncoding.declaredEncoding(Data(#"<?xml version="1.0" encoding = 'ISO-8859-1' ?>"#.utf8)) == "iso-8859-1")
+        #expect(GPXEncoding.declaredEncoding(Data(#"<?xml version="1.0" encoding="UTF-8?>"#.utf8)) == nil)
+        #expect(GPXEncoding.declaredEncoding(Data(#"<?xml version="1.0"?><a encoding="latin1"/>"#.utf8)) == nil)
     }
 
     @Test func truncatedFileNamesItsEnd() {

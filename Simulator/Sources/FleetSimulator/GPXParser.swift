@@ -26,7 +26,7 @@ public enum GPXParser {
             throw GPXError(file: source, line: 0, message: "file is empty")
         }
         if let line = GPXEncoding.firstLineNotUTF8(data) {
-            throw GPXError(file: source, line: line, message: "not UTF-8 (nor declared as another encoding)")
+            throw GPXError(file: source, line: line, message: "not UTF-8 (nor declared as ISO-8859-1)")
         }
         let reader = GPXReader(source: source)
         let parser = XMLParser(data: data)
