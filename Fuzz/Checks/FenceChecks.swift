@@ -3,9 +3,9 @@ import Foundation
 import GeofenceEngine
 
 /// Fence definitions (README "Fences"): bytes go to `decodeDefinition` as a `set` payload and to
-/// `decodeCollection` as a fences file. A definition that decodes has an id that can be a topic level,
+/// `decodeCollection` as a fences file. A definition that decodes has an id without `/`, `+`, `#` or NUL,
 /// reads back equal from its own encoding (the journal's form), and builds an engine `Fence` or is refused
-/// with a `FenceError`; a fence that builds measures finite distances.
+/// with a `FenceError` (an empty id among them); a fence that builds measures finite distances.
 enum FenceChecks {
     static func check(_ bytes: UnsafeRawBufferPointer) throws(InvariantViolation) {
         for topic in [nil, "fuzz"] as [String?] {
@@ -23,8 +23,7 @@ enum FenceChecks {
     }
 
     private static func holds(_ definition: FenceDefinition) throws(InvariantViolation) {
-        try require(!definition.id.isEmpty && !definition.id.utf8.contains { [0x2F, 0x2B, 0x23, 0].contains($0) },
-                    "fence id \(definition.id.debugDescription) accepted")
+        try require(!definition.id.utf8.contains { [0x2F, 0x2B, 0x23, 0].contains($0) }, "fence id \(definition.id.debugDescription) accepted")
         let encoded = FenceDefinitionEncoding.encode(definition)
         switch Result(catching: { () throws(FenceDecodingError) in try FenceDecoder.decodeDefinition(encoded, idFromTopic: nil) }) {
         case let .success(again):
@@ -33,6 +32,7 @@ enum FenceChecks {
             try require(false, "\(definition) encoded as \(String(decoding: encoded, as: UTF8.self)) does not read back: \(error)")
         }
         guard let fence = try? Fence(definition: definition, settings: GeofenceSettings()) else { return }
+        try require(!fence.id.isEmpty, "a fence with an empty id built")
         try require(fence.marginCap.isFinite && fence.marginCap >= 0, "fence \(fence.id): margin cap \(fence.marginCap)")
         let reach = fence.reach
         try require(reach.minLat <= reach.maxLat && reach.minLon <= reach.maxLon, "fence \(fence.id): reach \(reach)")

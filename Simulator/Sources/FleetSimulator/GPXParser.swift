@@ -25,8 +25,8 @@ public enum GPXParser {
         if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             throw GPXError(file: source, line: 0, message: "file is empty")
         }
-        if let line = GPXEncoding.firstLineNotUTF8(data) {
-            throw GPXError(file: source, line: line, message: "not UTF-8 (nor declared as ISO-8859-1)")
+        if let (line, message) = GPXPreflight.problem(data) {
+            throw GPXError(file: source, line: line, message: message)
         }
         let reader = GPXReader(source: source)
         let parser = XMLParser(data: data)
