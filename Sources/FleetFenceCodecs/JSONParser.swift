@@ -214,7 +214,8 @@ private struct Parser {
     private mutating func closeObject(_ frame: Frame) throws(JSONSyntaxError) -> JSONValue {
         let count = keys.count - frame.keyStart
         if let repeated = firstRepeatedKey(from: frame.keyStart) {
-            throw failure("duplicate key \(Parser.quote(keys[repeated].name))", at: keys[repeated].offset, "a key may appear once per object")
+            let key = keys[repeated]
+            throw failure("duplicate key \(Parser.quote(key.name))", at: key.offset, "a key may appear once per object")
         }
         var members: [JSONObject.Member] = []
         members.reserveCapacity(count)
@@ -238,7 +239,8 @@ private struct Parser {
                 var j = start
                 while j < k {
                     let other = keys[j].print
-                    if print == other || print == Parser.anyKey || other == Parser.anyKey, keys[j].name == keys[k].name { return k }
+                    let mayEqual = print == other || print == Parser.anyKey || other == Parser.anyKey
+                    if mayEqual, keys[j].name == keys[k].name { return k }
                     j += 1
                 }
                 k += 1
@@ -280,7 +282,7 @@ private struct Parser {
                     try validateUTF8(from: open + 1, to: k)
                     lastStringPrint = Parser.anyKey
                 } else {
-                    lastStringPrint = k == open + 1 ? 0 : Parser.print(count: k - open - 1, first: base[open + 1], last: base[k - 1])
+                    lastStringPrint = Parser.print(UnsafeBufferPointer(start: base + (open + 1), count: k - (open + 1)))
                 }
                 return String(decoding: UnsafeBufferPointer(start: base + (open + 1), count: k - (open + 1)), as: UTF8.self)
             }
@@ -317,7 +319,7 @@ private struct Parser {
             if base[k] == UInt8(ascii: "\"") {
                 i = k + 1
                 lastStringPrint = unescaped.contains { $0 >= 0x80 } ? Parser.anyKey
-                    : unescaped.isEmpty ? 0 : Parser.print(count: unescaped.count, first: unescaped[0], last: unescaped[unescaped.count - 1])
+                    : unescaped.withUnsafeBufferPointer { Parser.print($0) }
                 return String(decoding: unescaped, as: UTF8.self)
             }
             let backslash = k
@@ -571,9 +573,11 @@ private struct Parser {
         failure("control character in string", at: k, "\(Parser.hex(base[k])) must be written as an escape")
     }
 
+    /// A `Key.print` of ASCII bytes.
     @inline(__always)
-    private static func print(count: Int, first: UInt8, last: UInt8) -> UInt32 {
-        UInt32(truncatingIfNeeded: count & 0x7FFF) << 16 | UInt32(first) << 8 | UInt32(last)
+    private static func print(_ ascii: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        guard let first = ascii.first, let last = ascii.last else { return 0 }
+        return UInt32(truncatingIfNeeded: ascii.count & 0x7FFF) << 16 | UInt32(first) << 8 | UInt32(last)
     }
 
     /// `"key"` for an error message: escaped as Swift would, at most 40 characters of it.

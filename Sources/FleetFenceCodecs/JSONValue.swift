@@ -26,8 +26,10 @@ public enum JSONValue: Sendable, Equatable {
 
 /// A JSON object's members in document order.
 ///
-/// `JSONParser` never makes one with a repeated key; one built by hand may have them, and then looking a key
-/// up returns the last member with that key, as `JSONSerialization` does; iterating gives every member. Lookup is a linear search: the objects read here have a handful of keys, where that beats hashing.
+/// `JSONParser` never makes one with a repeated key; one built by hand may have them, and then looking a
+/// key up returns the last member with that key, as `JSONSerialization` does; iterating gives every
+/// member. Lookup is a linear search: the objects read here have a handful of keys, where that beats
+/// hashing.
 public struct JSONObject: Sendable, Equatable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
     public typealias Element = (key: String, value: JSONValue)
 

@@ -3,8 +3,8 @@
 /// It only decides what it is sure `JSONParser` would decide the same way, and gives up
 /// (`scan` returns `false`) on everything else: escapes or non-ASCII in strings, numbers longer than
 /// 17 characters, numbers that are not finite as `Double`, trailing commas, deep nesting, an object
-/// with a repeated key or with more than 32 keys, any syntax error. The caller then asks the reference parser, so an
-/// input can never get a different answer from the two. Reads go through `at(_:)`, which returns 0
+/// with a repeated key or with more than 32 keys, any syntax error. The caller then asks the
+/// reference parser, so an input can never get a different answer from the two. Reads go through `at(_:)`, which returns 0
 /// past the end; 0 is never valid where the scanner looks, so running off the end is always a give-up.
 struct PositionScanner {
     /// Typed rather than raw: AddressSanitizer instruments typed loads, so the fuzz tests can prove the bounds.
