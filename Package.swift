@@ -163,9 +163,19 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The fuzz targets' checks (README "Fuzzing"): Scripts/fuzz links them into libFuzzer binaries,
+        // FuzzCorpusTests replays the kept corpus through them.
+        .target(
+            name: "FuzzChecks",
+            dependencies: ["FleetFenceCodecs", "GeofenceEngine", "FleetSimulator"],
+            path: "Fuzz/Checks",
+            swiftSettings: strict
+        ),
+
         .testTarget(name: "GeofenceEngineTests", dependencies: ["GeofenceEngine", "SeededRandom"], swiftSettings: strict),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "FleetFenceTesting"], swiftSettings: strict),
         .testTarget(name: "FleetFenceCodecsTests", dependencies: ["FleetFenceCodecs", "SeededRandom"], swiftSettings: strict),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzChecks"], swiftSettings: strict),
         .testTarget(
             name: "FleetFenceJournalTests",
             dependencies: ["FleetFenceJournal", "GeofenceEngine", "FleetFenceCodecs"],

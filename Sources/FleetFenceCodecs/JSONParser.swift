@@ -14,8 +14,8 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
 
 /// A strict RFC 8259 JSON parser over UTF-8 bytes.
 ///
-/// - Any value may stand at the top level; whitespace is space, tab, LF and CR only; one leading UTF-8 byte
-///   order mark is skipped; nothing but whitespace may follow the value.
+/// - Any value may stand at the top level; whitespace is space, tab, LF and CR only; nothing but whitespace
+///   may follow the value. A leading UTF-8 byte order mark is an error (RFC 8259 §8.1 lets a parser refuse it).
 /// - Numbers follow the JSON grammar exactly (no `+1`, `01`, `.5`, `5.`, hex, NaN or Infinity) and become the
 ///   correctly rounded `Double`; `-0` is -0.0, a number too large for a `Double` is an error, one too small
 ///   becomes 0.
@@ -24,7 +24,9 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
 /// - At most `maximumDepth` nested arrays and objects. The parser keeps its own stack, not the thread's, so
 ///   hostile nesting cannot overflow the stack.
 ///
-/// An object keeps its members in document order; a repeated key is kept, and lookup finds the last one.
+/// An object keeps its members in document order. A key repeated in one object is an error (README "Fences":
+/// two readers of such a payload may each take a different member for it); keys are compared as Swift
+/// `String`s, as `JSONObject` looks them up, so two spellings of one key (`"a"`, `"\u0061"`) repeat it.
 public enum JSONParser {
     /// The deepest nesting of arrays and objects accepted (`JSONSerialization`'s limit too).
     public static let maximumDepth = 512
@@ -55,6 +57,18 @@ private struct Parser {
     private let end: Int
     private var i = 0
 
+    /// A key of an open object, with what finds a repeated one cheaply.
+    private struct Key {
+        var name: String
+        /// Where its opening quote is, for the error that names it.
+        var offset: Int
+        /// Its UTF-8 length, first and last byte, compared before the names; `anyKey` for a key with
+        /// non-ASCII characters, whose equal strings may be other bytes (`"\u{212A}" == "K"`).
+        var print: UInt32
+    }
+
+    private static let anyKey = UInt32.max
+
     private struct Frame {
         var isObject: Bool
         var valueStart: Int
@@ -63,7 +77,9 @@ private struct Parser {
 
     private var frames: [Frame] = []
     private var values: [JSONValue] = []
-    private var keys: [String] = []
+    private var keys: [Key] = []
+    /// The `print` of the last string read.
+    private var lastStringPrint: UInt32 = 0
     /// The unescaped bytes of a string with escapes.
     private var unescaped: [UInt8] = []
 
@@ -94,7 +110,9 @@ private struct Parser {
     // MARK: Structure
 
     mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
-        if end >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { i = 3 }
+        if end >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF {
+            throw failure("byte order mark", at: 0, "JSON text must not start with U+FEFF")
+        }
         skipWhitespace()
         document: while true {
             // A value starts at `i` (whitespace is skipped).
@@ -162,7 +180,7 @@ private struct Parser {
                 case close:
                     i += 1
                     frames.removeLast()
-                    value = frame.isObject ? closeObject(frame) : closeArray(frame)
+                    value = frame.isObject ? try closeObject(frame) : closeArray(frame)
                 default:
                     throw unexpected(expected: frame.isObject ? "',' or '}'" : "',' or ']'")
                 }
@@ -179,7 +197,8 @@ private struct Parser {
     /// Reads `"key"`, the colon and the whitespace after it.
     private mutating func readKey() throws(JSONSyntaxError) {
         guard at(i) == UInt8(ascii: "\"") else { throw unexpected(expected: "a string key") }
-        keys.append(try readString())
+        let offset = i
+        keys.append(Key(name: try readString(), offset: offset, print: lastStringPrint))
         skipWhitespace()
         guard at(i) == UInt8(ascii: ":") else { throw unexpected(expected: "':' after the key") }
         i += 1
@@ -192,16 +211,45 @@ private struct Parser {
         return .array(array)
     }
 
-    private mutating func closeObject(_ frame: Frame) -> JSONValue {
+    private mutating func closeObject(_ frame: Frame) throws(JSONSyntaxError) -> JSONValue {
         let count = keys.count - frame.keyStart
+        if let repeated = firstRepeatedKey(from: frame.keyStart) {
+            let key = keys[repeated]
+            throw failure("duplicate key \(Parser.quote(key.name))", at: key.offset, "a key may appear once per object")
+        }
         var members: [JSONObject.Member] = []
         members.reserveCapacity(count)
         for k in 0..<count {
-            members.append(JSONObject.Member(key: keys[frame.keyStart + k], value: values[frame.valueStart + k]))
+            members.append(JSONObject.Member(key: keys[frame.keyStart + k].name, value: values[frame.valueStart + k]))
         }
         keys.removeSubrange(frame.keyStart...)
         values.removeSubrange(frame.valueStart...)
         return .object(JSONObject(storage: members))
+    }
+
+    /// The index in `keys` of the first key from `start` on that repeats an earlier one from `start` on.
+    /// Pairwise for the handful of keys payloads have, comparing names only where prints match (no hashing,
+    /// no allocation); hashed past that, so that a hostile object of many keys costs linear time.
+    private func firstRepeatedKey(from start: Int) -> Int? {
+        let count = keys.count - start
+        if count <= 16 {
+            var k = start + 1
+            while k < keys.count {
+                let print = keys[k].print
+                var j = start
+                while j < k {
+                    let other = keys[j].print
+                    let mayEqual = print == other || print == Parser.anyKey || other == Parser.anyKey
+                    if mayEqual, keys[j].name == keys[k].name { return k }
+                    j += 1
+                }
+                k += 1
+            }
+            return nil
+        }
+        var seen = Set<String>(minimumCapacity: count)
+        for k in start..<keys.count where !seen.insert(keys[k].name).inserted { return k }
+        return nil
     }
 
     private mutating func readLiteral(_ word: StaticString) throws(JSONSyntaxError) {
@@ -230,7 +278,12 @@ private struct Parser {
             let b = base[k]
             if b == UInt8(ascii: "\"") {
                 i = k + 1
-                if seen & 0x8080_8080_8080_8080 != 0 { try validateUTF8(from: open + 1, to: k) }
+                if seen & 0x8080_8080_8080_8080 != 0 {
+                    try validateUTF8(from: open + 1, to: k)
+                    lastStringPrint = Parser.anyKey
+                } else {
+                    lastStringPrint = Parser.print(UnsafeBufferPointer(start: base + (open + 1), count: k - (open + 1)))
+                }
                 return String(decoding: UnsafeBufferPointer(start: base + (open + 1), count: k - (open + 1)), as: UTF8.self)
             }
             if b == UInt8(ascii: "\\") { return try readEscapedString(open: open, escape: k, seen: seen) }
@@ -265,6 +318,8 @@ private struct Parser {
             }
             if base[k] == UInt8(ascii: "\"") {
                 i = k + 1
+                lastStringPrint = unescaped.contains { $0 >= 0x80 } ? Parser.anyKey
+                    : unescaped.withUnsafeBufferPointer { Parser.print($0) }
                 return String(decoding: unescaped, as: UTF8.self)
             }
             let backslash = k
@@ -516,6 +571,19 @@ private struct Parser {
 
     private func controlCharacter(at k: Int) -> JSONSyntaxError {
         failure("control character in string", at: k, "\(Parser.hex(base[k])) must be written as an escape")
+    }
+
+    /// A `Key.print` of ASCII bytes.
+    @inline(__always)
+    private static func print(_ ascii: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        guard let first = ascii.first, let last = ascii.last else { return 0 }
+        return UInt32(truncatingIfNeeded: ascii.count & 0x7FFF) << 16 | UInt32(first) << 8 | UInt32(last)
+    }
+
+    /// `"key"` for an error message: escaped as Swift would, at most 40 characters of it.
+    private static func quote(_ key: String) -> String {
+        let shown = key.count > 40 ? String(key.prefix(40)) + "…" : key
+        return "\"" + shown.unicodeScalars.map { $0.escaped(asASCII: false) }.joined() + "\""
     }
 
     /// `'x'` for printable ASCII, `0xNN` for anything else.

@@ -24,10 +24,12 @@ public enum JSONValue: Sendable, Equatable {
     public var kindName: String { kind.nameWithArticle }
 }
 
-/// A JSON object's members in document order, duplicates included.
+/// A JSON object's members in document order.
 ///
-/// Looking a key up returns the last member with that key, as `JSONSerialization` does; iterating gives every
-/// member. Lookup is a linear search: the objects read here have a handful of keys, where that beats hashing.
+/// `JSONParser` never makes one with a repeated key; one built by hand may have them, and then looking a
+/// key up returns the last member with that key, as `JSONSerialization` does; iterating gives every
+/// member. Lookup is a linear search: the objects read here have a handful of keys, where that beats
+/// hashing.
 public struct JSONObject: Sendable, Equatable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
     public typealias Element = (key: String, value: JSONValue)
 

@@ -3,8 +3,8 @@
 ///
 /// `decode` and `decodeOwnTracks` try a byte scanner first and fall back to `JSONParser` (the same
 /// strict RFC 8259 reader as fences) for anything the scanner does not handle; `decodeWithParser` and
-/// `decodeOwnTracksWithParser` are the reference they must always agree with. A repeated key keeps its
-/// last value.
+/// `decodeOwnTracksWithParser` are the reference they must always agree with. A payload with a repeated
+/// key is not valid JSON here (README "Fences").
 public enum PositionDecoder {
     /// Larger payloads are rejected before any parsing.
     public static let maxPayloadBytes = 65_536
@@ -27,8 +27,9 @@ public enum PositionDecoder {
         withParser(payload) { PositionValidator.native($0, deviceID: deviceID) }
     }
 
-    /// The scanner's answer, or `nil` when only the reference decoder can give it.
-    static func decodeFast(_ payload: UnsafeRawBufferPointer, deviceID: String) -> Result<DecodedPosition, PositionRejection>? {
+    /// The scanner's answer, or `nil` when only the reference decoder can give it. `package` for the fuzz
+    /// checks (`Fuzz/`), which hold it to the reference decoder's answer.
+    package static func decodeFast(_ payload: UnsafeRawBufferPointer, deviceID: String) -> Result<DecodedPosition, PositionRejection>? {
         fast(payload) { PositionValidator.native($0, deviceID: deviceID) }
     }
 
@@ -53,7 +54,7 @@ public enum PositionDecoder {
         withParser(payload) { PositionValidator.ownTracks($0, deviceID: deviceID) }
     }
 
-    static func decodeOwnTracksFast(
+    package static func decodeOwnTracksFast(
         _ payload: UnsafeRawBufferPointer, deviceID: String
     ) -> Result<DecodedPosition, PositionRejection>? {
         fast(payload) { PositionValidator.ownTracks($0, deviceID: deviceID) }

@@ -97,8 +97,8 @@ enum PositionKey: CaseIterable {
     }
 }
 
-/// The known fields of one payload; `nil` means the key was absent. A repeated key keeps its last value,
-/// as `JSONParser` does.
+/// The known fields of one payload; `nil` means the key was absent. Neither reader lets a repeated key
+/// through: `JSONParser` refuses it and the scanner gives up on it.
 struct PositionFields<Text: PositionText> {
     var lat: RawValue<Text>?
     var lon: RawValue<Text>?

@@ -2,9 +2,9 @@
 ///
 /// It only decides what it is sure `JSONParser` would decide the same way, and gives up
 /// (`scan` returns `false`) on everything else: escapes or non-ASCII in strings, numbers longer than
-/// 17 characters, numbers that are not finite as `Double`, trailing commas, deep nesting, any
-/// syntax error. The caller then asks the reference parser, so an
-/// input can never get a different answer from the two. Reads go through `at(_:)`, which returns 0
+/// 17 characters, numbers that are not finite as `Double`, trailing commas, deep nesting, an object
+/// with a repeated key or with more than 32 keys, any syntax error. The caller then asks the
+/// reference parser, so an input can never get a different answer from the two. Reads go through `at(_:)`, which returns 0
 /// past the end; 0 is never valid where the scanner looks, so running off the end is always a give-up.
 struct PositionScanner {
     /// Typed rather than raw: AddressSanitizer instruments typed loads, so the fuzz tests can prove the bounds.
@@ -50,8 +50,17 @@ struct PositionScanner {
         if at(i) == UInt8(ascii: "}") {
             return skipWhitespace(i + 1) == end
         }
+        return KeyLog.with { keys in scanMembers(from: i, keys: &keys, into: &fields) }
+    }
+
+    /// The members of the payload's object, the first key at `start`.
+    @inline(__always)
+    private func scanMembers(from start: Int, keys: inout KeyLog, into fields: inout PositionFields<UnsafeRawBufferPointer>) -> Bool {
+        var i = start
         while true {
-            guard at(i) == UInt8(ascii: "\""), let keyEnd = stringEnd(from: i + 1) else { return false }
+            guard at(i) == UInt8(ascii: "\""), let keyEnd = stringEnd(from: i + 1),
+                  keys.add(start: i + 1, count: keyEnd - (i + 1), in: base)
+            else { return false }
             let key = PositionScanner.key(base + (i + 1), count: keyEnd - (i + 1))
             i = skipWhitespace(keyEnd + 1)
             guard at(i) == UInt8(ascii: ":") else { return false }
@@ -144,10 +153,18 @@ struct PositionScanner {
 
     private func skipObject(at start: Int, depth: Int) -> Int? {
         guard depth <= PositionScanner.maxDepth else { return nil }
-        var i = skipWhitespace(start + 1)
+        let i = skipWhitespace(start + 1)
         if at(i) == UInt8(ascii: "}") { return i + 1 }
+        return KeyLog.with { keys in skipMembers(from: i, depth: depth, keys: &keys) }
+    }
+
+    /// The members of a nested object, the first key at `start`; the index past its `}`.
+    private func skipMembers(from start: Int, depth: Int, keys: inout KeyLog) -> Int? {
+        var i = start
         while true {
-            guard at(i) == UInt8(ascii: "\""), let keyEnd = stringEnd(from: i + 1) else { return nil }
+            guard at(i) == UInt8(ascii: "\""), let keyEnd = stringEnd(from: i + 1),
+                  keys.add(start: i + 1, count: keyEnd - (i + 1), in: base)
+            else { return nil }
             i = skipWhitespace(keyEnd + 1)
             guard at(i) == UInt8(ascii: ":") else { return nil }
             guard let (_, next) = value(at: skipWhitespace(i + 1), depth: depth) else { return nil }
@@ -275,5 +292,54 @@ struct PositionScanner {
         case 12: return equals("gps_accuracy") ? .gpsAccuracy : nil
         default: return nil
         }
+    }
+}
+
+/// The keys of one object so far, to give up on a repeated one: the parser refuses it (README "Fences").
+/// The scanner's keys are printable ASCII without escapes, so equal keys are equal bytes. Up to 32 keys fit
+/// in `spans`, stack memory of the caller's; an object with more goes to the parser.
+private struct KeyLog {
+    static let capacity = 32
+    /// Each key as its length, first and last byte (high 32 bits), compared before any byte, and its start
+    /// (low 32 bits; payloads are at most `PositionDecoder.maxPayloadBytes`).
+    private let spans: UnsafeMutablePointer<UInt64>
+    private var count = 0
+    /// One bit per key, chosen by its high word: a key whose bit is clear repeats none.
+    private var seen: UInt64 = 0
+
+    /// Runs `body` with an empty log.
+    @inline(__always)
+    static func with<R>(_ body: (inout KeyLog) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: capacity) { buffer in
+            var log = KeyLog(spans: buffer.baseAddress!)
+            return body(&log)
+        }
+    }
+
+    private init(spans: UnsafeMutablePointer<UInt64>) {
+        self.spans = spans
+    }
+
+    /// Records the key of `length` bytes at `start`; `false` when it repeats an earlier key or is the 33rd.
+    @inline(__always)
+    mutating func add(start: Int, count length: Int, in base: UnsafePointer<UInt8>) -> Bool {
+        guard count < KeyLog.capacity else { return false }
+        let print = length == 0 ? 0 : UInt64(length) << 16 | UInt64(base[start]) << 8 | UInt64(base[start + length - 1])
+        let bit: UInt64 = 1 << ((print &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        if seen & bit != 0 {
+            for k in 0..<count where spans[k] >> 32 == print {
+                if KeyLog.equal(base + Int(spans[k] & 0xFFFF_FFFF), base + start, length) { return false }
+            }
+        }
+        seen |= bit
+        spans[count] = print << 32 | UInt64(start)
+        count += 1
+        return true
+    }
+
+    @inline(__always)
+    private static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        for k in 0..<length where a[k] != b[k] { return false }
+        return true
     }
 }

@@ -74,6 +74,18 @@ struct FenceDecoderTests {
         #expect(try decode(#"{"id":"a","lat":1,"lon":2,"radius":5,"dwell_s":-1}"#).dwellSeconds == -1)
     }
 
+    /// README "Fences": `{"radius": 50, "radius": 5000}` would be one fence to us and another to a reader that
+    /// keeps the first member; such a definition is refused, as is a leading byte order mark.
+    @Test func repeatedKeysAndByteOrderMarkAreRefused() {
+        #expect(error(#"{"id":"a","lat":1,"lon":2,"radius":50,"radius":5000}"#)
+            == .notJSON(detail: #"duplicate key "radius" at byte 38 (a key may appear once per object)"#))
+        #expect(error(#"{"type":"Feature","properties":{"id":"a","radius":5,"id":"b"},"geometry":{"type":"Point","coordinates":[8,49]}}"#)
+            == .notJSON(detail: #"duplicate key "id" at byte 52 (a key may appear once per object)"#))
+        #expect(throws: FenceDecodingError.notJSON(detail: "byte order mark at byte 0 (JSON text must not start with U+FEFF)")) {
+            try FenceDecoder.decodeDefinition([0xEF, 0xBB, 0xBF] + Array(#"{"id":"a","lat":1,"lon":2,"radius":50}"#.utf8), idFromTopic: nil)
+        }
+    }
+
     @Test func numbersThatAreNotFiniteAreRejected() {
         guard case let .notJSON(detail)? = error(#"{"id":"a","lat":1,"lon":2,"radius":1e999}"#) else {
             Issue.record("1e999 accepted")

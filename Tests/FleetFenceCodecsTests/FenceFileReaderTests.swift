@@ -35,6 +35,17 @@ struct FenceFileReaderTests {
         #expect(missing?.path == "/nonexistent/fences.geojson")
     }
 
+    /// README "Fences": a file saved with a byte order mark, or repeating a key, is refused whole, with the place.
+    @Test func aByteOrderMarkOrARepeatedKeyFailsTheFile() {
+        let marked = #expect(throws: FenceFileError.self) {
+            try FenceFileReader.read(Data([0xEF, 0xBB, 0xBF]) + mixed, path: "m")
+        }
+        #expect(marked?.reason == "not valid JSON: byte order mark at byte 0 (JSON text must not start with U+FEFF) (line 1, column 1)")
+        let text = "{\"type\": \"FeatureCollection\", \"features\": [\n {\"type\": \"Feature\", \"type\": \"Feature\"}]}"
+        let repeated = #expect(throws: FenceFileError.self) { try FenceFileReader.read(Data(text.utf8), path: "r") }
+        #expect(repeated?.reason == #"not valid JSON: duplicate key "type" at byte 65 (a key may appear once per object) (line 2, column 22)"#)
+    }
+
     @Test func aSingleDefinitionOnlyWhenAllowed() throws {
         let single = Data(#"{"id": "x", "lat": 1, "lon": 2, "radius": 3}"#.utf8)
         #expect(throws: FenceFileError.self) { try FenceFileReader.read(single, path: "x.json") }

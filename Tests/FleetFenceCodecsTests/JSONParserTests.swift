@@ -148,21 +148,21 @@ struct JSONParserTests {
         #expect(failure("[1\u{0C}]")?.detail == "unexpected character 0x0C at byte 2 (expected ',' or ']')")
     }
 
-    @Test func byteOrderMark() throws {
+    /// README "Fences": a leading byte order mark is refused (RFC 8259 §8.1 lets a parser ignore or refuse it).
+    @Test func byteOrderMarkIsRefused() throws {
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        #expect(try parsed(bom + Array("[1]".utf8)).get() == .array([.number(1)]))
-        #expect(try parsed(bom + Array(" \n 1 ".utf8)).get() == .number(1))
-        #expect(try parsed(bom + Array("\"x\"".utf8)).get() == .string("x"))
-        // Only one, only first, only whole.
-        #expect(failure(bom)?.detail == "unexpected end of input at byte 3 (expected a value)")
-        #expect(failure(bom + bom + [0x31])?.detail == "unexpected character 0xEF at byte 3 (expected a value)")
+        let refused = JSONSyntaxError(detail: "byte order mark at byte 0 (JSON text must not start with U+FEFF)", offset: 0)
+        #expect(failure(bom + Array("[1]".utf8)) == refused)
+        #expect(failure(bom + Array(" \n 1 ".utf8)) == refused)
+        #expect(failure(bom + Array(#"{"lat":1,"lon":2}"#.utf8)) == refused)
+        #expect(failure(bom) == refused)
+        #expect(failure(bom + bom + [0x31]) == refused)
+        // Anywhere else it is the character it always was: an error between tokens, text inside a string.
         #expect(failure([0x20] + bom + [0x31])?.detail == "unexpected character 0xEF at byte 1 (expected a value)")
         #expect(failure([0xEF, 0xBB, 0x31])?.detail == "unexpected character 0xEF at byte 0 (expected a value)")
         #expect(failure([0x31] + bom)?.detail == "trailing characters at byte 1")
-        // Inside a string it is an ordinary character.
         #expect(string(quoted(bom)) == "\u{FEFF}")
-        // Offsets count the mark.
-        #expect(failure(bom + Array("[x]".utf8))?.detail == "unexpected character 'x' at byte 4 (expected a value)")
+        #expect(string(#""\uFEFF""#) == "\u{FEFF}")
     }
 
     @Test func trailingCharacters() {
@@ -464,9 +464,37 @@ struct JSONParserTests {
         #expect(object[1].key == "id" && object[1].value == .number(7))
     }
 
-    @Test func repeatedKeysLastWinsAndAllAreKept() throws {
-        let parsed = try value(#"{"a":1,"b":2,"a":3}"#)
-        guard case let .object(object) = parsed else { Issue.record("not an object"); return }
+    /// README "Fences": a key repeated in one object is refused, wherever the object is, at the repeat.
+    @Test func repeatedKeysAreRefused() {
+        #expect(failure(#"{"a":1,"b":2,"a":3}"#) == JSONSyntaxError(
+            detail: #"duplicate key "a" at byte 13 (a key may appear once per object)"#, offset: 13))
+        #expect(failure(#"{"lat":1,"lon":2,"lat":1}"#)?.offset == 17)  // the same value twice too
+        #expect(failure(#"[{"x":{"a":null,"a":null}}]"#)?.offset == 16)
+        #expect(failure(#"{"a":{"b":1},"c":{"b":1,"b":2}}"#)?.offset == 24)
+        #expect(failure(#"{"":1,"":2}"#)?.detail == #"duplicate key "" at byte 6 (a key may appear once per object)"#)
+        // Keys are compared after unescaping, and as Swift strings (canonical equivalence), as lookups compare them.
+        #expect(failure(#"{"k\u0065y":1,"key":2}"#)?.offset == 14)
+        #expect(failure(#"{"\u00e9":1,"e\u0301":2}"#)?.offset == 12)
+        #expect(failure("{\"\u{212A}\":1,\"K\":2}")?.offset == 9)  // KELVIN SIGN is K
+        // The first repeat in document order, past the 16 keys compared pairwise as well.
+        let many = (0..<40).map { "\"k\($0)\":\($0)" }
+        let manyText = "{" + many.joined(separator: ",") + ",\"k7\":0,\"k3\":0}"
+        #expect(failure(manyText)?.detail.hasPrefix(#"duplicate key "k7" at byte "#) == true)
+        let manyNonASCII = "{" + (0..<40).map { "\"é\($0)\":\($0)" }.joined(separator: ",") + ",\"e\u{301}9\":0}"
+        #expect(failure(manyNonASCII)?.detail.hasPrefix(#"duplicate key "e\#u{301}9" at byte "#) == true)
+        // A long key is shown cut short; quotes and control characters escaped.
+        let long = String(repeating: "x", count: 100)
+        #expect(failure(#"{"\#(long)":1,"\#(long)":2}"#)?.detail == #"duplicate key "\#(String(repeating: "x", count: 40))…" at byte 106 (a key may appear once per object)"#)
+        #expect(failure(#"{"q\"\n":1,"q\"\n":2}"#)?.detail.hasPrefix(#"duplicate key "q\"\n" at byte 11"#) == true)
+        // Keys that differ in any way are different keys.
+        for text in [#"{"a":1,"A":2}"#, #"{"a":1,"a ":2}"#, #"{"é":1,"e":2}"#, #"{"a":{"a":{"a":1}}}"#, #"[{"a":1},{"a":1}]"#] {
+            #expect(failure(text) == nil, "\(text)")
+        }
+    }
+
+    /// Built by hand, an object may repeat a key: lookup finds the last, iteration gives all, in order.
+    @Test func handBuiltObjectsKeepEveryMember() {
+        let object = JSONObject([("a", .number(1)), ("b", .number(2)), ("a", .number(3))])
         #expect(object["a"] == .number(3))
         #expect(object["b"] == .number(2))
         #expect(object.count == 3)
@@ -475,15 +503,12 @@ struct JSONParserTests {
         var seen: [String] = []
         for (key, value) in object { seen.append("\(key)=\(value)") }
         #expect(seen == ["a=number(1.0)", "b=number(2.0)", "a=number(3.0)"])
-        #expect(object == JSONObject([("a", .number(1)), ("b", .number(2)), ("a", .number(3))]))
         let literal: JSONObject = ["a": .number(1), "b": .number(2)]
         #expect(literal == JSONObject([("a", .number(1)), ("b", .number(2))]))
         // Order is part of equality.
         let ab: JSONObject = ["a": .null, "b": .null]
         let ba: JSONObject = ["b": .null, "a": .null]
         #expect(ab != ba)
-        // Keys with escapes are compared unescaped.
-        #expect(try value(#"{"k\u0065y":1,"key":2}"#) == .object(JSONObject([("key", .number(1)), ("key", .number(2))])))
     }
 
     @Test func nestedValues() throws {
@@ -624,8 +649,8 @@ struct JSONParserTests {
 ///   after an escape, in values and keys alike (it decodes each run between escapes with
 ///   `String(bytes:encoding: .utf8)`, which takes a leading U+FEFF for a byte order mark). RFC 8259 strings are
 ///   code points as written; `JSONParser` keeps it;
-/// - numbers out of range: `JSONSerialization` converts numbers only after repeated keys are resolved, so it
-///   accepts `{"a":1e400,"a":1}` (but not `{"a":1,"a":1e400}`); `JSONParser` rejects such a number anywhere.
+/// - repeated keys and a leading byte order mark: `JSONSerialization` takes the last member and skips the
+///   mark; `JSONParser` refuses both (README "Fences").
 @Suite("JSON parser against JSONSerialization")
 struct JSONParserDifferentialTests {
     static let seeds: [UInt64] = [0x5EED_0101, 0x5EED_0202, 0x5EED_0303, 0x5EED_0404]
@@ -646,7 +671,8 @@ struct JSONParserDifferentialTests {
         #expect(number("-0")?.sign == .minus)  // 0 (an Int64)
         #expect(string([0x22, 0xEF, 0xBB, 0xBF, 0x78, 0x22]) == "\u{FEFF}x")  // "x"
         #expect(string(#""\n\#u{FEFF}x""#) == "\n\u{FEFF}x")  // "\nx"
-        #expect(failure(#"{"a":1e400,"a":1}"#)?.detail == "number out of range at byte 5 (too large for a Double)")  // ["a": 1]
+        #expect(failure(#"{"a":1,"a":2}"#)?.detail.hasPrefix("duplicate key") == true)  // ["a": 2]
+        #expect(failure([0xEF, 0xBB, 0xBF, 0x31])?.detail.hasPrefix("byte order mark") == true)  // 1
         #expect(failure([0x5B, 0x00, 0x31, 0x00, 0x5D, 0x00]) != nil)  // [1], read as UTF-16LE
         #expect(failure([0x31, 0x00]) != nil)  // 1, read as UTF-16LE
         // 1.0000000000000004 (through Decimal)
@@ -659,10 +685,10 @@ struct JSONParserDifferentialTests {
         var tally = Tally()
         var failures = 0
         for n in 0..<100 {
-            // Own writer: repeated keys, every escape and number spelling, random whitespace.
+            // Own writer: every escape and number spelling, random whitespace.
             // Foundation's writer: what JSONSerialization itself produces.
             let foundationWrites = n % 4 == 3
-            let model = Generator.value(depth: 0, repeatedKeys: !foundationWrites, using: &rng)
+            let model = Generator.value(depth: 0, using: &rng)
             let bytes: [UInt8]
             if foundationWrites {
                 bytes = Array(try JSONSerialization.data(withJSONObject: Generator.foundationObject(model), options: [.fragmentsAllowed]))
@@ -691,10 +717,10 @@ struct JSONParserDifferentialTests {
         var rng = SeededRandom(seed: seed)
         var bases = Self.fixedDocuments
         for _ in 0..<40 {
-            bases.append(Writer.write(Generator.value(depth: 2, repeatedKeys: true, using: &rng), using: &rng))
+            bases.append(Writer.write(Generator.value(depth: 2, using: &rng), using: &rng))
         }
         var tally = Tally()
-        var counts = (bothAccept: 0, bothReject: 0, trailingComma: 0, replacedNumber: 0, otherEncoding: 0)
+        var counts = (bothAccept: 0, bothReject: 0, trailingComma: 0, replacedNumber: 0, otherEncoding: 0, repeatedKey: 0)
         var failures = 0
         for n in 0..<5_000 {
             let input = mutator.mutate(bases.randomElement(using: &rng)!, using: &rng)
@@ -714,8 +740,9 @@ struct JSONParserDifferentialTests {
             case (.success, nil):
                 problem = "JSONParser accepts what JSONSerialization rejects"
             case let (.failure(error), theirs?):
-                // What JSONSerialization lets through (see the suite): without trailing commas, and with 0 for a
-                // number out of range (which it must have dropped), both must agree.
+                // What JSONSerialization lets through (see the suite): without trailing commas, without a leading
+                // byte order mark, and with 0 for a number out of range (which it must have dropped), both must
+                // agree. A repeated key (a mutation's) has no such repair: JSONSerialization keeps the last member.
                 var repaired = input
                 var result = mine
                 var error = error
@@ -729,6 +756,8 @@ struct JSONParserDifferentialTests {
                         while end < repaired.count, Array("0123456789.eE+-".utf8).contains(repaired[end]) { end += 1 }
                         repaired.replaceSubrange(error.offset..<end, with: [UInt8(ascii: "0")])
                         repairs.numbers += 1
+                    } else if error.detail.hasPrefix("byte order mark") {
+                        repaired.removeFirst(3)
                     } else {
                         break
                     }
@@ -741,6 +770,8 @@ struct JSONParserDifferentialTests {
                     counts.trailingComma += repairs.commas > 0 ? 1 : 0
                     counts.replacedNumber += repairs.numbers > 0 ? 1 : 0
                     problem = disagreement(value, theirs, path: "$", tally: &tally)
+                case let .failure(error) where error.detail.hasPrefix("duplicate key"):
+                    counts.repeatedKey += 1
                 case .failure:
                     problem = "JSONSerialization accepts what JSONParser rejects: \(error)"
                 }
@@ -753,7 +784,7 @@ struct JSONParserDifferentialTests {
         #expect(failures == 0)
         // Mutations must exercise both answers, and the exclusions must stay exceptions.
         #expect(counts.bothAccept > 400 && counts.bothReject > 3_500, "\(counts)")
-        #expect(counts.trailingComma + counts.replacedNumber + counts.otherEncoding < 250, "\(counts)")
+        #expect(counts.trailingComma + counts.replacedNumber + counts.otherEncoding + counts.repeatedKey < 250, "\(counts)")
     }
 
     static let fixedDocuments: [[UInt8]] = [
@@ -762,8 +793,7 @@ struct JSONParserDifferentialTests {
         #"[1, -0.5, 2.5e-3, 1E+2, 0, -0, 123456789012, 0.000001, true, false, null, "", "a\"b\\c\/d\b\f\n\r\t\u00e9\ud83d\ude9a"]"#,
         #"{"lat":49.293406,"lon":8.641362,"ts":"2026-11-22T10:00:05.500Z","id":"truck-7","a":{"b":{"c":[[[]]]}}}"#,
         "[\"Zürich\", \"日本\", \"🚚\", {\"é\": \"€\"}]",
-        " \t\n\r{ \"a\" : [ 1 , 2 ] , \"a\" : { } } \r\n",
-        "\u{FEFF}[\"bom\"]",
+        " \t\n\r{ \"a\" : [ 1 , 2 ] , \"b\" : { } } \r\n",
     ].map { Array($0.utf8) }
 
     /// `JSONSerialization` reads UTF-16 or UTF-32 when the input starts with their byte order mark, or when zero
@@ -911,25 +941,26 @@ private enum Generator {
         }
     }
 
-    static func value(depth: Int, repeatedKeys: Bool, using rng: inout SeededRandom) -> JSONValue {
+    /// A random value; an object never repeats a key (`JSONParser` refuses that).
+    static func value(depth: Int, using rng: inout SeededRandom) -> JSONValue {
         let kind = depth >= 4 ? Int.random(in: 0..<4, using: &rng) : Int.random(in: 0..<7, using: &rng)
         switch kind {
         case 0: return Bool.random(using: &rng) ? .null : .bool(Bool.random(using: &rng))
         case 1, 2: return .number(number(using: &rng))
         case 3: return .string(string(using: &rng))
-        case 4: return .array((0..<Int.random(in: 0...6, using: &rng)).map { _ in value(depth: depth + 1, repeatedKeys: repeatedKeys, using: &rng) })
+        case 4: return .array((0..<Int.random(in: 0...6, using: &rng)).map { _ in value(depth: depth + 1, using: &rng) })
         default:
             var members: [(key: String, value: JSONValue)] = []
             for _ in 0..<Int.random(in: 0...6, using: &rng) {
                 let key = Bool.random(using: &rng) ? keys.randomElement(using: &rng)! : string(using: &rng)
-                if !repeatedKeys, members.contains(where: { $0.key == key }) { continue }
-                members.append((key, value(depth: depth + 1, repeatedKeys: repeatedKeys, using: &rng)))
+                if members.contains(where: { $0.key == key }) { continue }
+                members.append((key, value(depth: depth + 1, using: &rng)))
             }
             return .object(JSONObject(members))
         }
     }
 
-    /// The value as `JSONSerialization` takes it (no repeated keys).
+    /// The value as `JSONSerialization` takes it.
     static func foundationObject(_ value: JSONValue) -> Any {
         switch value {
         case .null: NSNull()

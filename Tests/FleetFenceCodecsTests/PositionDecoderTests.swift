@@ -57,9 +57,18 @@ struct PositionDecoderTests {
         #expect(decode(#"{"lat": "x", "latitude": 1, "lon": 2}"#) == .failure(.wrongType(field: "lat", expected: "a number", got: "a string")))
     }
 
-    @Test func repeatedKeyKeepsTheLastValue() throws {
-        #expect(try decode(#"{"lat": 1, "lon": 2, "lat": 3}"#).get().lat == 3)
-        #expect(decode(#"{"lat": 1, "lon": 2, "lat": 300}"#) == .failure(.outOfRange(field: "lat", value: 300)))
+    /// README "Fences": a repeated key, a field of ours or any other, and a leading byte order mark are refused.
+    @Test func repeatedKeysAndByteOrderMarkAreRefused() {
+        #expect(decode(#"{"lat": 1, "lon": 2, "lat": 3}"#)
+            == .failure(.notJSON(detail: #"duplicate key "lat" at byte 21 (a key may appear once per object)"#)))
+        #expect(decode(#"{"lat": 1, "lon": 2, "note": "a", "note": "b"}"#)
+            == .failure(.notJSON(detail: #"duplicate key "note" at byte 34 (a key may appear once per object)"#)))
+        #expect(decode(#"{"lat": 1, "lon": 2, "x": {"y": 1, "y": 1}}"#)
+            == .failure(.notJSON(detail: #"duplicate key "y" at byte 35 (a key may appear once per object)"#)))
+        #expect(PositionDecoder.decode([0xEF, 0xBB, 0xBF] + Array(#"{"lat": 1, "lon": 2}"#.utf8), deviceID: testDevice)
+            == .failure(.notJSON(detail: "byte order mark at byte 0 (JSON text must not start with U+FEFF)")))
+        #expect(PositionDecoder.decodeOwnTracks(Array(#"{"_type":"location","_type":"lwt","lat":1,"lon":2}"#.utf8), deviceID: "u-d")
+            == .failure(.notJSON(detail: #"duplicate key "_type" at byte 20 (a key may appear once per object)"#)))
     }
 
     @Test func timestamps() throws {

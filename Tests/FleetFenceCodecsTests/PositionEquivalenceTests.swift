@@ -67,7 +67,22 @@ struct PositionEquivalenceTests {
             #"{"lat":1,"lon":2,"id":"truck-7","id":"x"}"#, #"{"lat":1,"lon":2,"id":"x","id":"truck-7"}"#,
             #"{"_type":"location","_type":"lwt","lat":1,"lon":2}"#, #"{"_type":"lwt","_type":"location","lat":1,"lon":2}"#,
             #"{"_typ":"location","lat":1,"lon":2}"#, #"{"tst":5,"ts":"x","lat":1,"lon":2}"#,
+            // Repeated keys the scanner does not read, at the top and nested; keys equal only once unescaped or
+            // as Swift strings; objects around the scanner's 32 keys.
+            #"{"lat":1,"lon":2,"x":1,"x":1}"#, #"{"x":1,"lat":1,"x":2,"lon":2}"#, #"{"lat":1,"lon":2,"":1,"":2}"#,
+            #"{"lat":1,"lon":2,"o":{"a":1,"a":1}}"#, #"{"lat":1,"lon":2,"o":[{"a":1},{"a":1}]}"#,
+            #"{"lat":1,"lon":2,"o":{"a":{"a":{"a":1}}}}"#, #"{"lat":1,"lon":2,"o":{"ab":1,"ba":1,"aab":1,"abb":1}}"#,
+            #"{"lat":1,"lon":2,"lat":1}"#, #"{"lat":1,"lon":2,"l\u0061t":1}"#, #"{"lat":1,"lon":2,"\u00e9":1,"é":1}"#,
+            "{\"lat\":1,\"lon\":2,\"é\":1,\"e\u{301}\":1}", "{\"lat\":1,\"lon\":2,\"\u{212A}\":1,\"K\":1}",
+            #"{"lat":1,"lon":2,"ts":1,"tst":1,"latitude":1,"longitude":1,"acc":1,"gps_accuracy":1,"spd":1,"hdg":1,"id":"truck-7","_type":"location"}"#,
         ]
+        for n in [30, 31, 32, 33, 40] {
+            let members = (0..<n - 2).map { #""k\#($0)":\#($0)"# }.joined(separator: ",")
+            c.append(#"{"lat":1,"lon":2,\#(members)}"#)
+            c.append(#"{"lat":1,"lon":2,\#(members),"k0":0}"#)
+            c.append(#"{"lat":1,"lon":2,"o":{\#(members)}}"#)
+            c.append(#"{"lat":1,"lon":2,"o":{\#(members),"k5":5}}"#)
+        }
         return c
     }()
 
@@ -130,6 +145,32 @@ struct PositionEquivalenceTests {
                 }
             }
         }
+    }
+
+    /// README "Fences": the scanner leaves every repeated key to the parser, which refuses it; an object of up
+    /// to 32 distinct keys stays on the fast path.
+    @Test func repeatedKeysGoToTheParser() throws {
+        let repeated = [
+            #"{"lat":1,"lon":2,"lat":1}"#, #"{"lat":1,"lon":2,"x":1,"x":1}"#, #"{"lat":1,"lon":2,"o":{"a":1,"a":1}}"#,
+            #"{"lat":1,"lon":2,"o":[{"b":[{"a":1,"a":1}]}]}"#, #"{"_type":"location","lat":1,"lon":2,"_type":"location"}"#,
+        ]
+        for text in repeated {
+            for dialect in Dialect.allCases {
+                let a = answers(Array(text.utf8), dialect: dialect)
+                #expect(a.fast == nil, "\(text)")
+                guard case let .failure(.notJSON(detail)) = a.reference else {
+                    Issue.record("\(text): \(a.reference)")
+                    continue
+                }
+                #expect(detail.hasPrefix("duplicate key"), "\(text)")
+            }
+        }
+        let members = (0..<30).map { #""k\#($0)":\#($0)"# }.joined(separator: ",")
+        for text in [#"{"lat":1,"lon":2,\#(members)}"#, #"{"lat":1,"lon":2,"o":{"lat":1,"lon":2,\#(members)}}"#] {
+            let a = answers(Array(text.utf8), dialect: .native)
+            #expect(a.fast != nil && a.agree, "\(text)")
+        }
+        #expect(answers(Array(#"{"lat":1,"lon":2,"k30":0,\#(members)}"#.utf8), dialect: .native).fast == nil)
     }
 
     @Test func signOfZero() throws {

@@ -76,6 +76,47 @@ struct GPXParserTests {
         #expect(error?.description == "broken.gpx:4: malformed XML: closing tag does not match the open element")
     }
 
+    /// Found by the gpx fuzz target (README "Fuzzing"): a tag name that is not UTF-8 stopped the process inside
+    /// Foundation's XMLParser; it is an error naming the line. A file declared as ISO-8859-1 still reads.
+    @Test func bytesThatAreNotUTF8AreAnErrorNotACrash() throws {
+        let fuzzed = Data([0x3C, 0xF9, 0x00, 0x3D, 0x6D, 0x6B, 0x6B, 0x6C, 0x00, 0x00, 0x3E])
+        let error = #expect(throws: GPXError.self) { try GPXParser.parse(data: fuzzed, source: "f.gpx") }
+        #expect(error?.description == "f.gpx:1: \(GPXPreflight.notUTF8)")
+        var named = Fixtures.gpx("<trk><trkseg>\n<trkpt lat=\"1\" lon=\"2\"/>\n<X></X></trkseg></trk>")
+        named.replaceSubrange(named.range(of: Data("<X></X>".utf8))!, with: [0x3C, 0xC3, 0x28, 0x2F, 0x3E])
+        #expect(throws: GPXError(file: "n.gpx", line: 5, message: GPXPreflight.notUTF8)) {
+            try GPXParser.parse(data: named, source: "n.gpx")
+        }
+        let latin1 = Data(#"<?xml version="1.0" encoding="ISO-8859-1"?><gpx><trk><name>Caf"#.utf8) + Data([0xE9])
+            + Data(#"</name><trkseg><trkpt lat="1" lon="2"/></trkseg></trk></gpx>"#.utf8)
+        #expect(try GPXParser.parse(data: latin1, source: "l.gpx").first?.name == "Café")
+        // A declaration that is not well formed names no encoding: the file must be UTF-8.
+        var odd = Data(#"<?xml version="1.0" encoding=<"UTF-8"?><gpx><X/></gpx>"#.utf8)
+        odd.replaceSubrange(odd.range(of: Data("<X/>".utf8))!, with: [0x3C, 0xC3, 0x28, 0x2F, 0x3E])
+        #expect(throws: GPXError(file: "o.gpx", line: 1, message: GPXPreflight.notUTF8)) {
+            try GPXParser.parse(data: odd, source: "o.gpx")
+        }
+        #expect(GPXPreflight.declaredEncoding(Array(#"<?xml version="1.0" encoding = 'ISO-8859-1' ?>"#.utf8)) == "iso-8859-1")
+        #expect(GPXPreflight.declaredEncoding(Array(#"<?xml version="1.0" encoding="UTF-8?>"#.utf8)) == nil)
+        #expect(GPXPreflight.declaredEncoding(Array(#"<?xml version="1.0"?><a encoding="latin1"/>"#.utf8)) == nil)
+    }
+
+    /// Found by the gpx fuzz target: `<?name?>`, well-formed XML, made Foundation's XMLParser read through a
+    /// null pointer; an entity could bring one in unseen. Both are errors naming the line; `<?name data?>`
+    /// and comments still read.
+    @Test func instructionsWithoutDataAndEntityDeclarationsAreRefused() throws {
+        let bare = Fixtures.gpx("<trk><trkseg>\n<?pix?><trkpt lat=\"1\" lon=\"2\"/></trkseg></trk>")
+        #expect(throws: GPXError(file: "p.gpx", line: 4, message: GPXPreflight.emptyInstruction)) {
+            try GPXParser.parse(data: bare, source: "p.gpx")
+        }
+        let entity = Data(#"<?xml version="1.0"?><!DOCTYPE gpx [<!ENTITY e "&#60;?x?>">]><gpx><wpt lat="1" lon="2"/>&e;</gpx>"#.utf8)
+        #expect(throws: GPXError(file: "e.gpx", line: 1, message: GPXPreflight.entityDeclaration)) {
+            try GPXParser.parse(data: entity, source: "e.gpx")
+        }
+        let fine = Fixtures.gpx("<?pix data?><!-- <?x ?> --><wpt lat=\"1\" lon=\"2\"/>")
+        #expect(try GPXParser.parse(data: fine, source: "f.gpx").first?.points.count == 1)
+    }
+
     @Test func truncatedFileNamesItsEnd() {
         let data = Data("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\">\n  <rte>\n    <rtept lat=\"1\" lon=\"2\"/>\n".utf8)
         let error = #expect(throws: GPXError.self) { try GPXParser.parse(data: data, source: "cut.gpx") }

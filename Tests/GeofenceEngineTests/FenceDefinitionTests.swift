@@ -160,6 +160,19 @@ struct FenceDefinitionTests {
         #expect(sliver.marginCap >= 0 && sliver.marginCap < 0.01)
     }
 
+    /// Found by the fences fuzz target (README "Fuzzing"): a triangle 4,400 km long and metres wide
+    /// took 86 s to build in a release build, searching its spine at a decimetre; the search now stops
+    /// after `InscribedCircle.maxCells` cells with the best found, which never exceeds the true radius.
+    @Test func aSliverThousandsOfKilometresLongIsBuiltQuickly() throws {
+        let ring = [Coordinate(lat: 49, lon: 8), Coordinate(lat: 49, lon: 8.0000001), Coordinate(lat: 9.0000001, lon: 8.000041)]
+        let start = ContinuousClock.now
+        let sliver = try makeFence(FenceDefinition(id: "tiny", shape: .polygon(ring)))
+        #expect(ContinuousClock.now - start < .seconds(5))
+        // Its base is under a centimetre wide (in the fence's own projection, 9.7 mm): the cap, half the
+        // radius of a circle that fits, is at most 2.5 mm, and the search found more than nothing.
+        #expect(sliver.marginCap > 0 && sliver.marginCap <= 0.0025, "\(sliver.marginCap)")
+    }
+
     /// The sweep must find exactly what comparing every pair of edges finds.
     @Test func selfIntersectionSweepAgreesWithEveryPairOnRandomRings() {
         typealias P = (x: Double, y: Double)

@@ -25,6 +25,9 @@ public enum GPXParser {
         if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             throw GPXError(file: source, line: 0, message: "file is empty")
         }
+        if let (line, message) = GPXPreflight.problem(data) {
+            throw GPXError(file: source, line: line, message: message)
+        }
         let reader = GPXReader(source: source)
         let parser = XMLParser(data: data)
         parser.delegate = reader

@@ -1,8 +1,13 @@
 /// The radius of the largest circle that fits inside a polygon (its pole of inaccessibility),
 /// found by a best-first search over square cells: a cell whose centre is `d` inside can hold no
 /// point deeper than `d` plus half its diagonal, so cells that cannot beat the best found so far
-/// by more than `precision` are dropped. The result never exceeds the true radius.
+/// by more than `precision` are dropped. The result never exceeds the true radius. The search
+/// measures at most `maxCells` cells, then keeps the best found: a sliver thousands of
+/// kilometres long and metres wide is deep along its whole spine and would otherwise be
+/// searched for minutes, holding up the fence's `set` (README "The rules").
 enum InscribedCircle {
+    static let maxCells = 20_000
+
     /// `signedDistance(x, y)` is positive inside, in the same units as the box.
     static func radius(
         minX: Double, maxX: Double, minY: Double, maxY: Double, centroid: (x: Double, y: Double),
@@ -15,8 +20,10 @@ enum InscribedCircle {
         let cellSize = max(min(width, height), max(width, height) / 64)
         var best = max(0, signedDistance(centroid.x, centroid.y))
         var queue = CellQueue()
+        var measured = 0
         func push(_ x: Double, _ y: Double, _ half: Double) {
             let d = signedDistance(x, y)
+            measured += 1
             queue.push(Cell(x: x, y: y, half: half, distance: d))
         }
         var y = minY
@@ -28,7 +35,7 @@ enum InscribedCircle {
             }
             y += cellSize
         }
-        while let cell = queue.pop() {
+        while measured < maxCells, let cell = queue.pop() {
             best = max(best, cell.distance)
             if cell.potential - best <= precision { continue }
             let half = cell.half / 2
