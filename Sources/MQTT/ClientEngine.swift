@@ -71,6 +71,10 @@ final class ClientEngine: Sendable {
             accepting.store(false, ordering: .releasing)
             context.requestStop(.abrupt)
             await context.exit.wait()
+            if case let .tls(host, port, _)? = error as? MQTTError, !options.skipsHostNameCheck {
+                let url = options.urls.first { $0.host == host && $0.port == port } ?? options.url
+                throw MQTTError.tls(host: host, port: port, reason: await TLSDiagnosis.explain(options, url: url))
+            }
             throw error
         }
     }

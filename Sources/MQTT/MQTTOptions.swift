@@ -40,6 +40,9 @@ public struct MQTTOptions: Sendable {
     /// Every broker, in the order they are tried.
     public var urls: [MQTTURL] { [url] + failoverURLs }
 
+    /// Accepts a certificate issued for another host name: only for ``TLSDiagnosis``'s probe.
+    var skipsHostNameCheck = false
+
     /// How long the network thread sleeps in poll() when nothing happens: how often an idle
     /// client checks its keep-alive. Traffic, publishes and stop requests wake it sooner. Tests
     /// lengthen it, so that a lost wake-up cannot hide in a short timeout.

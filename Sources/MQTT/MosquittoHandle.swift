@@ -1,4 +1,5 @@
 import CMosquitto
+import Foundation
 
 /// Owns one `struct mosquitto *`, configured from `MQTTOptions`, destroyed with the owner.
 ///
@@ -48,6 +49,9 @@ final class MosquittoHandle: @unchecked Sendable {
         if options.url.tls {
             MosquittoLibrary.ignoreSIGPIPEForTLS()
             if let caFile = options.caFile {
+                guard FileManager.default.isReadableFile(atPath: caFile) else {
+                    throw .invalidOptions("the CA file '\(caFile)' does not exist or cannot be read")
+                }
                 let rc = mosquitto_tls_set(raw, caFile, nil, nil, nil, nil)
                 guard rc == MosquittoCode.success else {
                     throw .invalidOptions("cannot use CA file '\(caFile)': \(MosquittoLibrary.describe(rc))")
@@ -55,6 +59,7 @@ final class MosquittoHandle: @unchecked Sendable {
             } else {
                 try check("MOSQ_OPT_TLS_USE_OS_CERTS", mosquitto_int_option(raw, MOSQ_OPT_TLS_USE_OS_CERTS, 1))
             }
+            if options.skipsHostNameCheck { try check("mosquitto_tls_insecure_set", mosquitto_tls_insecure_set(raw, true)) }
         }
     }
 

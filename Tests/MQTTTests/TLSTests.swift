@@ -36,6 +36,44 @@ struct TLSTests {
         }
     }
 
+    /// Each way TLS goes wrong says which it is: another CA, another host name, no CA file.
+    @Test func tlsFailuresSayWhatIsWrong() async throws {
+        try await withTemporaryDirectory { directory in
+            let (broker, port) = try startTLSBroker(in: directory)
+            defer { broker.stop() }
+            let url = try MQTTURL(parsing: "mqtts://127.0.0.1:\(port)")
+
+            let other = directory + "/other"
+            try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+            try makeCertificates(in: other)
+            let wrongCA = try await connectionError(MQTTOptions(url: url, caFile: other + "/ca.crt"))
+            #expect(wrongCA.contains("not signed by the CA file \(other)/ca.crt"), "\(wrongCA)")
+
+            let (renamed, renamedPort) = try startTLSBroker(in: directory + "/renamed", names: "DNS:elsewhere.example")
+            defer { renamed.stop() }
+            let wrongName = try await connectionError(
+                MQTTOptions(url: MQTTURL(tls: true, host: "127.0.0.1", port: renamedPort), caFile: directory + "/renamed/ca.crt"))
+            #expect(wrongName.contains("not issued for the host name 127.0.0.1"), "\(wrongName)")
+
+            #expect {
+                _ = try MQTTClient(options: MQTTOptions(url: url, caFile: directory + "/absent.crt"), logger: testLogger())
+            } throws: { error in
+                "\(error)".contains("does not exist or cannot be read")
+            }
+        }
+    }
+
+    private func connectionError(_ options: MQTTOptions) async throws -> String {
+        let client = try MQTTClient(options: options, logger: testLogger())
+        do {
+            try await client.connect(timeout: .seconds(5))
+            await client.disconnect()
+            return "connected"
+        } catch {
+            return "\(error)"
+        }
+    }
+
     /// Over a real network the TLS handshake starts before TCP has connected and waits for the
     /// socket to turn writable; libmosquitto goes on with it only from its read call. Here the
     /// first SYN is dropped (a full listen queue), so the connect completes on a retransmission.
@@ -63,8 +101,11 @@ struct TLSTests {
     }
 
     /// A mosquitto with a TLS listener whose certificate comes from a throw-away CA in `directory`.
-    private func startTLSBroker(in directory: String) throws -> (LocalMosquitto, port: Int) {
-        try makeCertificates(in: directory)
+    private func startTLSBroker(
+        in directory: String, names: String = "DNS:localhost,IP:127.0.0.1"
+    ) throws -> (LocalMosquitto, port: Int) {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try makeCertificates(in: directory, names: names)
         let port = try LocalMosquitto.freeLoopbackPort()
         let listener = """
             listener \(port) 127.0.0.1
@@ -75,7 +116,7 @@ struct TLSTests {
         return (try LocalMosquitto.start(extraConfig: listener, port: port), port)
     }
 
-    private func makeCertificates(in directory: String) throws {
+    private func makeCertificates(in directory: String, names: String = "DNS:localhost,IP:127.0.0.1") throws {
         let commands: [[String]] = [
             ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=FleetFence test CA",
              "-keyout", "\(directory)/ca.key", "-out", "\(directory)/ca.crt"],
@@ -85,7 +126,7 @@ struct TLSTests {
              "-CAkey", "\(directory)/ca.key", "-CAcreateserial", "-out", "\(directory)/server.crt",
              "-extfile", "\(directory)/san.ext"],
         ]
-        try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: "\(directory)/san.ext", atomically: true, encoding: .utf8)
+        try "subjectAltName=\(names)\n".write(toFile: "\(directory)/san.ext", atomically: true, encoding: .utf8)
         for arguments in commands {
             let result = try runProcess("openssl", arguments)
             guard result.status == 0 else { throw TestSupportError("openssl \(arguments[0]) failed: \(result.errorOutput)") }
