@@ -170,6 +170,11 @@ public final class HeadlessChromium: Sendable {
             "Input.dispatchMouseEvent", ["type": "mouseMoved", "x": x, "y": y, "button": "none"], session: session)
     }
 
+    /// Any other DevTools command to the page (a profile, a trace): its result, as JSON.
+    public func send(_ method: String, _ parameters: [String: any Sendable] = [:], timeout: Duration = .seconds(30)) async throws -> Data {
+        try await pipe.call(method, parameters, session: session, timeout: timeout)
+    }
+
     /// A PNG of what the page shows, written to `path` (its folder created).
     public func screenshot(to path: String) async throws {
         let shot = try Self.decode(try await pipe.call("Page.captureScreenshot", ["format": "png"], session: session), as: Screenshot.self)

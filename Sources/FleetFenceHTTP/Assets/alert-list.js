@@ -5,6 +5,10 @@
   "use strict";
 
   const LIMIT = 200;
+  // A busy fleet raises alerts by the hundred a second: the list changes at most this often,
+  // and new items are highlighted only when a few arrive at a time.
+  const INTERVAL_MS = 250;
+  const HIGHLIGHT_MAX = 3;
 
   function two(n) {
     return String(n).padStart(2, "0");
@@ -32,6 +36,7 @@
       this.fenceName = fenceName;
       this.keys = new Set();
       this.pending = [];
+      this.shownAt = 0;
     }
 
     // Queues an alert for the next frame; `live`: it came from the stream.
@@ -50,11 +55,15 @@
       return this.list.children.length;
     }
 
-    // The frame's work: what was queued goes on top, newest first.
+    // The frame's work: what was queued goes on top, newest first. True while some waits.
     flush() {
       if (this.pending.length === 0) return false;
+      const now = performance.now();
+      if (now - this.shownAt < INTERVAL_MS) return true;
+      this.shownAt = now;
+      const highlight = this.pending.length <= HIGHLIGHT_MAX;
       const fragment = document.createDocumentFragment();
-      for (let i = this.pending.length - 1; i >= 0; i--) fragment.appendChild(this.item(this.pending[i]));
+      for (let i = this.pending.length - 1; i >= 0; i--) fragment.appendChild(this.item(this.pending[i], highlight));
       this.pending = [];
       this.list.insertBefore(fragment, this.list.firstChild);
       while (this.list.children.length > LIMIT) {
@@ -65,11 +74,11 @@
       return false;
     }
 
-    item(entry) {
+    item(entry, highlight) {
       const alert = entry.alert;
       const item = document.createElement("li");
       item.className = "ff-alert ff-" + String(alert.event).replace(/[^a-z_]/g, "");
-      if (entry.live) item.classList.add("ff-new");
+      if (entry.live && highlight) item.classList.add("ff-new");
       item.dataset.key = entry.key;
       item.dataset.device = alert.device;
       item.dataset.fence = String(alert.fence);

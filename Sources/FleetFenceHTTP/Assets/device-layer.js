@@ -1,18 +1,23 @@
 // Every device at its latest position, coloured by whether it is inside any fence, with a short
-// trail (README, "The map"). Built to follow 10,000 devices: updates only change a record and
-// mark it; once per frame, in the frame's budget, the marked devices in view are drawn on a
-// canvas. A device out of view has no marker and is not touched until the view reaches it.
+// trail (README, "The map"). Built to follow 10,000 devices: an update only changes a record and
+// marks it; once per frame the marked devices are sorted into in view or not, and if anything in
+// view changed the canvas is drawn again, once, and less often the more markers it holds. A
+// device out of view is not touched until the view reaches it.
 (function (FleetFence) {
   "use strict";
 
   const TRAIL_LENGTH = 10;
-  // Trails are drawn while at most this many devices are in view: beyond, they are a blur
-  // that costs every frame.
+  // Trails are drawn while at most this many devices are in view: beyond, they are a blur.
   const TRAIL_LIMIT = 2000;
-  const INSIDE = "#d9480f";
-  const OUTSIDE = "#1864ab";
+  // Markers are smaller when more than this many are in view, so that a crowd stays legible.
+  const CROWD = 2000;
+  const COLOURS = { inside: "#d9480f", outside: "#1864ab" };
   // How near the pointer must be to a marker for its tooltip, in CSS pixels.
   const HOVER_PX = 8;
+  // Milliseconds between redraws per marker in view: 10,000 markers are redrawn 5 times a
+  // second (each device moves about once a second), a few hundred every frame. A moved view
+  // is redrawn at once.
+  const REDRAW_MS_PER_MARKER = 0.02;
 
   class DeviceLayer {
     // `drawnList`: the hidden list with one entry per marker drawn; `fenceName(id)` names a fence.
@@ -21,21 +26,19 @@
       this.loop = loop;
       this.drawnList = drawnList;
       this.fenceName = fenceName;
-      map.createPane("ff-trails").style.zIndex = 440;
-      const pane = map.createPane("ff-devices");
-      pane.style.zIndex = 450;
-      // The markers' canvas lets the pointer through to the fences under it; hovering a device
-      // is found here instead (see `hover`).
-      pane.style.pointerEvents = "none";
-      this.markerRenderer = L.canvas({ pane: "ff-devices", padding: 0.1 });
-      this.trailRenderer = L.canvas({ pane: "ff-trails", padding: 0.1 });
+      // The markers let the pointer through to the fences under them; hovering a device is
+      // found here instead (see `hover`).
+      map.createPane("ff-devices").style.pointerEvents = "none";
+      map.getPane("ff-devices").style.zIndex = 450;
+      this.canvas = new FleetFence.DeviceCanvas({ pane: "ff-devices" }).addTo(map);
       this.devices = new Map();
       this.dirty = new Set();
       this.shown = new Set();
       this.view = null;
-      // Devices in the (padded) view at the latest move, drawn or about to be.
-      this.inView = 0;
       this.trails = true;
+      this.stale = true;
+      this.moved = true;
+      this.drawnAt = 0;
       this.pointer = null;
       this.hovered = null;
       this.tooltip = L.tooltip({ direction: "top", offset: [0, -6], className: "ff-device-tip" });
@@ -65,7 +68,7 @@
       const at = state.last_seen || state.at || "";
       let device = this.devices.get(id);
       if (!device) {
-        device = { id, lat: null, lon: null, at: "", inside: [], trail: [], marker: null, line: null, entry: null };
+        device = { id, lat: null, lon: null, at: "", inside: [], trail: [], entry: null, projected: -1, x: 0, y: 0 };
         this.devices.set(id, device);
       } else if (at && device.at && at < device.at) {
         return;
@@ -75,6 +78,7 @@
       if (typeof lat === "number" && typeof lon === "number" && (lat !== device.lat || lon !== device.lon)) {
         device.lat = lat;
         device.lon = lon;
+        device.projected = -1;
         device.trail.push([lat, lon]);
         if (device.trail.length > TRAIL_LENGTH) device.trail.shift();
       }
@@ -94,6 +98,7 @@
           this.hide(device);
           this.dirty.delete(device);
           this.devices.delete(device.id);
+          this.stale = true;
         }
       }
     }
@@ -102,27 +107,26 @@
     bounds() {
       const bounds = L.latLngBounds([]);
       for (const device of this.devices.values()) {
-        if (device.lat != null) bounds.extend([device.lat, device.lon]);
+        if (device.lat !== null) bounds.extend([device.lat, device.lon]);
       }
       return bounds;
     }
 
-    // The view moved: which devices come into view, which leave it, and whether trails fit.
+    // The view moved: the canvas covers it again, devices come into view or leave it, and
+    // trails are drawn or not by how many are in view.
     reconcile() {
+      this.canvas.reset();
       const bounds = this.map.getBounds().pad(0.1);
       this.view = { south: bounds.getSouth(), west: bounds.getWest(), north: bounds.getNorth(), east: bounds.getEast() };
       let inView = 0;
       for (const device of this.devices.values()) {
         const visible = this.visible(device);
         if (visible) inView++;
-        if (visible !== (device.marker !== null)) this.dirty.add(device);
+        if (visible !== (device.entry !== null)) this.dirty.add(device);
       }
-      this.inView = inView;
-      const trails = inView <= TRAIL_LIMIT;
-      if (trails !== this.trails) {
-        this.trails = trails;
-        for (const device of this.shown) this.dirty.add(device);
-      }
+      this.trails = inView <= TRAIL_LIMIT;
+      this.stale = true;
+      this.moved = true;
       this.loop.request();
     }
 
@@ -132,70 +136,48 @@
         device.lon >= view.west && device.lon <= view.east;
     }
 
-    // The frame's work: marked devices drawn until `deadline`; the hovered device's tooltip.
+    // The frame's work: marked devices sorted into in view or not until `deadline`, then one
+    // drawing if anything in view changed and the last one is old enough; the hovered device's
+    // tooltip. True while work is left.
     flush(deadline) {
       if (this.view === null) return false;
       let done = 0;
       for (const device of this.dirty) {
         this.dirty.delete(device);
-        this.draw(device);
-        if ((++done & 31) === 0 && performance.now() > deadline) break;
+        if (this.visible(device)) {
+          this.show(device);
+          this.stale = true;
+        } else if (device.entry !== null) {
+          this.hide(device);
+          this.stale = true;
+        }
+        if ((++done & 255) === 0 && performance.now() > deadline) break;
+      }
+      const now = performance.now();
+      if (this.stale && (this.moved || now - this.drawnAt >= this.shown.size * REDRAW_MS_PER_MARKER)) {
+        this.canvas.draw(this.shown, this.trails, COLOURS, this.shown.size > CROWD ? 3 : 5);
+        this.drawnAt = now;
+        this.stale = false;
+        this.moved = false;
       }
       this.hover();
-      return this.dirty.size > 0;
+      return this.dirty.size > 0 || this.stale;
     }
 
-    draw(device) {
-      if (!this.visible(device)) {
-        this.hide(device);
-        return;
-      }
-      const colour = device.inside.length > 0 ? INSIDE : OUTSIDE;
-      if (device.marker === null) {
-        device.marker = L.circleMarker([device.lat, device.lon], {
-          renderer: this.markerRenderer, radius: 5, weight: 1.5, color: "#ffffff", opacity: 1,
-          fillColor: colour, fillOpacity: 1, interactive: false,
-        }).addTo(this.map);
+    show(device) {
+      if (device.entry === null) {
         device.entry = document.createElement("li");
         device.entry.setAttribute("data-device", device.id);
         device.entry.textContent = device.id;
         this.drawnList.appendChild(device.entry);
         this.shown.add(device);
-      } else {
-        const drawn = device.marker.getLatLng();
-        if (drawn.lat !== device.lat || drawn.lng !== device.lon) device.marker.setLatLng([device.lat, device.lon]);
-        if (device.marker.options.fillColor !== colour) device.marker.setStyle({ fillColor: colour });
       }
       const inside = device.inside.length > 0 ? "true" : "false";
       if (device.entry.getAttribute("data-inside") !== inside) device.entry.setAttribute("data-inside", inside);
-      this.drawTrail(device);
-    }
-
-    drawTrail(device) {
-      if (!this.trails || device.trail.length < 2) {
-        if (device.line) {
-          device.line.remove();
-          device.line = null;
-        }
-        return;
-      }
-      if (device.line === null) {
-        device.line = L.polyline(device.trail, {
-          renderer: this.trailRenderer, color: "#495057", weight: 2, opacity: 0.45, interactive: false,
-        }).addTo(this.map);
-        device.lineEnd = device.trail[device.trail.length - 1];
-      } else if (device.lineEnd !== device.trail[device.trail.length - 1]) {
-        device.line.setLatLngs(device.trail);
-        device.lineEnd = device.trail[device.trail.length - 1];
-      }
     }
 
     hide(device) {
-      if (device.marker) device.marker.remove();
-      if (device.line) device.line.remove();
       if (device.entry) device.entry.remove();
-      device.marker = null;
-      device.line = null;
       device.entry = null;
       this.shown.delete(device);
       if (this.hovered === device) this.hovered = null;
@@ -214,8 +196,7 @@
           if (device.lat < corner1.lat || device.lat > corner2.lat || device.lon < corner1.lng || device.lon > corner2.lng) {
             continue;
           }
-          const point = this.map.latLngToContainerPoint([device.lat, device.lon]);
-          const distance = point.distanceTo(p);
+          const distance = this.map.latLngToContainerPoint([device.lat, device.lon]).distanceTo(p);
           if (distance <= HOVER_PX && distance < best) {
             best = distance;
             nearest = device;

@@ -4,7 +4,8 @@
   "use strict";
 
   const config = FleetFence.config;
-  const map = L.map("map", { minZoom: 2 }).setView([20, 0], 2);
+  // Half zoom steps: the fences fill the view when it fits them.
+  const map = L.map("map", { minZoom: 2, zoomSnap: 0.5 }).setView([20, 0], 2);
   if (config.tilesURL) {
     L.tileLayer(config.tilesURL, { maxZoom: 19 }).addTo(map);
   } else {
