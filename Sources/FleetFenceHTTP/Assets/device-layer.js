@@ -14,9 +14,10 @@
   const COLOURS = { inside: "#d9480f", outside: "#1864ab" };
   // How near the pointer must be to a marker for its tooltip, in CSS pixels.
   const HOVER_PX = 8;
-  // Milliseconds between redraws per marker in view: 10,000 markers are redrawn 5 times a
-  // second (each device moves about once a second), a few hundred every frame. A moved view
-  // is redrawn at once.
+  // Milliseconds between redraws, at least and per marker in view: devices move about once a
+  // second, so a few hundred markers are redrawn 20 times a second, 10,000 five times. A moved
+  // view is redrawn at once.
+  const REDRAW_MS = 50;
   const REDRAW_MS_PER_MARKER = 0.02;
 
   class DeviceLayer {
@@ -154,7 +155,7 @@
         if ((++done & 255) === 0 && performance.now() > deadline) break;
       }
       const now = performance.now();
-      if (this.stale && (this.moved || now - this.drawnAt >= this.shown.size * REDRAW_MS_PER_MARKER)) {
+      if (this.stale && (this.moved || now - this.drawnAt >= Math.max(REDRAW_MS, this.shown.size * REDRAW_MS_PER_MARKER))) {
         this.canvas.draw(this.shown, this.trails, COLOURS, this.shown.size > CROWD ? 3 : 5);
         this.drawnAt = now;
         this.stale = false;
