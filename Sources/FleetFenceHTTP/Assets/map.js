@@ -5,10 +5,11 @@
 
   const config = FleetFence.config;
   // Half zoom steps: the fences fill the view when it fits them.
-  const map = L.map("map", { minZoom: 2, zoomSnap: 0.5 }).setView([20, 0], 2);
-  if (config.tilesURL) {
-    L.tileLayer(config.tilesURL, { maxZoom: 19 }).addTo(map);
-  } else {
+  const map = L.map("map", { minZoom: 2, maxZoom: 20, zoomSnap: 0.5 }).setView([20, 0], 2);
+  // The tiles join once the view fits the data (see `seed`): none are fetched for the world
+  // view the page starts with.
+  const tiles = config.tilesURL ? L.tileLayer(config.tilesURL, { maxZoom: 19 }) : null;
+  if (!tiles) {
     // No base tiles (`http.tiles_url` unset): a plain background and a graticule.
     document.body.classList.add("ff-offline");
     new FleetFence.Graticule().addTo(map);
@@ -93,6 +94,7 @@
     } finally {
       loading = false;
       stream.release();
+      if (tiles && !map.hasLayer(tiles)) tiles.addTo(map);
     }
   }
 
