@@ -22,19 +22,23 @@ struct MapEndpoint: Sendable {
         func read(_ name: String) -> [UInt8] {
             (try? Data(contentsOf: folder.appendingPathComponent(name))).map { [UInt8]($0) } ?? []
         }
-        // The page learns the tile template from the service's configuration.
+        // The page learns the tile template from the service's configuration, in a JSON data
+        // block: `<` escaped, so that no value can end the block early.
         var config = JSONWriter(capacity: 128)
         config.beginObject()
         config.key("tilesURL")
         if let tilesURL { config.string(tilesURL) } else { config.null() }
         config.endObject()
-        let html = String(decoding: read("map.html"), as: UTF8.self)
-            .replacingOccurrences(of: "{{CONFIG}}", with: String(decoding: config.bytes, as: UTF8.self))
+        let configText = String(decoding: config.bytes, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
+        let html = String(decoding: read("map.html"), as: UTF8.self).replacingOccurrences(of: "{{CONFIG}}", with: configText)
         page = Array(html.utf8)
-        assets = [
-            "map.js": (read("map.js"), "text/javascript; charset=utf-8"),
-            "map.css": (read("map.css"), "text/css; charset=utf-8"),
-        ]
+        // Every script and style of the page, each a file named after what it draws.
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        var assets: [String: (bytes: [UInt8], type: String)] = [:]
+        for name in names where name.hasSuffix(".js") || name.hasSuffix(".css") {
+            assets[name] = (read(name), Self.contentType(of: name))
+        }
+        self.assets = assets
         openAPI = read("openapi.json")
         if !FileManager.default.fileExists(atPath: leafletDirectory + "/leaflet.js") {
             logger.warning(

@@ -167,6 +167,11 @@ public final class LiveFeed: Sendable {
             return true
         }
 
+        /// Queues a comment line for this reader alone (``Event/heartbeat``).
+        public func heartbeat() {
+            _ = push([.heartbeat])
+        }
+
         /// Ends it: the reader's `next` returns nil.
         public func end() {
             let (waiter, dropWaiters) = state.withLock { state in
