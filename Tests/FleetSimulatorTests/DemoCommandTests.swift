@@ -64,7 +64,7 @@ struct DemoCommandTests {
         try await run.waitForOutput("keeps serving the map at http://127.0.0.1:\(port)/", within: .seconds(120))
         let (page, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect(String(decoding: page, as: UTF8.self).contains("<title>FleetFence</title>"))
+        #expect(String(decoding: page, as: UTF8.self).contains("<title>FleetFence: live map</title>"))
         let (events, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/api/events")!)
         #expect(String(decoding: events, as: UTF8.self).contains(#""event":"enter""#))
         run.signal(SIGINT)

@@ -2,7 +2,6 @@ import FleetFenceService
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import ServiceLifecycle
 import Synchronization
 
 /// `/api/stream`: Server-Sent Events of alerts, states, fences, as committed. A reader that falls
@@ -26,37 +25,32 @@ struct StreamEndpoint: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             defer { subscriber.close() }
             let box = WriterBox(writer)
-            // A stop ends the stream: the server waits for open responses, and an idle stream
-            // would otherwise keep it waiting for an event that never comes.
-            try await withGracefulShutdownHandler {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        // The connection opens at once, before the first event.
-                        try await box.write(ByteBuffer(string: ": fleetfence stream\n\n"))
-                        while let events = await subscriber.next() {
-                            var buffer = ByteBuffer()
-                            buffer.reserveCapacity(events.reduce(0) { $0 + $1.frame.count })
-                            for event in events { buffer.writeBytes(event.frame) }
-                            try await box.write(buffer)
-                        }
+            // A stop ends every stream (HTTPInterface): the server waits for open responses.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    // The connection opens at once, before the first event.
+                    try await box.write(ByteBuffer(string: ": fleetfence stream\n\n"))
+                    while let events = await subscriber.next() {
+                        var buffer = ByteBuffer()
+                        buffer.reserveCapacity(events.reduce(0) { $0 + $1.frame.count })
+                        for event in events { buffer.writeBytes(event.frame) }
+                        try await box.write(buffer)
                     }
-                    group.addTask {
-                        await subscriber.waitUntilDropped()
-                        throw CancellationError()
-                    }
-                    group.addTask {
-                        // An idle stream whose client went away is noticed when a write fails,
-                        // and gives its slot back; proxies keep a stream that speaks open.
-                        while true {
-                            try await Task.sleep(for: Self.heartbeatInterval)
-                            subscriber.heartbeat()
-                        }
-                    }
-                    _ = try await group.next()
-                    group.cancelAll()
                 }
-            } onGracefulShutdown: {
-                subscriber.end()
+                group.addTask {
+                    await subscriber.waitUntilDropped()
+                    throw CancellationError()
+                }
+                group.addTask {
+                    // An idle stream whose client went away is noticed when a write fails, and
+                    // gives its slot back; proxies keep a stream that speaks open.
+                    while true {
+                        try await Task.sleep(for: Self.heartbeatInterval)
+                        subscriber.heartbeat()
+                    }
+                }
+                _ = try await group.next()
+                group.cancelAll()
             }
             writer = box.writer
             try await writer.finish(nil)

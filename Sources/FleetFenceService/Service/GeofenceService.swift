@@ -310,9 +310,6 @@ public final class GeofenceService: Service, Sendable {
                 // Home Assistant follows moving devices at the same pace: a device's position
                 // there is at most this old, and never a message per sample.
                 loop.step { $0.homeAssistantPositions() }
-                // A stream whose reader went away is noticed at its next write: there is one at
-                // least this often, also when nothing moves.
-                readModel.feed.send(.heartbeat)
             }
             if clock.now >= nextStats {
                 nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)
