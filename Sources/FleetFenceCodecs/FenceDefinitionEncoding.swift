@@ -34,7 +34,7 @@ public enum FenceDefinitionEncoding {
             json.number(center.lon)
             json.key("radius")
             json.number(radius ?? definedRadius)
-        case let .polygon(points):
+        case let .polygon(points, _):
             json.key("polygon")
             json.beginArray()
             for point in points {
@@ -44,6 +44,8 @@ public enum FenceDefinitionEncoding {
                 json.endArray()
             }
             json.endArray()
+        case .multiPolygon, .corridor:
+            preconditionFailure("MultiPolygons and corridors are encoded from the next commit on")
         }
         if let notify {
             json.key("notify")

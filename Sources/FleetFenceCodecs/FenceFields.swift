@@ -54,7 +54,9 @@ struct FenceFields {
             guard case let .string(text) = item else {
                 throw .wrongType(field: "\(path)notify[\(i)]", expected: "a string", got: item.kindName)
             }
-            guard let event = AlertEvent(rawValue: text) else { throw .invalidNotify(text) }
+            guard let event = AlertEvent(rawValue: text), AlertEvent.notifiable.contains(event) else {
+                throw .invalidNotify(text)
+            }
             events.insert(event)
         }
         return events

@@ -20,6 +20,9 @@ public enum AlertLine {
         case .enter, .exit:
             line += " crossed \(clock(alert.at))"
             if let duration = alert.durationSeconds { line += " after \(span(duration)) inside" }
+        case .speeding, .stopVisited, .stopSkipped, .tourCompleted:
+            // Alerts the simulator does not subscribe to: the line names them and their time.
+            line += " at \(clock(alert.at))"
         }
         if let reason = alert.reason { line += " [\(reason)]" }
         return line

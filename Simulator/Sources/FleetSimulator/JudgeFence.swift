@@ -27,7 +27,7 @@ public struct JudgeFence: Sendable {
 
     /// Refuses what the service refuses, then clamps a circle's radius into the settings' range.
     /// The engine's validation only decides which definitions exist; it places no boundary.
-    public init(definition: FenceDefinition, settings: GeofenceSettings) throws(FenceError) {
+    public init(definition: FenceDefinition, settings: GeofenceSettings) throws {
         try FenceValidation.validate(definition)
         self.definition = definition
         notify = definition.effectiveNotify
@@ -37,11 +37,13 @@ public struct JudgeFence: Sendable {
             radius = clamped
             marginCap = clamped / 2
             shape = .circle(center: center, radius: clamped)
-        case let .polygon(points):
+        case let .polygon(points, holes) where holes.isEmpty:
             let polygon = JudgePolygon(points: points)
             radius = nil
             marginCap = JudgeInscribedRadius.of(polygon) / 2
             shape = .polygon(polygon)
+        case .polygon, .multiPolygon, .corridor:
+            throw UnmeasuredShape(fence: definition.id)
         }
     }
 
@@ -71,6 +73,13 @@ public struct JudgeFence: Sendable {
                 grownBy: marginCap)
         }
     }
+}
+
+/// A shape the judge has no geometry of its own for (holes, MultiPolygons, corridors): a run
+/// that needs it fails rather than scoring against a guess.
+public struct UnmeasuredShape: Error, CustomStringConvertible {
+    public var fence: String
+    public var description: String { "fence \(fence): the judge does not measure polygons with holes, MultiPolygons or corridors" }
 }
 
 extension Box {

@@ -47,12 +47,14 @@ public struct Fence: Sendable {
             clampedFrom = clamped == radius ? nil : radius
             geometry = .circle(CircleGeometry(center: center, radius: clamped))
             marginCap = clamped / 2
-        case let .polygon(points):
+        case let .polygon(points, _):
             effectiveRadius = nil
             clampedFrom = nil
             let polygon = PolygonGeometry(vertices: FenceValidation.openRing(points))
             geometry = .polygon(polygon)
             marginCap = polygon.halfInscribedSize
+        case .multiPolygon, .corridor:
+            preconditionFailure("MultiPolygons and corridors are measured from the next commit on")
         }
     }
 

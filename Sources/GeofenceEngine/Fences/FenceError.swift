@@ -8,6 +8,8 @@ public enum FenceError: Error, Sendable, Hashable, CustomStringConvertible {
     case selfIntersecting
     case invalidDwell(Double)
     case dwellWithoutDuration
+    /// `notify` names an event that is not a fence's to choose (speeding, tour events).
+    case notNotifiable(AlertEvent)
 
     public var description: String {
         switch self {
@@ -19,6 +21,7 @@ public enum FenceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .selfIntersecting: "polygon ring intersects itself"
         case let .invalidDwell(s): "dwell_s \(s) is not a positive finite number of seconds"
         case .dwellWithoutDuration: "notify has dwell but dwell_s is missing"
+        case let .notNotifiable(event): "notify may name enter, exit and dwell, not \(event.rawValue)"
         }
     }
 }

@@ -9,11 +9,13 @@ public enum FenceValidation {
         if definition.id.isEmpty { throw .emptyID }
         if let dwell = definition.dwellSeconds, !(dwell.isFinite && dwell > 0) { throw .invalidDwell(dwell) }
         if definition.effectiveNotify.contains(.dwell), definition.dwellSeconds == nil { throw .dwellWithoutDuration }
+        if let event = definition.effectiveNotify.subtracting(AlertEvent.notifiable).min() { throw .notNotifiable(event) }
         switch definition.shape {
         case let .circle(center, radius):
             guard center.isValid else { throw .invalidCoordinate(lat: center.lat, lon: center.lon) }
             guard radius.isFinite, radius > 0 else { throw .invalidRadius(radius) }
-        case let .polygon(points):
+        case let .polygon(points, holes):
+            precondition(holes.isEmpty, "holes are measured from the next commit on")
             for point in points where !point.isValid {
                 throw .invalidCoordinate(lat: point.lat, lon: point.lon)
             }
@@ -22,6 +24,8 @@ public enum FenceValidation {
             let distinct = Set(ring).count
             if distinct < 3 { throw .tooFewPoints(distinct: distinct) }
             if ring.count != distinct || isSelfIntersecting(ring) { throw .selfIntersecting }
+        case .multiPolygon, .corridor:
+            preconditionFailure("MultiPolygons and corridors are measured from the next commit on")
         }
     }
 
