@@ -58,8 +58,8 @@ extension GeofenceEngine {
                 current.entries.remove(at: position)
                 continue
             }
-            let distance = fence.geometry.signedDistance(to: context.point)
-            judge(&entry, fence: fence, distance: distance, context, &outcome, &transitions)
+            let (distance, cap) = fence.geometry.measure(context.point, cap: fence.marginCap)
+            judge(&entry, fence: fence, distance: distance, cap: cap, context, &outcome, &transitions)
             if entry.isDefault {
                 current.entries.remove(at: position)
             } else {
@@ -75,12 +75,12 @@ extension GeofenceEngine {
             guard let probe = fenceProbes[Int(fenceSlot)] else { continue }
             // Outside evidence for a fence without an entry leaves it (or makes it) known
             // outside, the default: the common case, decided without the full fence.
-            let distance = probe.geometry.signedDistance(to: context.point)
-            if distance <= -min(context.margin, probe.marginCap) { continue }
+            let (distance, cap) = probe.geometry.measure(context.point, cap: probe.marginCap)
+            if distance <= -min(context.margin, cap) { continue }
             guard let fence = fenceSlots[Int(fenceSlot)] else { continue }
             let known = fenceGenerations[Int(fenceSlot)] <= knownGeneration
             var entry = RegionEntry(fenceSlot: fenceSlot, state: known ? .outside : .unknown)
-            judge(&entry, fence: fence, distance: distance, context, &outcome, &transitions)
+            judge(&entry, fence: fence, distance: distance, cap: cap, context, &outcome, &transitions)
             if !entry.isDefault { current.entries.append(entry) }
         }
         // Fences far from the sample and new to the device got outside evidence: known outside,
@@ -108,11 +108,11 @@ extension GeofenceEngine {
 
     /// Applies one sample to one device-fence pair.
     private mutating func judge(
-        _ entry: inout RegionEntry, fence: Fence, distance: Double, _ context: SampleContext,
+        _ entry: inout RegionEntry, fence: Fence, distance: Double, cap: Double, _ context: SampleContext,
         _ outcome: inout SampleOutcome, _ transitions: inout [Transition]
     ) {
         let sample = context.sample
-        let margin = min(context.margin, fence.marginCap)
+        let margin = min(context.margin, cap)
         let insideEvidence = distance >= margin
         let outsideEvidence = distance <= -margin
         let onInsideSide = distance > 0
