@@ -15,7 +15,7 @@ struct AlertDecodingTests {
         let alert = try ReceivedAlert.decode(payload, received: 12)
         #expect(alert.event == .exit)
         #expect(alert.device == "truck-7")
-        #expect(alert.confirmedAt - alert.at == 24.5)
+        #expect(alert.confirmedAt.map { $0 - alert.at } == 24.5)
         #expect(alert.seq == 42)
         #expect(alert.radius == 200)
         #expect(alert.received == 12)
