@@ -59,7 +59,7 @@ struct DemoCommandTests {
 
     /// `HH:MM:SS truck-N EVENT fence ...`, as AlertLine writes it.
     static func isAlertLine(_ line: Substring) -> Bool {
-        line.wholeMatch(of: /\d\d:\d\d:\d\d truck-\d+ (ENTER|EXIT |DWELL) [a-z0-9-]+ .*/) != nil
+        line.wholeMatch(of: /\d\d:\d\d:\d\d truck-\d+ (ENTER|EXIT |DWELL|SPEEDING|STOP_VISITED|STOP_SKIPPED|TOUR_COMPLETED) [a-z0-9-]+.*/) != nil
     }
 }
 

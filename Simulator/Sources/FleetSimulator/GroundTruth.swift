@@ -1,3 +1,4 @@
+import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
 
@@ -67,6 +68,25 @@ public enum GroundTruth {
         }
         return alerts.sorted {
             ($0.due, $0.device, $0.fence, $0.event, $0.stopIndex ?? -1) < ($1.due, $1.device, $1.fence, $1.event, $1.stopIndex ?? -1)
+        }
+    }
+
+    /// A fence with `expires_at` is removed by the wall clock (README "Fences"), which ground
+    /// truth does not simulate: what it expects of the fence (a tour's events at it too) from a
+    /// wall-clock minute before that moment on (confirmation, silence and clocks take time) may or
+    /// may not happen.
+    /// `wallTime` maps a simulated time to the wall clock at which the simulation reaches it.
+    public static func allowingForExpiry(
+        _ alerts: [ExpectedAlert], fences: [JudgeFence], wallTime: (Double) -> Double
+    ) -> [ExpectedAlert] {
+        let expiries = Dictionary(fences.compactMap { fence in fence.definition.expiresAt.map { (fence.id, $0) } }, uniquingKeysWith: min)
+        guard !expiries.isEmpty else { return alerts }
+        return alerts.map { alert in
+            guard let expiry = expiries[alert.fence], wallTime(alert.due) >= expiry - 60 else { return alert }
+            var uncertain = alert
+            uncertain.certainty = .ambiguous
+            uncertain.note = "fence \(alert.fence) expires at \(RFC3339.format(expiry))"
+            return uncertain
         }
     }
 
