@@ -27,13 +27,14 @@ struct TourTruth {
         var duration: ClosedRange<Double>?
     }
 
-    /// One event: its kind, the stop it names and the visit that raised it.
+    /// One event: the visit that raised it, its kind and the stop it names. Ordered as the
+    /// service sends them: per visit, the stops passed over, the visit, then the completion.
     private struct Key: Hashable, Comparable {
         var visit: Int
-        var order: Int
         var event: AlertEvent
         var stop: Int
-        static func < (a: Key, b: Key) -> Bool { (a.visit, a.order) < (b.visit, b.order) }
+        private var rank: Int { event == .stopSkipped ? 0 : event == .stopVisited ? 1 : 2 }
+        static func < (a: Key, b: Key) -> Bool { (a.visit, a.rank, a.stop) < (b.visit, b.rank, b.stop) }
     }
 
     func alerts() -> [ExpectedAlert] {
@@ -89,10 +90,8 @@ struct TourTruth {
         var events: [Event] = []
         for v in chosen {
             let visit = visits[v]
-            var order = 0
             func emit(_ event: AlertEvent, _ stop: Int, duration: ClosedRange<Double>? = nil) {
-                events.append(Event(key: Key(visit: v, order: order, event: event, stop: stop), duration: duration))
-                order += 1
+                events.append(Event(key: Key(visit: v, event: event, stop: stop), duration: duration))
             }
             if complete {
                 guard visit.fence == tour.stops[0] else { continue }
