@@ -16,7 +16,7 @@ public enum AlertLine {
         while event.count < 5 { event += " " }
         var line = "\(clock(alert.confirmedAt ?? alert.at)) \(alert.device) \(event) \(alert.fence)"
         if let name = alert.name, !name.isEmpty, name != alert.fence { line += " (\(name))" }
-        if let tour = alert.tour { line += ", tour \(tour) stop_index \(alert.stopIndex.map(String.init) ?? "?")," }
+        if let tour = alert.tour { line += ", tour \(tour) stop_index \(alert.stopIndex.map { "\($0)" } ?? "?")," }
         switch alert.event {
         case .dwell:
             line += " since \(clock(alert.at))"
