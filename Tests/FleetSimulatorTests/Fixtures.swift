@@ -70,7 +70,8 @@ enum Fixtures {
         var last = 0.0
         while let sample = schedule.next(through: .infinity) {
             let position = PositionSample(
-                lat: sample.observed.lat, lon: sample.observed.lon, timestamp: sample.time, accuracy: sample.accuracy)
+                lat: sample.observed.lat, lon: sample.observed.lon, timestamp: sample.time, accuracy: sample.accuracy,
+                speed: TruckPayload.published(speed: sample.truth.speed))
             engine.process(device: plan.trucks[sample.truck].device, sample: position, arrival: sample.time, into: &transitions)
             last = sample.time
         }
