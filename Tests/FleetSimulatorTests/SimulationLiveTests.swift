@@ -54,7 +54,11 @@ final class EngineResponder: Sendable {
 
     private static func publish(_ transitions: [Transition], _ client: MQTTClient) {
         for t in transitions {
-            client.publish(topic: "fleetfence/alerts/\(t.device)/\(t.fenceID)/\(t.event.rawValue)", payload: AlertPayload.encode(t), qos: 1)
+            // As the service does (README "Tours"): a tour's events under the device's progress.
+            let topic = t.event.isTourEvent
+                ? "fleetfence/progress/\(t.device)/\(t.tourID ?? "")/\(t.event.rawValue)"
+                : "fleetfence/alerts/\(t.device)/\(t.fenceID)/\(t.event.rawValue)"
+            client.publish(topic: topic, payload: AlertPayload.encode(t), qos: 1)
         }
     }
 
