@@ -8,8 +8,9 @@ import GeofenceEngine
 /// (`stop_skipped`, before that stop's `stop_visited`); entering a stop already visited or
 /// skipped in the round does nothing. Unordered: the first enter into each stop of the round
 /// visits it. The round's last visit is followed by `tour_completed`, with `duration_s` from the
-/// round's first visit; after it, only an enter into the first stop starts the next round. Every
-/// event's `at` is the visiting enter's crossing.
+/// round's first visit; after it, an enter into the first stop (ordered) or into any stop
+/// (unordered, whose stops have no first) starts the next round. Every event's `at` is the
+/// visiting enter's crossing.
 ///
 /// An ambiguous enter may or may not be a visit: the tour is played out both ways for each (up
 /// to `maxUncertainVisits` of them), and an event that every way gives is expected, one only
@@ -94,7 +95,7 @@ struct TourTruth {
                 events.append(Event(key: Key(visit: v, event: event, stop: stop), duration: duration))
             }
             if complete {
-                guard visit.fence == tour.stops[0] else { continue }
+                guard !tour.ordered || visit.fence == tour.stops[0] else { continue }
                 complete = false
                 visited = []
                 next = 0
