@@ -111,11 +111,12 @@ struct SpeedingTruth {
         var out: [Found] = []
         var ordinals: [Int: Int] = [:]
         for j in times.indices {
-            guard let reading = readings[j] else { continue }
+            // Not inside ends the episode, whether the sample has a speed or not.
             guard variant.surely ? surelyInside[j] : possiblyInside[j] else {
                 phase = .idle
                 continue
             }
+            guard let reading = readings[j] else { continue }
             let over = reading == .over || (reading == .unclear && variant.unclearIsOver)
             switch phase {
             case .idle:
