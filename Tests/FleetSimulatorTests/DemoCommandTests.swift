@@ -33,6 +33,9 @@ struct DemoCommandTests {
         #expect(output.firstMatch(of: /matched +[1-9]/) != nil, "\(run.transcript)")
         #expect(output.firstMatch(of: /missed +0\n/) != nil && output.firstMatch(of: /false +0\n/) != nil, "\(run.transcript)")
         #expect(output.contains("result: clean"), "\(run.transcript)")
+        // The bundled tour's events too: trucks 5 and 6 drive the delivery routes.
+        #expect(alerts.contains { $0.contains("STOP_VISITED dock-a, tour deliveries stop_index 0") }, "\(run.transcript)")
+        #expect(alerts.contains { $0.contains("TOUR_COMPLETED dock-c") }, "\(run.transcript)")
 
         try run.expectNothingLeft(broker: broker)
     }
