@@ -9,7 +9,7 @@ import Testing
 /// (enter, exit, dwell, speeding, stop_visited, stop_skipped, tour_completed) is expected at least
 /// once, and none is missed or false.
 ///
-/// Both sides run with the contract's debounce (20 s) and hysteresis (10 m); only the wall-clock
+/// Both sides run with the default debounce (20 s) and hysteresis (10 m); only the wall-clock
 /// silence that confirms a quiet truck's last change is shortened (on both sides), and the
 /// simulated clock runs fast, so that a run takes about 20 s.
 @Suite("End to end: mosquitto, fleetfence serve and fleetsim --verify --strict", .serialized)

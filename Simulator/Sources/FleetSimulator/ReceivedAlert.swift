@@ -92,7 +92,7 @@ public struct ReceivedAlert: Sendable, Hashable, Decodable {
         limitKmh = try c.decodeIfPresent(Double.self, forKey: .limitKmh)
     }
 
-    /// RFC 3339 as the contract says; epoch seconds accepted too.
+    /// RFC 3339 as README "Topics and payloads" says; epoch seconds accepted too.
     private static func time(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Double {
         if let seconds = try? c.decode(Double.self, forKey: key) { return seconds }
         let text = try c.decode(String.self, forKey: key)
