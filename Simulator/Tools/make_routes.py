@@ -3,11 +3,14 @@
 
     python3 Simulator/Tools/make_routes.py          # from the package root
 
-Outputs Config/fences.geojson and Simulator/Routes/*.gpx, then checks every route against every
-fence and fails unless each crossing is clean: the route goes at least 50 m past the boundary
-(or close to the centre of a small fence) and stays on the new side for at least 60 s at the
-route's own pace (50 km/h when it has no times). Only the grazing route may break that rule,
-and only at its fence. The output is deterministic: same script, same bytes.
+Outputs Config/fences.geojson, Config/tours.json and Simulator/Routes/*.gpx, then checks every
+route against every fence and fails unless each crossing is clean: the route goes at least 50 m
+past the boundary (or close to the centre of a small fence or corridor) and stays on the new side
+for at least 60 s at the route's own pace (50 km/h when it has no times). Only the grazing route
+may break that rule, and only at its fence. Inside a fence with a speed limit, a route is either
+under the limit throughout or over it in one stretch that starts well after the enter, lasts well
+beyond the debounce and ends well before the exit. The output is deterministic: same script,
+same bytes.
 
 Everything is designed in local metres (x east, y north) around the WDF01 centre and
 projected on the same sphere the engine uses. Streets are not followed: straight legs are
@@ -24,11 +27,13 @@ ORIGIN_LAT = 49.293406
 ORIGIN_LON = 8.641362
 EARTH_RADIUS = 6_371_008.8  # the engine's mean radius
 DEFAULT_KMH = 50.0
-MIN_RADIUS = 20.0  # the contract's geofence.min_radius_m
+MIN_RADIUS = 20.0  # the service's default geofence.min_radius_m
+DEBOUNCE = 20.0  # the service's default geofence.debounce_s
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 ROUTES_DIR = os.path.join(ROOT, "Simulator", "Routes")
 FENCES_FILE = os.path.join(ROOT, "Config", "fences.geojson")
+TOURS_FILE = os.path.join(ROOT, "Config", "tours.json")
 
 
 # --- projection -----------------------------------------------------------------------------
@@ -54,14 +59,23 @@ def haversine(lat1, lon1, lat2, lon2):
 
 # --- fences -----------------------------------------------------------------------------------
 
-def circle(fid, name, desc, centre, radius, notify=("enter", "exit"), dwell=None):
-    return {"id": fid, "name": name, "description": desc, "kind": "circle", "centre": centre,
-            "radius": radius, "notify": list(notify), "dwell_s": dwell}
+def circle(fid, name, desc, centre, radius, notify=("enter", "exit"), dwell=None, **rules):
+    return dict({"id": fid, "name": name, "description": desc, "kind": "circle", "centre": centre,
+                 "radius": radius, "notify": list(notify), "dwell_s": dwell}, **rules)
 
 
-def polygon(fid, name, desc, ring, notify=("enter", "exit")):
-    return {"id": fid, "name": name, "description": desc, "kind": "polygon", "ring": ring,
-            "notify": list(notify), "dwell_s": None}
+def polygon(fid, name, desc, ring, notify=("enter", "exit"), holes=(), **rules):
+    return dict({"id": fid, "name": name, "description": desc, "kind": "polygon", "ring": ring,
+                 "holes": [list(h) for h in holes], "notify": list(notify), "dwell_s": None}, **rules)
+
+
+def corridor(fid, name, desc, line, buffer, notify=("enter", "exit"), **rules):
+    return dict({"id": fid, "name": name, "description": desc, "kind": "corridor", "line": line,
+                 "buffer": buffer, "notify": list(notify), "dwell_s": None}, **rules)
+
+
+def rect(x0, y0, x1, y1):
+    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
 
 
 def rotated_rect(cx, cy, bearing_x, bearing_y, half_length, half_width):
@@ -76,6 +90,13 @@ RAIL_CENTRE = (1600.0, -1200.0)
 RAIL_AXIS = (0.92, 0.39)
 RAIL_HALF_LENGTH = 650.0
 RAIL_HALF_WIDTH = 70.0
+
+CORRIDOR_LINE = [(-2000.0, 2600.0), (1000.0, 2600.0), (2000.0, 3400.0), (3500.0, 3400.0)]
+CORRIDOR_BUFFER = 50.0
+LOT_HOLE = rect(-700.0, 3450.0, -450.0, 3650.0)
+SPEED_LIMIT = 30.0
+ODD_TRUCKS = ["truck-*1", "truck-*3", "truck-*5", "truck-*7", "truck-*9"]
+DOCKS = [(3600.0, -1400.0), (4400.0, -1400.0), (5200.0, -1400.0)]
 
 FENCES = [
     circle("wdf01", "SAP SE WDF01", "SAP headquarters campus, Dietmar-Hopp-Allee 16, Walldorf",
@@ -92,6 +113,24 @@ FENCES = [
     polygon("rail-yard", "Walldorf Rail Yard", "Freight loading tracks along the railway",
             rotated_rect(*RAIL_CENTRE, *RAIL_AXIS, RAIL_HALF_LENGTH, RAIL_HALF_WIDTH)),
     circle("hub-east", "Distribution Hub East", "Regional distribution hub", (2800.0, 500.0), 400),
+    # The fleet rules: a corridor, a campus with a lot cut out of it, a speed limit, a fence for
+    # odd-numbered trucks only, and the stops of a delivery tour.
+    corridor("b291-corridor", "B291 haul corridor", "Trucks assigned to the haul road stay within 50 m of it",
+             CORRIDOR_LINE, CORRIDOR_BUFFER),
+    polygon("research-campus", "Research Campus North", "Campus grounds; the contractor lot inside is not part of them",
+            rect(-1000.0, 3200.0, -200.0, 3900.0), holes=[LOT_HOLE]),
+    polygon("school-zone", "School Zone Rot", "30 km/h past the school", rect(3800.0, -400.0, 5800.0, 0.0),
+            speed_limit_kmh=SPEED_LIMIT),
+    circle("contractor-yard", "Contractor Yard", "Only odd-numbered trucks are contracted here",
+           (-1500.0, 1700.0), 300, devices=ODD_TRUCKS),
+    circle("dock-a", "Dock A", "First stop of the delivery tour", DOCKS[0], 80),
+    circle("dock-b", "Dock B", "Second stop of the delivery tour", DOCKS[1], 80),
+    circle("dock-c", "Dock C", "Third stop of the delivery tour", DOCKS[2], 80),
+]
+
+TOURS = [
+    {"id": "deliveries", "name": "Dock deliveries", "devices": ["truck-*"],
+     "stops": ["dock-a", "dock-b", "dock-c"], "ordered": True},
 ]
 
 
@@ -101,13 +140,22 @@ def fence_feature(f):
         lat, lon = to_latlon(*f["centre"])
         geometry = {"type": "Point", "coordinates": [lon, lat]}
         props["radius"] = f["radius"]
+    elif f["kind"] == "corridor":
+        geometry = {"type": "LineString", "coordinates": [list(reversed(to_latlon(x, y))) for x, y in f["line"]]}
+        props["buffer_m"] = f["buffer"]
     else:
-        ring = [list(reversed(to_latlon(x, y))) for x, y in f["ring"]]
-        ring.append(ring[0])
-        geometry = {"type": "Polygon", "coordinates": [ring]}
+        rings = []
+        for ring in [f["ring"]] + f["holes"]:
+            closed = [list(reversed(to_latlon(x, y))) for x, y in ring]
+            closed.append(closed[0])
+            rings.append(closed)
+        geometry = {"type": "Polygon", "coordinates": rings}
     props["notify"] = f["notify"]
     if f["dwell_s"] is not None:
         props["dwell_s"] = f["dwell_s"]
+    for key in ("devices", "speed_limit_kmh"):
+        if key in f:
+            props[key] = f[key]
     return {"type": "Feature", "id": f["id"], "properties": props, "geometry": geometry}
 
 
@@ -122,24 +170,37 @@ def write_fences():
         out.write("\n".join(lines) + "\n")
 
 
+def write_tours():
+    with open(TOURS_FILE, "w", encoding="utf-8") as out:
+        out.write("[\n" + ",\n".join("  " + json.dumps(t, ensure_ascii=False) for t in TOURS) + "\n]\n")
+
+
+def segment_distance(x, y, ax, ay, bx, by):
+    ex, ey = bx - ax, by - ay
+    t = max(0.0, min(1.0, ((x - ax) * ex + (y - ay) * ey) / (ex * ex + ey * ey)))
+    return math.hypot(ax + t * ex - x, ay + t * ey - y)
+
+
 def signed_distance(f, x, y):
-    """Metres to the boundary, positive inside: circles on the sphere, polygons in local metres."""
+    """Metres to the boundary, positive inside: circles on the sphere, the rest in local metres
+    (holes by the even-odd count: inside a hole is outside)."""
     if f["kind"] == "circle":
         radius = max(f["radius"], MIN_RADIUS)
         lat, lon = to_latlon(x, y)
         clat, clon = to_latlon(*f["centre"])
         return radius - haversine(clat, clon, lat, lon)
-    ring = f["ring"]
+    if f["kind"] == "corridor":
+        line = f["line"]
+        return f["buffer"] - min(segment_distance(x, y, *a, *b) for a, b in zip(line, line[1:]))
     inside = False
     best = float("inf")
-    for i in range(len(ring)):
-        ax, ay = ring[i]
-        bx, by = ring[(i + 1) % len(ring)]
-        if (ay > y) != (by > y) and x < ax + (y - ay) / (by - ay) * (bx - ax):
-            inside = not inside
-        ex, ey = bx - ax, by - ay
-        t = max(0.0, min(1.0, ((x - ax) * ex + (y - ay) * ey) / (ex * ex + ey * ey)))
-        best = min(best, math.hypot(ax + t * ex - x, ay + t * ey - y))
+    for ring in [f["ring"]] + f["holes"]:
+        for i in range(len(ring)):
+            ax, ay = ring[i]
+            bx, by = ring[(i + 1) % len(ring)]
+            if (ay > y) != (by > y) and x < ax + (y - ay) / (by - ay) * (bx - ax):
+                inside = not inside
+            best = min(best, segment_distance(x, y, ax, ay, bx, by))
     return best if inside else -best
 
 
@@ -302,6 +363,94 @@ def route_gate_fuel():
     return p
 
 
+def route_corridor_haul():
+    """Timed track: through the contractor yard (odd trucks only), then onto the haul corridor,
+    along it to the end of the route: enter, and no exit."""
+    p = Path((-1500.0, 300.0))
+    p.to(-1500.0, 1200.0)
+    p.to(-1500.0, 1800.0, kmh=20)           # across the contractor yard
+    p.to(-1500.0, 2600.0, kmh=40)           # north onto the corridor's line
+    p.through(CORRIDOR_LINE[1:3])           # along it, on its centre
+    p.to(3400.0, 3400.0)                    # and stops 100 m before its end
+    return p
+
+
+def route_corridor_detour():
+    """Track without times: joins the haul corridor, follows it round its bend, then leaves it
+    at right angles: enter, exit."""
+    p = Path((500.0, 1500.0))
+    p.to(500.0, 2600.0)
+    p.to(*CORRIDOR_LINE[1])
+    p.to(1500.0, 3000.0)                    # halfway along the diagonal
+    p.to(1500.0 + 0.6247 * 1000, 3000.0 - 0.7809 * 1000)  # off to the south-east, square to the line
+    return p
+
+
+def route_campus_lot():
+    """Timed track: into the research campus, through the contractor lot cut out of it (exit,
+    90 s parked, enter again) and out of the far side."""
+    p = Path((-2000.0, 3550.0))
+    p.to(-1100.0, 3550.0)
+    p.to(-575.0, 3550.0, kmh=10)            # campus from x = -1000, the lot from x = -700
+    p.stop(90)
+    p.to(-100.0, 3550.0, kmh=10)            # campus again from x = -450, out at x = -200
+    p.to(700.0, 3550.0)
+    return p
+
+
+def route_speed_fast():
+    """Timed track: into the school zone at 25 km/h, 1 km at 50 km/h (limit 30), then 25 km/h
+    again to the far side: one speeding episode, well inside the zone."""
+    p = Path((2800.0, -200.0))
+    p.to(3500.0, -200.0)
+    p.to(4150.0, -200.0, kmh=25)            # the zone starts at x = 3800
+    p.to(5150.0, -200.0, kmh=50)
+    p.to(6300.0, -200.0, kmh=25)            # the zone ends at x = 5800
+    return p
+
+
+def route_speed_slow():
+    """Timed track: through the school zone at 25 km/h, under its limit of 30."""
+    p = Path((2800.0, -200.0))
+    p.to(3400.0, -200.0)
+    p.to(6400.0, -200.0, kmh=25)
+    return p
+
+
+def dock_stop(p, dock):
+    p.to(*dock, kmh=30)
+    p.stop(90)
+    return p
+
+
+def route_delivery_in_order():
+    """Timed track: the delivery tour's docks A, B and C in order, 90 s at each."""
+    p = Path((2700.0, -1400.0), kmh=30)
+    for dock in DOCKS:
+        dock_stop(p, dock)
+    p.to(6200.0, -1400.0)
+    return p
+
+
+def route_delivery_skip():
+    """Timed track: dock A, then round dock B at 270 m, then dock C: B is skipped."""
+    p = Path((2700.0, -1400.0), kmh=30)
+    dock_stop(p, DOCKS[0])
+    p.through([(4000.0, -1400.0), (4000.0, -1750.0), (4800.0, -1750.0), (4800.0, -1400.0)])
+    dock_stop(p, DOCKS[2])
+    p.to(6200.0, -1400.0)
+    return p
+
+
+def route_delivery_unfinished():
+    """Timed track: docks A and B, then away south: the tour is never completed."""
+    p = Path((2700.0, -1400.0), kmh=30)
+    dock_stop(p, DOCKS[0])
+    dock_stop(p, DOCKS[1])
+    p.to(4400.0, -2300.0)
+    return p
+
+
 ROUTES = [
     # file, kind, name, description, builder, timed, start time
     ("campus-parking-timed.gpx", "trk", "Campus and parking, timed",
@@ -325,6 +474,30 @@ ROUTES = [
     ("gate-fuel-timed.gpx", "trk", "Gate check and refuelling",
      "Timed track in two segments: 90 s at the clamped gatehouse fence, WDF01, fuel station stop",
      route_gate_fuel, True, "2026-11-22T09:00:00"),
+    ("corridor-haul-timed.gpx", "trk", "Contractor yard and haul corridor",
+     "Timed track: the contractor yard (odd trucks only), then along the B291 corridor to its end",
+     route_corridor_haul, True, "2026-11-22T09:30:00"),
+    ("corridor-detour-untimed.gpx", "trk", "Corridor detour, untimed",
+     "Track without times: joins the B291 corridor round its bend, then leaves it",
+     route_corridor_detour, False, None),
+    ("north-campus-lot-timed.gpx", "trk", "Research campus and its contractor lot",
+     "Timed track: the lot is a hole in the campus: parking there exits the campus",
+     route_campus_lot, True, "2026-11-22T10:00:00"),
+    ("speed-zone-fast-timed.gpx", "trk", "School zone, speeding",
+     "Timed track: 50 km/h for a kilometre in the 30 km/h school zone",
+     route_speed_fast, True, "2026-11-22T10:30:00"),
+    ("speed-zone-slow-timed.gpx", "trk", "School zone, within the limit",
+     "Timed track: 25 km/h through the 30 km/h school zone",
+     route_speed_slow, True, "2026-11-22T10:45:00"),
+    ("delivery-in-order-timed.gpx", "trk", "Delivery tour in order",
+     "Timed track: docks A, B and C in order, 90 s at each",
+     route_delivery_in_order, True, "2026-11-22T11:00:00"),
+    ("delivery-skip-timed.gpx", "trk", "Delivery tour skipping dock B",
+     "Timed track: docks A and C, round dock B",
+     route_delivery_skip, True, "2026-11-22T11:15:00"),
+    ("delivery-unfinished-timed.gpx", "trk", "Delivery tour left unfinished",
+     "Timed track: docks A and B, then away",
+     route_delivery_unfinished, True, "2026-11-22T11:30:00"),
 ]
 
 
@@ -424,8 +597,11 @@ def check_route(filename, path, timed):
                 start = i
         if len(runs) == 1 and not runs[0][0]:
             continue
-        radius = max(f.get("radius") or 0, MIN_RADIUS) if f["kind"] == "circle" else None
+        radius = (max(f.get("radius") or 0, MIN_RADIUS) if f["kind"] == "circle"
+                  else f["buffer"] if f["kind"] == "corridor" else None)
         for inside, lo, hi in runs:
+            if inside and f.get("speed_limit_kmh"):
+                problems += check_speeds(filename, f, samples, lo, hi)
             duration = samples[hi][2] - samples[lo][2]
             depth = max(abs(v) for v in d[lo:hi + 1])
             need_depth = 50.0 if not inside or radius is None else min(50.0, 0.9 * radius)
@@ -448,9 +624,36 @@ def check_route(filename, path, timed):
         math.hypot(b[0] - a[0], b[1] - a[1]) for a, b in zip(points, points[1:]))
 
 
+def check_speeds(filename, f, samples, lo, hi):
+    """Inside a speed-limited fence: under the limit throughout, or over it in one stretch that
+    begins 45 s after the enter, lasts the debounce and 20 s more, and ends 30 s before the exit
+    (so that noise at the crossings and the timing margins leave it clean); never within 2 km/h
+    of the limit."""
+    limit = f["speed_limit_kmh"]
+    kmh = []
+    for k in range(lo, hi + 1):
+        (ax, ay, at), (bx, by, bt) = samples[k], samples[min(k + 1, len(samples) - 1)]
+        kmh.append(math.hypot(bx - ax, by - ay) / (bt - at) * 3.6 if bt > at else 0.0)
+    problems = []
+    if any(abs(v - limit) < 2 for v in kmh):
+        problems.append(f"{filename}: {f['id']}: a speed within 2 km/h of the limit")
+    over = [k for k, v in enumerate(kmh) if v > limit]
+    if not over:
+        return problems
+    first, last = over[0], over[-1]
+    t = lambda k: samples[lo + k][2]
+    if over != list(range(first, last + 1)):
+        problems.append(f"{filename}: {f['id']}: more than one stretch over the limit")
+    if t(first) - t(0) < 45 or t(len(kmh) - 1) - t(last) < 30 or t(last) - t(first) < DEBOUNCE + 20:
+        problems.append(f"{filename}: {f['id']}: over the limit from {t(first) - t(0):.0f} s after the enter "
+                        f"for {t(last) - t(first):.0f} s, {t(len(kmh) - 1) - t(last):.0f} s before the exit")
+    return problems
+
+
 def main():
     os.makedirs(ROUTES_DIR, exist_ok=True)
     write_fences()
+    write_tours()
     all_problems = []
     for filename, kind, name, desc, builder, timed, start in ROUTES:
         path = builder()

@@ -1,14 +1,21 @@
 import GeofenceEngine
 
-/// The alert published on `<prefix>/alerts/<device>/<fence>/<event>`.
+/// Every alert as published: a fence's on `<prefix>/alerts/<device>/<fence>/<event>`, a tour's on
+/// `<prefix>/progress/<device>/<tour>/<event>` (README "Topics and payloads", "Tours").
 ///
-/// Keys in the contract's order: `event`, `device`, `fence`, `name`, `at`, `confirmed_at`, `lat`, `lon`,
-/// `radius_m` (circles only), `seq`, then `dwell_s`, `duration_s` and `reason` when the transition carries
-/// them. `name` is always a string: the fence's name, or its id when it has none, so that a consumer can
-/// show it without a null check. Durations are rounded to milliseconds, like the times. `instance` ends
-/// the object when several instances share a broker, so that a subscriber sees which one alerted.
+/// A fence's alert has the keys in the contract's order: `event`, `device`, `fence`, `name`, `at`,
+/// `confirmed_at`, `lat`, `lon`, `radius_m` (circles only), `seq`, then `dwell_s`, `duration_s`, `reason`,
+/// `max_speed_kmh` and `limit_kmh` when the transition carries them. `name` is always a string: the fence's
+/// name, or its id when it has none, so that a consumer can show it without a null check. A tour's event is
+/// `{"event", "device", "tour", "stop", "stop_index", "at", "seq"}`, plus `duration_s` for `tour_completed`.
+/// Durations are rounded to milliseconds, like the times, and speeds to thousandths of a km/h. `instance`
+/// ends either object when several instances share a broker, so that a subscriber sees which one alerted.
 public enum AlertPayload {
     public static func encode(_ t: Transition, instance: String? = nil) -> [UInt8] {
+        t.event.isTourEvent ? encodeTourEvent(t, instance: instance) : encodeFenceAlert(t, instance: instance)
+    }
+
+    private static func encodeFenceAlert(_ t: Transition, instance: String?) -> [UInt8] {
         var json = JSONWriter(capacity: 320)
         json.beginObject()
         json.key("event")
@@ -44,6 +51,43 @@ public enum AlertPayload {
         if let reason = t.reason {
             json.key("reason")
             json.string(reason)
+        }
+        if let speed = t.maxSpeedKmh {
+            json.key("max_speed_kmh")
+            json.number(roundedToMilliseconds(speed))
+        }
+        if let limit = t.limitKmh {
+            json.key("limit_kmh")
+            json.number(limit)
+        }
+        if let instance {
+            json.key("instance")
+            json.string(instance)
+        }
+        json.endObject()
+        return json.bytes
+    }
+
+    private static func encodeTourEvent(_ t: Transition, instance: String?) -> [UInt8] {
+        var json = JSONWriter(capacity: 192)
+        json.beginObject()
+        json.key("event")
+        json.string(t.event.rawValue)
+        json.key("device")
+        json.string(t.device)
+        json.key("tour")
+        json.string(t.tourID ?? "")
+        json.key("stop")
+        json.string(t.fenceID)
+        json.key("stop_index")
+        json.integer(Int64(t.stopIndex ?? 0))
+        json.key("at")
+        json.time(t.at)
+        json.key("seq")
+        json.integer(t.seq)
+        if t.event == .tourCompleted, let duration = t.durationSeconds {
+            json.key("duration_s")
+            json.number(roundedToMilliseconds(duration))
         }
         if let instance {
             json.key("instance")

@@ -29,6 +29,6 @@ public struct DecodedPosition: Sendable, Hashable {
 
     /// The engine's sample, taking `arrival` as event time when the payload had no `ts`.
     public func sample(arrival: Double) -> PositionSample {
-        PositionSample(lat: lat, lon: lon, timestamp: timestamp ?? arrival, accuracy: accuracy)
+        PositionSample(lat: lat, lon: lon, timestamp: timestamp ?? arrival, accuracy: accuracy, speed: speed)
     }
 }

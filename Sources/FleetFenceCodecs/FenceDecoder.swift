@@ -1,16 +1,18 @@
 import Foundation
 import GeofenceEngine
 
-/// Fence definitions in: `<prefix>/fences/<id>/set` payloads and the `fences.geojson` file.
+/// Fence definitions in: `<prefix>/fences/<id>/set` payloads and the `fences.geojson` file (README "Fences").
 ///
-/// A definition is either a plain object with the contract's keys (`id`, `name`, `description`, `lat`,
-/// `lon`, `radius` or `polygon` as `[[lon, lat], ...]`, `notify`, `dwell_s`) or a GeoJSON Feature whose
-/// geometry is a Point (with `properties.radius`) or a Polygon (its first ring; holes are ignored) and whose
-/// properties carry the other keys. A Feature's id is `properties.id`, else its own `id`. Unknown keys are
-/// ignored (GeoJSON tools add styling properties); `null` counts as absent.
+/// A definition is either a plain object with the contract's keys (`id`, `name`, `description`, and for the
+/// shape `lat`, `lon`, `radius`, or `polygon` as `[[lon, lat], ...]`, or `geometry`, a GeoJSON geometry with
+/// `radius` or `buffer_m` beside it; then `notify`, `dwell_s`, `devices`, `speed_limit_kmh`, `expires_at`) or a
+/// GeoJSON Feature whose geometry is a Point (with `properties.radius`), a Polygon (first ring outer, further
+/// rings holes), a MultiPolygon or a LineString (with `properties.buffer_m`), and whose properties carry the
+/// other keys. A Feature's id is `properties.id`, else its own `id`. Unknown keys are ignored (GeoJSON tools
+/// add styling properties); `null` counts as absent.
 ///
-/// Only the JSON is checked here. Coordinate ranges, radius, polygon shape and dwell are the engine's
-/// (`FenceError`); `JSONParser` already refuses numbers that are not finite.
+/// Only the JSON is checked here. Coordinate ranges, radius, rings, buffer, dwell, patterns and limits are the
+/// engine's (`FenceError`); `JSONParser` already refuses numbers that are not finite.
 public enum FenceDecoder {
     /// Larger `set` payloads are rejected before parsing.
     public static let maxDefinitionBytes = 1 << 20
@@ -66,7 +68,7 @@ public enum FenceDecoder {
         guard case let .array(features) = featuresValue else {
             throw .wrongType(field: "features", expected: "an array", got: featuresValue.kindName)
         }
-        var seen = Set<String>()
+        var seen = Set<ExactID>()
         return features.enumerated().map { index, value in
             guard case let .object(featureObject) = value else {
                 return .failure(FenceFeatureError(
@@ -79,7 +81,7 @@ public enum FenceDecoder {
                     throw type.map { .unsupportedType($0) } ?? .missingField("type")
                 }
                 let definition = try feature(featureObject, idFromTopic: nil)
-                guard seen.insert(definition.id).inserted else { throw .duplicateID(definition.id) }
+                guard seen.insert(ExactID(definition.id)).inserted else { throw .duplicateID(definition.id) }
                 return .success(definition)
             } catch {
                 return .failure(FenceFeatureError(index: index, id: id, error: error))
@@ -93,57 +95,43 @@ public enum FenceDecoder {
         let fields = FenceFields(object)
         let id = try resolveID(payload: fields.string("id"), topic: idFromTopic)
         let shape: FenceShape
-        let isCircle = fields.has("lat") || fields.has("lon") || fields.has("radius")
-        switch (isCircle, fields.value("polygon")) {
-        case (true, _?): throw .bothShapes
-        case (false, let polygon?): shape = .polygon(try FenceFields.ring(polygon, field: "polygon"))
-        case (true, nil):
+        let isCircle = fields.has("lat") || fields.has("lon")
+        switch (isCircle, fields.value("polygon"), fields.value("geometry")) {
+        case (true, _?, _), (true, _, _?), (false, _?, _?): throw .bothShapes
+        case (false, nil, let geometry?): shape = try FenceGeometryDecoding.shape(geometry, field: "geometry", sizes: fields)
+        case (false, let polygon?, nil):
+            if fields.has("radius") { throw .bothShapes }
+            if fields.has("buffer_m") { throw .keyNotForShape(key: "buffer_m", shape: "polygon") }
+            shape = .polygon(try FenceFields.ring(polygon, field: "polygon"))
+        case (true, nil, nil):
+            if fields.has("buffer_m") { throw .keyNotForShape(key: "buffer_m", shape: "circle") }
             let lat = try fields.requiredNumber("lat")
             let lon = try fields.requiredNumber("lon")
             shape = .circle(center: Coordinate(lat: lat, lon: lon), radius: try fields.requiredNumber("radius"))
-        case (false, nil): throw .noShape
+        case (false, nil, nil):
+            if fields.has("radius") { throw .missingField("lat") }
+            throw .noShape
         }
-        return FenceDefinition(
-            id: id, name: try fields.string("name"), description: try fields.string("description"), shape: shape,
-            notify: try fields.notify(), dwellSeconds: try fields.number("dwell_s")
-        )
+        return try definition(id: id, shape: shape, fields)
     }
 
     private static func feature(_ object: JSONObject, idFromTopic: String?) throws(FenceDecodingError) -> FenceDefinition {
         let feature = FenceFields(object)
         let properties = try propertiesFields(feature)
-        for key in ["lat", "lon", "polygon"] where properties.has(key) { throw .shapeInProperties(key) }
+        for key in ["lat", "lon", "polygon", "geometry"] where properties.has(key) { throw .shapeInProperties(key) }
         let id = try resolveID(payload: featureID(feature, properties), topic: idFromTopic)
+        guard let geometry = feature.value("geometry") else { throw .missingField("geometry") }
+        let shape = try FenceGeometryDecoding.shape(geometry, field: "geometry", sizes: properties)
+        return try definition(id: id, shape: shape, properties)
+    }
 
-        guard let geometryValue = feature.value("geometry") else { throw .missingField("geometry") }
-        guard case let .object(geometryObject) = geometryValue else {
-            throw .notAnObject(field: "geometry", found: geometryValue.kindName)
-        }
-        let geometry = FenceFields(geometryObject, path: "geometry.")
-        guard let type = try geometry.string("type") else { throw .missingField("geometry.type") }
-        guard let coordinates = geometry.value("coordinates") else { throw .missingField("geometry.coordinates") }
-        let shape: FenceShape
-        switch type {
-        case "Point":
-            let center = try FenceFields.position(coordinates, field: "geometry.coordinates")
-            guard let radius = try properties.number("radius") else { throw .missingField("properties.radius") }
-            shape = .circle(center: center, radius: radius)
-        case "Polygon":
-            if properties.has("radius") { throw .bothShapes }
-            guard case let .array(rings) = coordinates else {
-                throw .wrongType(field: "geometry.coordinates", expected: "an array of rings", got: coordinates.kindName)
-            }
-            guard let outer = rings.first else {
-                throw .wrongType(field: "geometry.coordinates", expected: "an array of rings", got: "an empty array")
-            }
-            shape = .polygon(try FenceFields.ring(outer, field: "geometry.coordinates[0]"))
-        default:
-            throw .unsupportedGeometry(type)
-        }
-        return FenceDefinition(
-            id: id, name: try properties.string("name"), description: try properties.string("description"),
-            shape: shape, notify: try properties.notify(), dwellSeconds: try properties.number("dwell_s")
-        )
+    /// The keys every definition may carry beside its id and shape.
+    private static func definition(id: String, shape: FenceShape, _ fields: FenceFields) throws(FenceDecodingError) -> FenceDefinition {
+        FenceDefinition(
+            id: id, name: try fields.string("name"), description: try fields.string("description"), shape: shape,
+            notify: try fields.notify(), dwellSeconds: try fields.number("dwell_s"),
+            devices: try fields.strings("devices") ?? FenceDefinition.everyDevice,
+            speedLimitKmh: try fields.number("speed_limit_kmh"), expiresAt: try fields.time("expires_at"))
     }
 
     // MARK: Pieces

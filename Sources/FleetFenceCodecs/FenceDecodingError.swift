@@ -14,10 +14,16 @@ public enum FenceDecodingError: Error, Sendable, Hashable, CustomStringConvertib
     case conflictingIDs(feature: String, properties: String)
     /// An id that cannot be a topic level (`/`, `+`, `#`, NUL).
     case invalidID(String)
-    /// Both a circle (`lat`/`lon`/`radius`) and a `polygon`.
+    /// More than one of a circle (`lat`/`lon`/`radius`), a `polygon` and a `geometry`.
     case bothShapes
-    /// Neither a circle nor a polygon.
+    /// Neither a circle, a polygon nor a geometry.
     case noShape
+    /// `radius` or `buffer_m` with a shape it does not belong to (`shape` names the shape).
+    case keyNotForShape(key: String, shape: String)
+    /// A LineString without `buffer_m` (`field` is where it was looked for).
+    case corridorWithoutBuffer(field: String)
+    /// A time that is not RFC 3339 (`expires_at`).
+    case invalidTime(field: String, value: String)
     /// A GeoJSON Feature with `lat`, `lon` or `polygon` in its properties: its shape belongs in `geometry`.
     case shapeInProperties(String)
     case badPosition(field: String, detail: String)
@@ -39,13 +45,17 @@ public enum FenceDecodingError: Error, Sendable, Hashable, CustomStringConvertib
         case let .conflictingIDs(feature, properties):
             "feature id \"\(feature)\" differs from properties.id \"\(properties)\""
         case let .invalidID(id): "fence id \"\(id)\" contains '/', '+', '#' or NUL, which cannot be part of a topic"
-        case .bothShapes: "give either a circle (lat, lon, radius) or a polygon, not both"
-        case .noShape: "no shape: give lat, lon and radius for a circle, or polygon"
+        case .bothShapes: "give one shape: a circle (lat, lon, radius), a polygon or a geometry"
+        case .noShape: "no shape: give lat, lon and radius for a circle, polygon, or a GeoJSON geometry"
+        case let .keyNotForShape(key, shape): "\(key) does not belong to a \(shape) (radius is a Point's, buffer_m a LineString's)"
+        case let .corridorWithoutBuffer(field):
+            "a LineString is a corridor and needs \(field), its half-width in metres"
+        case let .invalidTime(field, value): "\(field) \"\(value)\" is not an RFC 3339 time (such as 2026-12-01T00:00:00Z)"
         case let .shapeInProperties(key): "properties.\(key) is not allowed: a Feature's shape is its geometry"
         case let .badPosition(field, detail): "\(field) is not a [lon, lat] position: \(detail)"
         case let .invalidNotify(value): "notify value \"\(value)\" is not one of enter, exit, dwell"
         case let .unsupportedType(type): "type \"\(type)\" is not supported here"
-        case let .unsupportedGeometry(type): "geometry type \"\(type)\" is not supported (use Point or Polygon)"
+        case let .unsupportedGeometry(type): "geometry type \"\(type)\" is not supported (use Point, Polygon, MultiPolygon or LineString)"
         case let .duplicateID(id): "fence id \"\(id)\" is defined more than once"
         }
     }

@@ -43,6 +43,44 @@ struct FenceFields {
         return x
     }
 
+    func bool(_ key: String) throws(FenceDecodingError) -> Bool? {
+        guard let value = value(key) else { return nil }
+        guard case let .bool(flag) = value else {
+            throw .wrongType(field: path + key, expected: "true or false", got: value.kindName)
+        }
+        return flag
+    }
+
+    /// An array of strings (`devices`, `stops`).
+    func strings(_ key: String) throws(FenceDecodingError) -> [String]? {
+        guard let value = value(key) else { return nil }
+        guard case let .array(items) = value else {
+            throw .wrongType(field: path + key, expected: "an array of strings", got: value.kindName)
+        }
+        var strings: [String] = []
+        strings.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            guard case let .string(text) = item else {
+                throw .wrongType(field: "\(path)\(key)[\(i)]", expected: "a string", got: item.kindName)
+            }
+            strings.append(text)
+        }
+        return strings
+    }
+
+    /// An RFC 3339 time, as seconds since the epoch rounded to the millisecond that it is written
+    /// back with, so that a definition read, written and read again is the same definition.
+    func time(_ key: String) throws(FenceDecodingError) -> Double? {
+        guard let value = value(key) else { return nil }
+        guard case let .string(text) = value else {
+            throw .wrongType(field: path + key, expected: "an RFC 3339 time string", got: value.kindName)
+        }
+        guard let seconds = RFC3339.parse(text), let exact = RFC3339.parse(RFC3339.format(seconds)) else {
+            throw .invalidTime(field: path + key, value: String(text.prefix(64)))
+        }
+        return exact
+    }
+
     /// `notify`: an array of "enter", "exit", "dwell"; absent means the default.
     func notify() throws(FenceDecodingError) -> Set<AlertEvent>? {
         guard let value = value("notify") else { return nil }
@@ -54,7 +92,9 @@ struct FenceFields {
             guard case let .string(text) = item else {
                 throw .wrongType(field: "\(path)notify[\(i)]", expected: "a string", got: item.kindName)
             }
-            guard let event = AlertEvent(rawValue: text) else { throw .invalidNotify(text) }
+            guard let event = AlertEvent(rawValue: text), AlertEvent.notifiable.contains(event) else {
+                throw .invalidNotify(text)
+            }
             events.insert(event)
         }
         return events

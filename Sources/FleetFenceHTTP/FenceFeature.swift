@@ -20,12 +20,24 @@ enum FenceFeature {
             json.string("Point")
             json.key("coordinates")
             position(center, into: &json)
-        case let .polygon(points):
+        case let .polygon(outer, holes):
             json.key("type")
             json.string("Polygon")
             json.key("coordinates")
+            rings([outer] + holes, into: &json)
+        case let .multiPolygon(polygons):
+            json.key("type")
+            json.string("MultiPolygon")
+            json.key("coordinates")
             json.beginArray()
-            ring(points, into: &json)
+            for polygon in polygons { rings([polygon.outer] + polygon.holes, into: &json) }
+            json.endArray()
+        case let .corridor(line, _):
+            json.key("type")
+            json.string("LineString")
+            json.key("coordinates")
+            json.beginArray()
+            for point in line { position(point, into: &json) }
             json.endArray()
         }
         json.endObject()
@@ -86,6 +98,12 @@ enum FenceFeature {
         json.beginArray()
         json.number(point.lon)
         json.number(point.lat)
+        json.endArray()
+    }
+
+    private static func rings(_ rings: [[Coordinate]], into json: inout JSONWriter) {
+        json.beginArray()
+        for points in rings { ring(points, into: &json) }
         json.endArray()
     }
 

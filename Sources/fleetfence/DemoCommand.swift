@@ -12,8 +12,8 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Run everything on loopback: a private mosquitto, the service and the simulator.",
         discussion: """
             Starts mosquitto on a free loopback port, `fleetfence serve` (this executable) against it with \
-            the fences file and a journal in a temporary directory, then the simulator over the routes. \
-            Prints each alert as it arrives (times are simulated, UTC) and ends with the verification \
+            the fences file and a journal in a temporary directory, sets the tours, then runs the simulator \
+            over the routes. Prints each alert and tour event as it arrives (times are simulated, UTC) and ends with the verification \
             summary: expected, matched, missed and false alerts and their delays. The service's debounce \
             and silent confirmation apply to the verifier too. Exits 0 when the run completed, whatever \
             the summary says.
@@ -25,6 +25,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     static let defaultRoutes = "Simulator/Routes"
     static let defaultFences = ServiceConfiguration.Defaults.fencesFile
+    static let defaultTours = "Config/tours.json"
     /// The service's default position filter, and the topic the simulator publishes to under it.
     static let positionFilter = "fleet/+/position"
     static let positionTemplate = "fleet/{device}/position"
@@ -43,6 +44,8 @@ struct DemoCommand: AsyncParsableCommand {
     var routes: [String] = []
     @Option(help: "Fences file (default \(Self.defaultFences))")
     var fences: String?
+    @Option(help: "Tours file, set on the service before the trucks start (default \(Self.defaultTours))")
+    var tours: String?
     @Option(help: "The service's debounce_s, seconds; the verifier uses the same")
     var debounce = ServiceConfiguration.Defaults.geofence.debounceSeconds
     @Option(name: .customLong("silent-confirm"), help: "The service's silent_confirm_s, seconds; the verifier uses the same")
@@ -113,6 +116,7 @@ struct DemoCommand: AsyncParsableCommand {
         var executable: String
         var routes: [GPXRoute]
         var fencesFile: String
+        var tours: [TourDefinition]
         var verify: VerifyOptions
         var settings: GeofenceSettings
         /// `host:port` of the HTTP interface.
@@ -127,10 +131,13 @@ struct DemoCommand: AsyncParsableCommand {
             try DemoPaths.resolve($0, isDefault: routes.isEmpty, what: "routes")
         }
         let fencesFile = try DemoPaths.resolve(fences ?? Self.defaultFences, isDefault: fences == nil, what: "fences file")
+        let toursFile = try DemoPaths.resolve(tours ?? Self.defaultTours, isDefault: tours == nil, what: "tours file")
         let loaded: [GPXRoute]
+        let loadedTours: [TourDefinition]
         let verify: VerifyOptions
         do {
             loaded = try RouteLoader.load(paths: routePaths)
+            loadedTours = try TourFile.load(contentsOf: URL(fileURLWithPath: toursFile))
             verify = try VerifyOptions(
                 fencesFile: fencesFile, debounceSeconds: settings.debounceSeconds,
                 hysteresisMeters: settings.hysteresisMeters, silentConfirmSeconds: settings.silentConfirmSeconds,
@@ -140,8 +147,8 @@ struct DemoCommand: AsyncParsableCommand {
             throw DemoError("\(error)")
         }
         return Plan(
-            executable: try Self.serviceExecutable(), routes: loaded, fencesFile: fencesFile, verify: verify,
-            settings: settings, http: try http ?? Self.defaultHTTP())
+            executable: try Self.serviceExecutable(), routes: loaded, fencesFile: fencesFile, tours: loadedTours,
+            verify: verify, settings: settings, http: try http ?? Self.defaultHTTP())
     }
 
     private func demonstrate(
@@ -225,6 +232,7 @@ struct DemoCommand: AsyncParsableCommand {
         options.fleet.seed = seed
         // Now, once the service is ready: simulated time starts when the trucks do.
         options.fleet.startTime = Date().timeIntervalSince1970.rounded(.down)
+        options.tours = plan.tours
         options.verify = plan.verify
         return options
     }

@@ -109,10 +109,12 @@ struct FenceDecoderTests {
         #expect(d == FenceDefinition(id: "wdf01", name: "SAP SE WDF01", shape: .circle(center: Coordinate(lat: 49.2931, lon: 8.6413), radius: 200), notify: [.enter]))
     }
 
-    @Test func geoJSONPolygonFeatureUsesTheOuterRing() throws {
+    @Test func geoJSONPolygonFeatureReadsItsHoles() throws {
         let d = try decode(#"{"type":"Feature","id":"yard","geometry":{"type":"Polygon","coordinates":[[[8,49],[8.1,49],[8.1,49.1],[8,49]],[[8.01,49.01],[8.02,49.01],[8.02,49.02],[8.01,49.01]]]},"properties":{"dwell_s":300}}"#, topic: "yard")
         #expect(d.id == "yard" && d.dwellSeconds == 300)
-        #expect(d.shape == .polygon([Coordinate(lat: 49, lon: 8), Coordinate(lat: 49, lon: 8.1), Coordinate(lat: 49.1, lon: 8.1), Coordinate(lat: 49, lon: 8)]))
+        #expect(d.shape == .polygon(
+            [Coordinate(lat: 49, lon: 8), Coordinate(lat: 49, lon: 8.1), Coordinate(lat: 49.1, lon: 8.1), Coordinate(lat: 49, lon: 8)],
+            holes: [[Coordinate(lat: 49.01, lon: 8.01), Coordinate(lat: 49.01, lon: 8.02), Coordinate(lat: 49.02, lon: 8.02), Coordinate(lat: 49.01, lon: 8.01)]]))
     }
 
     @Test func geoJSONFeatureErrors() {
@@ -123,8 +125,9 @@ struct FenceDecoderTests {
         #expect(error(#"{"type":"Feature","properties":{"id":"a","radius":5}}"#) == .missingField("geometry"))
         #expect(error(#"{"type":"Feature","geometry":null,"properties":{"id":"a","radius":5}}"#) == .missingField("geometry"))
         #expect(error(#"{"type":"Feature","geometry":[],"properties":{"id":"a","radius":5}}"#) == .notAnObject(field: "geometry", found: "an array"))
-        #expect(error(#"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[8,49],[9,50]]},"properties":{"id":"a"}}"#) == .unsupportedGeometry("LineString"))
-        #expect(error(#"{"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[8,49],[9,50],[9,49]]]},"properties":{"id":"a","radius":5}}"#) == .bothShapes)
+        #expect(error(#"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[8,49],[9,50]]},"properties":{"id":"a"}}"#) == .corridorWithoutBuffer(field: "properties.buffer_m"))
+        #expect(error(#"{"type":"Feature","geometry":{"type":"MultiPoint","coordinates":[[8,49],[9,50]]},"properties":{"id":"a"}}"#) == .unsupportedGeometry("MultiPoint"))
+        #expect(error(#"{"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[8,49],[9,50],[9,49]]]},"properties":{"id":"a","radius":5}}"#) == .keyNotForShape(key: "radius", shape: "Polygon"))
         #expect(error(#"{"type":"Feature","geometry":{"type":"Polygon","coordinates":[]},"properties":{"id":"a"}}"#) == .wrongType(field: "geometry.coordinates", expected: "an array of rings", got: "an empty array"))
         #expect(error(#"{"type":"Feature","geometry":{"type":"Point"},"properties":{"id":"a","radius":5}}"#) == .missingField("geometry.coordinates"))
         #expect(error(#"{"type":"Feature","id":"b",\#(point),"properties":{"id":"a","radius":5}}"#) == .conflictingIDs(feature: "b", properties: "a"))
@@ -219,7 +222,7 @@ struct FenceDecoderTests {
     }
 
     @Test func descriptions() {
-        #expect(FenceDecodingError.bothShapes.description == "give either a circle (lat, lon, radius) or a polygon, not both")
+        #expect(FenceDecodingError.bothShapes.description == "give one shape: a circle (lat, lon, radius), a polygon or a geometry")
         #expect(FenceDecodingError.idMismatch(topic: "a", payload: "b").description == #"id "b" differs from the topic's fence id "a""#)
         #expect(FenceDecodingError.invalidNotify("leave").description == #"notify value "leave" is not one of enter, exit, dwell"#)
     }

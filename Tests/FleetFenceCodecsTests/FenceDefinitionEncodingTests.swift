@@ -50,7 +50,7 @@ struct FenceDefinitionEncodingTests {
                 : .polygon((0..<Int.random(in: 3...12, using: &rng)).map { _ in
                     Coordinate(lat: center.lat + .random(in: -0.01...0.01, using: &rng), lon: center.lon + .random(in: -0.01...0.01, using: &rng))
                 })
-            let notify = Bool.random(using: &rng) ? nil : Set(AlertEvent.allCases.filter { _ in Bool.random(using: &rng) })
+            let notify = Bool.random(using: &rng) ? nil : Set(AlertEvent.notifiable.sorted().filter { _ in Bool.random(using: &rng) })
             let d = FenceDefinition(
                 id: "fence-\(n)", name: Bool.random(using: &rng) ? "Depot \(n) \u{1F69A}" : nil,
                 description: Bool.random(using: &rng) ? "tab\there" : nil, shape: shape, notify: notify,

@@ -55,6 +55,6 @@ struct FenceFileReaderTests {
         let neither = #expect(throws: FenceFileError.self) {
             try FenceFileReader.read(Data(#"{"id": "x"}"#.utf8), path: "y.json", allowingSingleDefinition: true)
         }
-        #expect(neither?.reason == #"missing field "type" (nor a single fence: no shape: give lat, lon and radius for a circle, or polygon)"#)
+        #expect(neither?.reason == #"missing field "type" (nor a single fence: no shape: give lat, lon and radius for a circle, polygon, or a GeoJSON geometry)"#)
     }
 }

@@ -113,13 +113,13 @@ struct PayloadEncoderTests {
     @Test func registryCircleClamped() throws {
         let d = FenceDefinition(id: "tiny", name: "Tiny", shape: .circle(center: Coordinate(lat: 49.2931, lon: 8.6413), radius: 5))
         let bytes = FenceRegistryPayload.encode(definition: d, effectiveRadius: 20, requestedRadius: 5, clamped: true)
-        #expect(text(bytes) == #"{"id":"tiny","name":"Tiny","lat":49.2931,"lon":8.6413,"radius":20,"notify":["enter","exit"],"clamped":true,"requested_radius":5}"#)
+        #expect(text(bytes) == #"{"id":"tiny","name":"Tiny","lat":49.2931,"lon":8.6413,"radius":20,"notify":["enter","exit"],"devices":["*"],"clamped":true,"requested_radius":5}"#)
         let o = try object(bytes)
         #expect(o["clamped"] as? Bool == true)
         #expect(o["description"] == nil && o["dwell_s"] == nil && o["polygon"] == nil)
         // Not clamped: no "clamped" key at all.
         let plain = FenceRegistryPayload.encode(definition: d, effectiveRadius: 5, requestedRadius: nil, clamped: false)
-        #expect(text(plain) == #"{"id":"tiny","name":"Tiny","lat":49.2931,"lon":8.6413,"radius":5,"notify":["enter","exit"]}"#)
+        #expect(text(plain) == #"{"id":"tiny","name":"Tiny","lat":49.2931,"lon":8.6413,"radius":5,"notify":["enter","exit"],"devices":["*"]}"#)
     }
 
     @Test func registryPolygonWithDwell() throws {
@@ -128,8 +128,8 @@ struct PayloadEncoderTests {
             dwellSeconds: 300
         )
         let bytes = FenceRegistryPayload.encode(definition: d, effectiveRadius: nil, requestedRadius: nil, clamped: false)
-        #expect(text(bytes) == #"{"id":"yard","description":"back lot","polygon":[[8,49],[8.1,49],[8.05,49.1]],"notify":["enter","exit","dwell"],"dwell_s":300}"#)
-        #expect(keyOrder(bytes) == ["id", "description", "polygon", "notify", "dwell_s"])
+        #expect(text(bytes) == #"{"id":"yard","description":"back lot","polygon":[[8,49],[8.1,49],[8.05,49.1]],"notify":["enter","exit","dwell"],"dwell_s":300,"devices":["*"]}"#)
+        #expect(keyOrder(bytes) == ["id", "description", "polygon", "notify", "dwell_s", "devices"])
     }
 
     @Test func errorPayload() throws {

@@ -39,6 +39,9 @@ struct DemoCommandTests {
         #expect(output.firstMatch(of: /matched +[1-9]/) != nil, "\(run.transcript)")
         #expect(output.firstMatch(of: /missed +0\n/) != nil && output.firstMatch(of: /false +0\n/) != nil, "\(run.transcript)")
         #expect(output.contains("result: clean"), "\(run.transcript)")
+        // The bundled tour's events too: trucks 5 and 6 drive the delivery routes.
+        #expect(alerts.contains { $0.contains("STOP_VISITED dock-a, tour deliveries stop_index 0") }, "\(run.transcript)")
+        #expect(alerts.contains { $0.contains("TOUR_COMPLETED dock-c") }, "\(run.transcript)")
 
         try run.expectNothingLeft(broker: broker)
     }
@@ -81,7 +84,7 @@ struct DemoCommandTests {
 
     /// `HH:MM:SS truck-N EVENT fence ...`, as AlertLine writes it.
     static func isAlertLine(_ line: Substring) -> Bool {
-        line.wholeMatch(of: /\d\d:\d\d:\d\d truck-\d+ (ENTER|EXIT |DWELL) [a-z0-9-]+ .*/) != nil
+        line.wholeMatch(of: /\d\d:\d\d:\d\d truck-\d+ (ENTER|EXIT |DWELL|SPEEDING|STOP_VISITED|STOP_SKIPPED|TOUR_COMPLETED) [a-z0-9-]+.*/) != nil
     }
 }
 

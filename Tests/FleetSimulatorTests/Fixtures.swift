@@ -60,26 +60,35 @@ enum Fixtures {
         return TrackTruth(device: "t", times: times, distances: distances, accuracy: accuracy, noise: noise, endsInSilence: silent)
     }
 
+    static let bundledTours = try! TourFile.load(contentsOf: packageRoot.appendingPathComponent("Config/tours.json"))
+
     /// The engine in-process, fed a plan's published (noisy) positions in time order, scored
     /// against ground truth.
-    static func engineReport(_ plan: FleetPlan, fences: [JudgeFence] = bundledFences) -> VerifyReport {
+    static func engineReport(
+        _ plan: FleetPlan, fences: [JudgeFence] = bundledFences, tours: [TourDefinition] = bundledTours
+    ) -> VerifyReport {
         var engine = GeofenceEngine()
         for fence in fences { _ = try! engine.setFence(fence.definition) }
+        for tour in tours { _ = try! engine.setTour(tour) }
         var schedule = FleetSchedule(plan: plan)
         var transitions: [Transition] = []
         var last = 0.0
         while let sample = schedule.next(through: .infinity) {
             let position = PositionSample(
-                lat: sample.observed.lat, lon: sample.observed.lon, timestamp: sample.time, accuracy: sample.accuracy)
+                lat: sample.observed.lat, lon: sample.observed.lon, timestamp: sample.time, accuracy: sample.accuracy,
+                speed: TruckPayload.published(speed: sample.truth.speed))
             engine.process(device: plan.trucks[sample.truck].device, sample: position, arrival: sample.time, into: &transitions)
             last = sample.time
         }
         engine.tick(now: last + 1000, into: &transitions)
         let received = transitions.map {
-            ReceivedAlert(event: $0.event, device: $0.device, fence: $0.fenceID, at: $0.at, confirmedAt: $0.confirmedAt, seq: $0.seq)
+            ReceivedAlert(
+                event: $0.event, device: $0.device, fence: $0.fenceID, at: $0.at, confirmedAt: $0.confirmedAt, seq: $0.seq,
+                durationSeconds: $0.durationSeconds, tour: $0.tourID, stopIndex: $0.stopIndex)
         }
-        let truth = GroundTruth.expectedAlerts(plan: plan, fences: fences, rules: GroundTruthRules())
+        let truth = GroundTruth.expectedAlerts(plan: plan, fences: fences, tours: tours, rules: GroundTruthRules())
         return VerifyScoring.score(
-            expected: truth, received: received, devices: Set(plan.trucks.map(\.device)), fences: Set(fences.map(\.id)))
+            expected: truth, received: received, devices: Set(plan.trucks.map(\.device)), fences: Set(fences.map(\.id)),
+            tours: Set(tours.map(\.id)))
     }
 }

@@ -1,12 +1,15 @@
 import FleetFenceTesting
 import Foundation
+import GeofenceEngine
 import Testing
 
-/// Issue 4's end-to-end check, with nothing stood in: a private mosquitto, the real
-/// `fleetfence serve`, and the real `fleetsim` replaying the bundled routes with 10 m of GPS
-/// noise, scoring the service's alerts with `--verify --strict`.
+/// The end-to-end check, with nothing stood in: a private mosquitto, the real `fleetfence serve`,
+/// and the real `fleetsim` setting the bundled tours and replaying the bundled routes with 10 m of
+/// GPS noise, scoring the service's alerts and tour events with `--verify --strict`: every kind
+/// (enter, exit, dwell, speeding, stop_visited, stop_skipped, tour_completed) is expected at least
+/// once, and none is missed or false.
 ///
-/// Both sides run with the contract's debounce (20 s) and hysteresis (10 m); only the wall-clock
+/// Both sides run with the default debounce (20 s) and hysteresis (10 m); only the wall-clock
 /// silence that confirms a quiet truck's last change is shortened (on both sides), and the
 /// simulated clock runs fast, so that a run takes about 20 s.
 @Suite("End to end: mosquitto, fleetfence serve and fleetsim --verify --strict", .serialized)
@@ -73,6 +76,7 @@ struct ServiceEndToEndTests {
                             "--seed", String(seed),
                             "--verify", "--strict",
                             "--fences", "Config/fences.geojson",
+                            "--tours", "Config/tours.json",
                             "--debounce", String(Self.debounce),
                             "--silent-confirm", String(Self.silentConfirm),
                         ],
@@ -96,7 +100,7 @@ struct ServiceEndToEndTests {
                 // Meaningful: every truck crosses fences, and every kind of alert is scored.
                 #expect(expected >= 2 * Self.trucks, "\(context)")
                 #expect(summary.counts["ambiguous"] != nil, "\(context)")
-                for event in ["enter", "exit", "dwell"] {
+                for event in AlertEvent.allCases.map(\.rawValue) {
                     let counts = summary.byEvent[event]
                     #expect((counts?.expected ?? 0) > 0, "no \(event) expected: \(context)")
                     #expect(counts?.matched == counts?.expected, "\(context)")

@@ -9,8 +9,8 @@ import Testing
 @testable import FleetSimulator
 
 /// A stand-in for the service, enough to test the simulator's MQTT side: the engine behind one
-/// MQTT client, publishing its transitions as alerts. The real service's end-to-end test is the
-/// service's own.
+/// MQTT client, holding the tours set on it and publishing its transitions as alerts and tour
+/// events. The real service's end-to-end test is the service's own.
 final class EngineResponder: Sendable {
     let client: MQTTClient
     private let ticking = Mutex<Task<Void, Never>?>(nil)
@@ -19,7 +19,9 @@ final class EngineResponder: Sendable {
     private final class Shared: Sendable {
         let engine: Mutex<GeofenceEngine>
         init(_ engine: GeofenceEngine) { self.engine = Mutex(engine) }
-        func withLock<R>(_ body: (inout GeofenceEngine) -> R) -> R { engine.withLock { body(&$0) } }
+        func withLock<R, E: Error>(_ body: (inout GeofenceEngine) throws(E) -> R) throws(E) -> R {
+            try engine.withLock { (engine) throws(E) -> R in try body(&engine) }
+        }
     }
 
     init(url: String, fences: [JudgeFence], settings: GeofenceSettings) async throws {
@@ -28,9 +30,16 @@ final class EngineResponder: Sendable {
         let shared = Shared(engine)
         let client = try MQTTClient(options: MQTTOptions(url: try MQTTURL(parsing: url), clientID: "responder"), logger: testLogger("responder"))
         self.client = client
-        client.subscribe(["fleet/+/position"], qos: 0)
+        client.subscribe(["fleet/+/position", "fleetfence/tours/+/set"], qos: 1)
         client.onMessage { message in
             let parts = message.topic.split(separator: "/")
+            if parts.first == "fleetfence" {
+                guard let tour = try? TourDecoder.decodeDefinition(message.payloadBytes, idFromTopic: String(parts[2])),
+                      (try? shared.withLock({ try $0.setTour(tour) })) != nil
+                else { return }
+                client.publish(topic: "fleetfence/tours/\(tour.id)", payload: TourDefinitionEncoding.encode(tour), qos: 1, retain: true)
+                return
+            }
             guard parts.count == 3, case let .success(position) = PositionDecoder.decode(message.payloadBytes, deviceID: String(parts[1])) else {
                 return
             }
@@ -54,7 +63,11 @@ final class EngineResponder: Sendable {
 
     private static func publish(_ transitions: [Transition], _ client: MQTTClient) {
         for t in transitions {
-            client.publish(topic: "fleetfence/alerts/\(t.device)/\(t.fenceID)/\(t.event.rawValue)", payload: AlertPayload.encode(t), qos: 1)
+            // As the service does (README "Tours"): a tour's events under the device's progress.
+            let topic = t.event.isTourEvent
+                ? "fleetfence/progress/\(t.device)/\(t.tourID ?? "")/\(t.event.rawValue)"
+                : "fleetfence/alerts/\(t.device)/\(t.fenceID)/\(t.event.rawValue)"
+            client.publish(topic: topic, payload: AlertPayload.encode(t), qos: 1)
         }
     }
 
@@ -89,6 +102,7 @@ struct SimulationLiveTests {
                 $0.fleet.noise = 2
                 $0.fleet.reverse = true
                 $0.maxConnections = 5
+                $0.tours = Fixtures.bundledTours
             }
             let responder = try await EngineResponder(url: broker.url, fences: options.verify!.fences, settings: settings)
             let lines = Mutex<[String]>([])
@@ -103,6 +117,12 @@ struct SimulationLiveTests {
             #expect(result.positions > 3000)
             #expect(lines.withLock { $0.count } == result.matched + result.ambiguousAlerted)
             #expect(lines.withLock { $0.contains { $0.contains("DWELL wdf-depot (Walldorf Depot)") } })
+            // Speeding and the tour's events came over MQTT and were scored (14 trucks: the
+            // delivery routes are trucks 5 to 7, the fast school-zone track truck 13).
+            for event in [AlertEvent.speeding, .stopVisited, .tourCompleted] {
+                #expect((result.byEvent[event]?.expected ?? 0) > 0, "no \(event) expected: \(result)")
+            }
+            #expect(lines.withLock { $0.contains { $0.contains("STOP_VISITED dock-a, tour deliveries stop_index 0") } })
             #expect((result.receiveDelays?.max ?? 99) < 5)
         }
     }

@@ -191,6 +191,8 @@ struct PropertyTests {
                         dwelled = true
                         let threshold = try #require(town.fences.first { $0.id == fence }?.dwellSeconds)
                         #expect(try #require(alert.dwellSeconds) >= threshold)
+                    case .speeding, .stopVisited, .stopSkipped, .tourCompleted:
+                        Issue.record("\(device) \(fence): \(alert.event) in a town without speed limits or tours")
                     }
                 }
                 if let inside {
@@ -332,9 +334,15 @@ struct PropertyTests {
                 case let .circle(center, _):
                     let r = fence.effectiveRadius! + 1.5 * fence.marginCap
                     return destination(center, bearing: rng.uniform(0...360), meters: rng.uniform(0...r))
-                case let .polygon(ring):
-                    let vertex = ring.randomElement(using: &rng)!
+                case let .polygon(ring, holes):
+                    let vertex = (ring + holes.flatMap { $0 }).randomElement(using: &rng)!
                     return destination(vertex, bearing: rng.uniform(0...360), meters: rng.uniform(0...(3 * fence.marginCap)))
+                case let .multiPolygon(members):
+                    let vertex = members.flatMap { [$0.outer] + $0.holes }.flatMap { $0 }.randomElement(using: &rng)!
+                    return destination(vertex, bearing: rng.uniform(0...360), meters: rng.uniform(0...(3 * fence.marginCap)))
+                case let .corridor(line, buffer):
+                    let vertex = line.randomElement(using: &rng)!
+                    return destination(vertex, bearing: rng.uniform(0...360), meters: rng.uniform(0...(buffer + 1.5 * fence.marginCap)))
                 }
             case ..<0.6:
                 let fence = fences.randomElement(using: &rng)!

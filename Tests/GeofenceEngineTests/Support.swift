@@ -200,3 +200,27 @@ extension SeededRandom {
         exp(uniform(log(range.lowerBound)...log(range.upperBound)))
     }
 }
+
+// MARK: - Shapes with holes, MultiPolygons, corridors
+
+/// A ring of local (x, y) metres around `center`.
+func ring(_ points: [(Double, Double)], around center: Coordinate = depot) -> [Coordinate] {
+    points.map { local(center, x: $0.0, y: $0.1) }
+}
+
+/// An axis-aligned square ring of side `2 * half` centred at local (x, y).
+func squareRing(half: Double, x: Double = 0, y: Double = 0, around center: Coordinate = depot) -> [Coordinate] {
+    ring([(x - half, y - half), (x + half, y - half), (x + half, y + half), (x - half, y + half)], around: center)
+}
+
+/// A 400 m square with a 100 m square hole in its middle.
+func squareWithHole(_ id: String, around center: Coordinate = depot) -> FenceDefinition {
+    FenceDefinition(id: id, shape: .polygon(squareRing(half: 200, around: center), holes: [squareRing(half: 50, around: center)]))
+}
+
+/// A corridor along the east-west line through `center`, from `west` to `east` metres.
+func corridor(_ id: String, around center: Coordinate = depot, west: Double = -1_000, east: Double = 1_000, buffer: Double = 50)
+    -> FenceDefinition
+{
+    FenceDefinition(id: id, shape: .corridor(line: ring([(west, 0), (0, 0), (east, 0)], around: center), bufferMeters: buffer))
+}

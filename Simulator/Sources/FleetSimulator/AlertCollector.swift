@@ -3,7 +3,8 @@ import Logging
 import MQTT
 import Synchronization
 
-/// Subscribes to the service's alerts and keeps them, each stamped with its arrival time.
+/// Subscribes to the service's alerts and tour events and keeps them, each stamped with its
+/// arrival time.
 final class AlertCollector: Sendable {
     let client: MQTTClient
     private let store: Store
@@ -23,7 +24,8 @@ final class AlertCollector: Sendable {
         client = try MQTTClient(options: options, logger: logger)
         let store = Store()
         self.store = store
-        client.subscribe(["\(prefix)/alerts/#"], qos: 1)
+        // A tour's events are three levels under `progress/`; its retained progress, two (README "Tours").
+        client.subscribe(["\(prefix)/alerts/#", "\(prefix)/progress/+/+/+"], qos: 1)
         client.onMessage { message in
             let received = Date().timeIntervalSince1970
             do {

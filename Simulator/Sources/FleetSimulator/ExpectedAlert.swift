@@ -10,12 +10,14 @@ public struct ExpectedAlert: Sendable, Hashable {
     }
 
     public var device: String
+    /// The fence; for a tour's event, the stop's fence.
     public var fence: String
     public var event: AlertEvent
-    /// The true boundary crossing (for `dwell`, the crossing of the enter), simulated time.
+    /// The true boundary crossing (for `dwell` and a tour's events, the crossing of the enter;
+    /// for `speeding`, the episode's first sample over the limit), simulated time.
     public var at: Double
-    /// When the event truly happened: the crossing, or for `dwell` the crossing plus `dwell_s`.
-    /// Delays are measured from here.
+    /// When the event truly happened: the crossing, for `dwell` the crossing plus `dwell_s`, for
+    /// `speeding` the first sample a debounce into the episode. Delays are measured from here.
     public var due: Double
     /// Where the service's estimated crossing (the alert's `at`) may fall: the true crossing, or
     /// later when noise can put samples after it back on the old side (a device lingering
@@ -28,11 +30,20 @@ public struct ExpectedAlert: Sendable, Hashable {
     /// Only the device's silence at the end confirms it: the service needs `silent_confirm_s` of
     /// wall-clock quiet after the last position to send it.
     public var bySilence = false
+    /// A tour's event: the tour, and the place in it of the stop `fence` names.
+    public var tour: String?
+    public var stopIndex: Int?
+    /// `tour_completed`: where its `duration_s` may fall, seconds.
+    public var duration: ClosedRange<Double>?
 
     public init(
         device: String, fence: String, event: AlertEvent, at: Double, due: Double? = nil,
-        certainty: Certainty, note: String? = nil, bySilence: Bool = false, atWindow: ClosedRange<Double>? = nil
+        certainty: Certainty, note: String? = nil, bySilence: Bool = false, atWindow: ClosedRange<Double>? = nil,
+        tour: String? = nil, stopIndex: Int? = nil, duration: ClosedRange<Double>? = nil
     ) {
+        self.tour = tour
+        self.stopIndex = stopIndex
+        self.duration = duration
         self.device = device
         self.fence = fence
         self.event = event

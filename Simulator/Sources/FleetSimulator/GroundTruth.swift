@@ -1,3 +1,4 @@
+import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
 
@@ -5,9 +6,10 @@ import GeofenceEngine
 /// instants it publishes.
 public enum GroundTruth {
     /// `through`: the simulated time up to which positions were published (a run stopped early);
-    /// `nil` for the whole plan. Trucks fall silent after their last position.
+    /// `nil` for the whole plan. Trucks fall silent after their last position. `tours`: the tours
+    /// the service holds, played out on the enters at their stops.
     public static func expectedAlerts(
-        plan: FleetPlan, fences: [JudgeFence], rules: GroundTruthRules, through: Double? = nil
+        plan: FleetPlan, fences: [JudgeFence], tours: [TourDefinition] = [], rules: GroundTruthRules, through: Double? = nil
     ) -> [ExpectedAlert] {
         let band = rules.noiseSigmas * plan.options.noise
         // Per route, the fences its path can come near: most trucks pass few of the fences.
@@ -16,24 +18,29 @@ public enum GroundTruth {
             return fences.filter { overlaps($0.reach, box) }
         }
         var alerts: [ExpectedAlert] = []
-        for truck in plan.trucks where !nearby[truck.route].isEmpty {
+        for truck in plan.trucks {
+            // A fence that does not apply to the device gives it no state, no alert, no visit.
+            let mine = nearby[truck.route].filter { $0.applies(to: truck.device) }
+            guard !mine.isEmpty else { continue }
             var times: [Double] = []
-            var positions: [Coordinate] = []
+            var states: [ReplayState] = []
             var n = 0
             while let time = plan.sampleTime(truck, n), time <= through ?? .infinity {
                 times.append(time)
-                positions.append(plan.state(of: truck, at: time).coordinate)
+                states.append(plan.state(of: truck, at: time))
                 n += 1
             }
             guard !times.isEmpty else { continue }
-            for fence in nearby[truck.route] {
+            var enters: [ExpectedAlert] = []
+            for fence in mine {
+                let measured = states.map { fence.measure($0.coordinate) }
                 let track = TrackTruth(
-                    device: truck.device, times: times, distances: positions.map(fence.signedDistance(to:)),
-                    accuracy: plan.options.accuracy, noise: plan.options.noise)
-                alerts += track.alerts(at: fence, rules: rules) { j in
+                    device: truck.device, times: times, distances: measured.map(\.distance),
+                    accuracy: plan.options.accuracy, noise: plan.options.noise, caps: measured.map(\.cap))
+                let verdict = track.verdict(at: fence, rules: rules) { j in
                     // The crossing on the continuous path, by bisection between the two samples.
                     var lo = times[j - 1], hi = times[j]
-                    let inside = fence.signedDistance(to: positions[j]) > 0
+                    let inside = measured[j].distance > 0
                     for _ in 0..<30 {
                         let mid = (lo + hi) / 2
                         if (fence.signedDistance(to: plan.state(of: truck, at: mid).coordinate) > 0) == inside {
@@ -44,9 +51,43 @@ public enum GroundTruth {
                     }
                     return (lo + hi) / 2
                 }
+                alerts += verdict.alerts
+                enters += verdict.enters
+                if let limit = fence.speedLimitKmh {
+                    alerts += SpeedingTruth(
+                        device: truck.device, fence: fence.id, limitKmh: limit, times: times,
+                        speeds: states.map { TruckPayload.published(speed: $0.speed) },
+                        surelyInside: verdict.surelyInside, possiblyInside: verdict.possiblyInside,
+                        debounce: rules.settings.debounceSeconds, slack: rules.timeMargin
+                    ).alerts()
+                }
+            }
+            for tour in tours where JudgeDevicePattern.matches(tour.devices, truck.device) {
+                alerts += TourTruth(tour: tour, device: truck.device, enters: enters).alerts()
             }
         }
-        return alerts.sorted { ($0.due, $0.device, $0.fence) < ($1.due, $1.device, $1.fence) }
+        return alerts.sorted {
+            ($0.due, $0.device, $0.fence, $0.event, $0.stopIndex ?? -1) < ($1.due, $1.device, $1.fence, $1.event, $1.stopIndex ?? -1)
+        }
+    }
+
+    /// A fence with `expires_at` is removed by the wall clock (README "Fences"), which ground
+    /// truth does not simulate: what it expects of the fence (a tour's events at it too) from a
+    /// wall-clock minute before that moment on (confirmation, silence and clocks take time) may or
+    /// may not happen.
+    /// `wallTime` maps a simulated time to the wall clock at which the simulation reaches it.
+    public static func allowingForExpiry(
+        _ alerts: [ExpectedAlert], fences: [JudgeFence], wallTime: (Double) -> Double
+    ) -> [ExpectedAlert] {
+        let expiries = Dictionary(fences.compactMap { fence in fence.definition.expiresAt.map { (fence.id, $0) } }, uniquingKeysWith: min)
+        guard !expiries.isEmpty else { return alerts }
+        return alerts.map { alert in
+            guard let expiry = expiries[alert.fence], wallTime(alert.due) >= expiry - 60 else { return alert }
+            var uncertain = alert
+            uncertain.certainty = .ambiguous
+            uncertain.note = "fence \(alert.fence) expires at \(RFC3339.format(expiry))"
+            return uncertain
+        }
     }
 
     private static func overlaps(_ a: Box, _ b: Box) -> Bool {

@@ -2,15 +2,19 @@ import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
 
-/// An alert as the service published it on `<prefix>/alerts/<device>/<fence>/<event>`.
+/// An alert as the service published it: a fence's on `<prefix>/alerts/<device>/<fence>/<event>`,
+/// a tour's on `<prefix>/progress/<device>/<tour>/<event>` (README "Tours").
 public struct ReceivedAlert: Sendable, Hashable, Decodable {
     public var event: AlertEvent
     public var device: String
+    /// The fence; for a tour's event, its `stop`.
     public var fence: String
     public var name: String?
-    /// Estimated crossing and confirmation, simulated seconds since the epoch.
+    /// Estimated crossing, simulated seconds since the epoch (for `speeding`, the episode's first
+    /// sample over the limit; for a tour's event, the visiting enter's crossing).
     public var at: Double
-    public var confirmedAt: Double
+    /// The event time that confirmed it; a tour's events need not carry one.
+    public var confirmedAt: Double?
     public var lat: Double?
     public var lon: Double?
     public var radius: Double?
@@ -18,13 +22,20 @@ public struct ReceivedAlert: Sendable, Hashable, Decodable {
     public var dwellSeconds: Double?
     public var durationSeconds: Double?
     public var reason: String?
+    /// A tour's event: the tour and the stop's place in it.
+    public var tour: String?
+    public var stopIndex: Int?
+    /// `speeding`: the episode's highest speed and the fence's limit, km/h.
+    public var maxSpeedKmh: Double?
+    public var limitKmh: Double?
     /// Wall clock when it arrived, seconds since the epoch (0 when unknown).
     public var received: Double = 0
 
     public init(
-        event: AlertEvent, device: String, fence: String, name: String? = nil, at: Double, confirmedAt: Double,
+        event: AlertEvent, device: String, fence: String, name: String? = nil, at: Double, confirmedAt: Double?,
         lat: Double? = nil, lon: Double? = nil, seq: UInt64? = nil, durationSeconds: Double? = nil,
-        dwellSeconds: Double? = nil, reason: String? = nil, received: Double = 0
+        dwellSeconds: Double? = nil, reason: String? = nil, tour: String? = nil, stopIndex: Int? = nil,
+        maxSpeedKmh: Double? = nil, limitKmh: Double? = nil, received: Double = 0
     ) {
         self.event = event
         self.device = device
@@ -38,25 +49,38 @@ public struct ReceivedAlert: Sendable, Hashable, Decodable {
         self.durationSeconds = durationSeconds
         self.dwellSeconds = dwellSeconds
         self.reason = reason
+        self.tour = tour
+        self.stopIndex = stopIndex
+        self.maxSpeedKmh = maxSpeedKmh
+        self.limitKmh = limitKmh
         self.received = received
     }
 
     enum CodingKeys: String, CodingKey {
-        case event, device, fence, name, at, lat, lon, seq, reason
+        case event, device, fence, name, at, lat, lon, seq, reason, tour, stop
         case confirmedAt = "confirmed_at"
         case radius = "radius_m"
         case dwellSeconds = "dwell_s"
         case durationSeconds = "duration_s"
+        case stopIndex = "stop_index"
+        case maxSpeedKmh = "max_speed_kmh"
+        case limitKmh = "limit_kmh"
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         event = try c.decode(AlertEvent.self, forKey: .event)
         device = try c.decode(String.self, forKey: .device)
-        fence = try c.decode(String.self, forKey: .fence)
+        if event.isTourEvent {
+            fence = try c.decode(String.self, forKey: .stop)
+            tour = try c.decode(String.self, forKey: .tour)
+            stopIndex = try c.decode(Int.self, forKey: .stopIndex)
+        } else {
+            fence = try c.decode(String.self, forKey: .fence)
+        }
         name = try c.decodeIfPresent(String.self, forKey: .name)
         at = try Self.time(c, .at)
-        confirmedAt = try Self.time(c, .confirmedAt)
+        confirmedAt = c.contains(.confirmedAt) || !event.isTourEvent ? try Self.time(c, .confirmedAt) : nil
         lat = try c.decodeIfPresent(Double.self, forKey: .lat)
         lon = try c.decodeIfPresent(Double.self, forKey: .lon)
         radius = try c.decodeIfPresent(Double.self, forKey: .radius)
@@ -64,9 +88,11 @@ public struct ReceivedAlert: Sendable, Hashable, Decodable {
         dwellSeconds = try c.decodeIfPresent(Double.self, forKey: .dwellSeconds)
         durationSeconds = try c.decodeIfPresent(Double.self, forKey: .durationSeconds)
         reason = try c.decodeIfPresent(String.self, forKey: .reason)
+        maxSpeedKmh = try c.decodeIfPresent(Double.self, forKey: .maxSpeedKmh)
+        limitKmh = try c.decodeIfPresent(Double.self, forKey: .limitKmh)
     }
 
-    /// RFC 3339 as the contract says; epoch seconds accepted too.
+    /// RFC 3339 as README "Topics and payloads" says; epoch seconds accepted too.
     private static func time(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Double {
         if let seconds = try? c.decode(Double.self, forKey: key) { return seconds }
         let text = try c.decode(String.self, forKey: key)

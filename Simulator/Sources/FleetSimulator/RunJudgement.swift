@@ -3,8 +3,8 @@
 struct RunJudgement {
     /// Thresholds shared by every run of a track at one fence.
     struct Thresholds {
-        /// Evidence margin: max(hysteresis, acc), capped by the fence.
-        var margin: Double
+        /// Per sample, the evidence margin: max(hysteresis, acc), capped by the fence there.
+        var margins: [Double]
         /// Noise band: `noiseSigmas` standard deviations.
         var band: Double
         /// Samples carry an `acc` the service accepts.
@@ -28,6 +28,9 @@ struct RunJudgement {
     var depth: Double
     /// Seconds between the first and last possible evidence.
     var evidenceSpan: Double
+    /// When the first sample that may be evidence for this side comes (noise may put one a little
+    /// before the run).
+    var firstPossibleEvidence: Double?
     /// The sample after the crossing into this run (the crossing lies between it and the one before).
     var crossingSample: Int
     /// Where the service's estimate of the crossing (an alert's `at`) may fall. The service
@@ -43,8 +46,8 @@ struct RunJudgement {
         let v = { (j: Int) in sign * distances[j] }
         let certainSide = { (j: Int) in v(j) > 0 && v(j) >= t.band }
         let possibleSide = { (j: Int) in t.band > 0 ? v(j) > -t.band : v(j) >= 0 }
-        let isCertainEvidence = { (j: Int) in t.usable && v(j) >= t.margin + t.band }
-        let isPossibleEvidence = { (j: Int) in t.usable && v(j) >= t.margin - t.band }
+        let isCertainEvidence = { (j: Int) in t.usable && v(j) >= t.margins[j] + t.band }
+        let isPossibleEvidence = { (j: Int) in t.usable && v(j) >= t.margins[j] - t.band }
         let last = times.count - 1
 
         // Certain: evidence at both ends of a stretch surely on this side, debounce apart; or
@@ -71,6 +74,7 @@ struct RunJudgement {
         while ehi < last, possibleSide(ehi + 1) { ehi += 1 }
         let evidence = (elo...ehi).filter(isPossibleEvidence)
         evidenceSpan = evidence.first.map { times[evidence.last!] - times[$0] } ?? 0
+        firstPossibleEvidence = evidence.first.map { times[$0] }
         possible = certain || (!evidence.isEmpty && (evidenceSpan >= t.debounce - t.slack || (t.endsInSilence && ehi == last)))
         certainEvidence = (lo...hi).contains(where: isCertainEvidence)
         possibleEvidence = !evidence.isEmpty

@@ -90,6 +90,9 @@ public final class Simulation: Sendable {
         }
         let publisher: TruckPublisher
         do {
+            try await TourSetter.set(
+                options.tours, options: try clientOptions(id: "\(options.clientIDPrefix)tours"), prefix: options.alertsPrefix,
+                timeout: .seconds(10), logger: mqttLogger)
             publisher = try TruckPublisher(options: options, plan: plan, logger: mqttLogger)
             try await publisher.connect(timeout: .seconds(10))
         } catch {
@@ -113,8 +116,8 @@ public final class Simulation: Sendable {
             return nil
         }
         // Ground truth is heavy for big fleets: work it out while the service settles.
-        let truth = Task.detached(priority: .utility) { [plan] in
-            GroundTruth.expectedAlerts(plan: plan, fences: verify.fences, rules: verify.rules, through: through)
+        let truth = Task.detached(priority: .utility) { [plan, tours = options.tours] in
+            GroundTruth.expectedAlerts(plan: plan, fences: verify.fences, tours: tours, rules: verify.rules, through: through)
         }
         let settleSeconds = verify.settleSeconds(speedup: options.speedup)
         if settleSeconds < verify.rules.settings.silentConfirmSeconds {
@@ -127,9 +130,10 @@ public final class Simulation: Sendable {
         // Alerts from an earlier run for the same device names are not this run's.
         let received = collector.alerts
         let current = received.filter { $0.at >= clock.simulatedStart - verify.tolerance }
+        let expected = GroundTruth.allowingForExpiry(await truth.value, fences: verify.fences, wallTime: clock.wallTime(at:))
         var report = VerifyScoring.score(
-            expected: await truth.value, received: current, devices: Set(plan.trucks.map(\.device)),
-            fences: Set(verify.fences.map(\.id)), tolerance: verify.tolerance,
+            expected: expected, received: current, devices: Set(plan.trucks.map(\.device)),
+            fences: Set(verify.fences.map(\.id)), tours: Set(options.tours.map(\.id)), tolerance: verify.tolerance,
             debounce: verify.rules.settings.debounceSeconds, wallTime: clock.wallTime(at:))
         report.ignored += received.count - current.count
         report.trucks = plan.trucks.count

@@ -20,6 +20,9 @@ public struct SimulationOptions: Sendable {
     public var maxConnections = 50
     /// Root of the service's topics (`topics.prefix`): alerts are read from `<prefix>/alerts/#`.
     public var alertsPrefix = "fleetfence"
+    /// Tours set on the service (`<prefix>/tours/<id>/set`) before the trucks start; with
+    /// `verify`, their events are scored too.
+    public var tours: [TourDefinition] = []
     /// Score the service's alerts; `nil`: only publish (and pass alerts to `onAlert`, if given).
     public var verify: VerifyOptions?
     /// Show a progress line on standard error (meant for terminals).

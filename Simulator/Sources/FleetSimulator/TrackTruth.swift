@@ -18,15 +18,22 @@ public struct TrackTruth: Sendable {
     /// The device goes quiet after its last sample, so the service confirms a pending change by
     /// silence (`silent_confirm_s`).
     public var endsInSilence: Bool
+    /// Per sample, the evidence margin's cap where it is (a MultiPolygon's member decides it, see
+    /// `JudgeFence.measure`); `nil`: the fence's `marginCap` everywhere.
+    public var caps: [Double]?
 
-    public init(device: String, times: [Double], distances: [Double], accuracy: Double, noise: Double, endsInSilence: Bool = true) {
-        precondition(times.count == distances.count)
+    public init(
+        device: String, times: [Double], distances: [Double], accuracy: Double, noise: Double, endsInSilence: Bool = true,
+        caps: [Double]? = nil
+    ) {
+        precondition(times.count == distances.count && (caps?.count ?? times.count) == times.count)
         self.device = device
         self.times = times
         self.distances = distances
         self.accuracy = accuracy
         self.noise = noise
         self.endsInSilence = endsInSilence
+        self.caps = caps
     }
 
     private enum State: Hashable { case unknown, inside, outside }
@@ -40,10 +47,20 @@ public struct TrackTruth: Sendable {
     /// Expected and ambiguous alerts at `fence`. `crossing(j)` is the true crossing time between
     /// samples j-1 and j (default: linear in distance between them).
     public func alerts(at fence: JudgeFence, rules: GroundTruthRules, crossing: ((Int) -> Double)? = nil) -> [ExpectedAlert] {
-        guard !times.isEmpty else { return [] }
+        verdict(at: fence, rules: rules, crossing: crossing).alerts
+    }
+
+    /// The alerts, and what the rules built on the region state need: every enter the service
+    /// may confirm (tour visits, whatever the fence notifies) and where the device is surely or
+    /// possibly inside.
+    public func verdict(at fence: JudgeFence, rules: GroundTruthRules, crossing: ((Int) -> Double)? = nil) -> TrackVerdict {
+        var verdict = TrackVerdict(count: times.count)
+        guard !times.isEmpty else { return verdict }
         let settings = rules.settings
         let thresholds = RunJudgement.Thresholds(
-            margin: fence.evidenceMargin(hysteresis: settings.hysteresisMeters, accuracy: accuracy),
+            margins: times.indices.map { j in
+                fence.evidenceMargin(hysteresis: settings.hysteresisMeters, accuracy: accuracy, cap: caps?[j])
+            },
             band: rules.noiseSigmas * max(noise, 0), usable: accuracy <= settings.maxAccuracyMeters,
             debounce: settings.debounceSeconds, slack: rules.timeMargin, endsInSilence: endsInSilence)
         let crossingTime = crossing ?? linearCrossing
@@ -88,23 +105,42 @@ public struct TrackTruth: Sendable {
             let event: AlertEvent = run.inside ? .enter : .exit
             // Where the service's `at` for this crossing may fall (see RunJudgement).
             let window = at.map { _ in judged.earliestCrossing...judged.latestCrossing }
-            if let at, fence.notify.contains(event) {
+            let needed = thresholds.margins[run.lo...run.hi].max()! + thresholds.band
+            var change: ExpectedAlert?
+            if let at {
                 if happens, always {
-                    alerts.append(ExpectedAlert(
+                    change = ExpectedAlert(
                         device: device, fence: fence.id, event: event, at: at, certainty: .expected,
-                        bySilence: judged.confirmedBy == nil, atWindow: window))
+                        bySilence: judged.confirmedBy == nil, atWindow: window)
                 } else if happens {
                     let note = judged.certain ? "after an ambiguous change"
                         : String(format: "new side for %.0f s of %.0f s debounce", judged.evidenceSpan, thresholds.debounce)
-                    alerts.append(ExpectedAlert(
-                        device: device, fence: fence.id, event: event, at: at, certainty: .ambiguous, note: note, atWindow: window))
-                } else if judged.depth < thresholds.margin + thresholds.band, possible.contains(opposite) {
-                    alerts.append(ExpectedAlert(
+                    change = ExpectedAlert(
+                        device: device, fence: fence.id, event: event, at: at, certainty: .ambiguous, note: note, atWindow: window)
+                } else if judged.depth < needed, possible.contains(opposite) {
+                    change = ExpectedAlert(
                         device: device, fence: fence.id, event: event, at: at, certainty: .ambiguous,
-                        note: String(format: "graze: %.1f m past the boundary, evidence needs %.1f",
-                                     judged.depth, thresholds.margin + thresholds.band),
-                        atWindow: window))
+                        note: String(format: "graze: %.1f m past the boundary, evidence needs %.1f", judged.depth, needed),
+                        atWindow: window)
                 }
+            }
+            if let change {
+                if fence.notify.contains(event) { alerts.append(change) }
+                if event == .enter { verdict.enters.append(change) }
+            }
+
+            // Where the device is, run by run: the states possible before it, joined by this side
+            // from its first possible evidence on, and this side alone once a certain change is
+            // confirmed (after the confirming sample: the service may judge that sample's other
+            // rules before or after the change).
+            for j in run.lo...run.hi {
+                var states = possible
+                if next.contains(side), let first = judged.firstPossibleEvidence, times[j] >= first { states.insert(side) }
+                // A graze: the change is ambiguous without any sample to place it.
+                if change != nil, !next.contains(side) { states.insert(side) }
+                if judged.certain, let confirmed = judged.confirmedBy, times[j] > confirmed { states = [side] }
+                verdict.surelyInside[j] = states == [.inside]
+                verdict.possiblyInside[j] = states.contains(.inside)
             }
 
             // Dwell: once per stay, judged on inside samples, measured from the crossing.
@@ -124,7 +160,8 @@ public struct TrackTruth: Sendable {
             }
             possible = next
         }
-        return alerts
+        verdict.alerts = alerts
+        return verdict
     }
 
     /// Where the distance changes sign between samples j-1 and j, assuming it changes linearly.
@@ -148,5 +185,22 @@ public struct TrackTruth: Sendable {
             }
         }
         return runs
+    }
+}
+
+/// What ground truth makes of one device at one fence (see `TrackTruth.verdict`).
+public struct TrackVerdict: Sendable {
+    /// The alerts the fence notifies.
+    public var alerts: [ExpectedAlert] = []
+    /// Every enter the service may confirm, expected or ambiguous, whether the fence notifies
+    /// enters or not: a tour's stop is visited by a confirmed enter.
+    public var enters: [ExpectedAlert] = []
+    /// Per sample: every state the service may hold then is inside; some state may be inside.
+    public var surelyInside: [Bool]
+    public var possiblyInside: [Bool]
+
+    init(count: Int) {
+        surelyInside = Array(repeating: false, count: count)
+        possiblyInside = Array(repeating: false, count: count)
     }
 }

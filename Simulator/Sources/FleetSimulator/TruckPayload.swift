@@ -16,11 +16,23 @@ public enum TruckPayload {
         append(",\"acc\":", &out)
         appendFixed(sample.accuracy, digits: 1, &out)
         append(",\"spd\":", &out)
-        appendFixed(sample.truth.speed, digits: 1, &out)
+        appendFixed(sample.truth.speed, digits: speedDigits, &out)
         append(",\"hdg\":", &out)
         appendFixed(sample.truth.heading, digits: 0, &out)
         out.append(UInt8(ascii: "}"))
         return out
+    }
+
+    /// Decimals of `spd`, m/s: a tenth is 0.36 km/h.
+    static let speedDigits = 1
+
+    /// `spd` as the payload carries it (the noise-free speed, rounded): what the service compares
+    /// with a fence's `speed_limit_kmh`, and so what ground truth judges speeding on.
+    public static func published(speed: Double) -> Double {
+        var scale: Double = 1
+        for _ in 0..<speedDigits { scale *= 10 }
+        let units = (abs(speed) * scale).rounded(.toNearestOrAwayFromZero)
+        return (speed < 0 ? -units : units) / scale
     }
 
     private static func append(_ text: StaticString, _ out: inout [UInt8]) {

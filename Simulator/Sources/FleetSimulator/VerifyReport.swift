@@ -52,8 +52,9 @@ public struct VerifyReport: Sendable {
     public init() {}
 
     public var matched: Int { matchedAlerts.count }
-    /// `confirmed_at` minus the true crossing (dwell: crossing + dwell_s), simulated seconds.
-    public var delays: DelayStats? { DelayStats(matchedAlerts.map(\.delay)) }
+    /// `confirmed_at` minus when the event truly happened (`ExpectedAlert.due`), simulated
+    /// seconds; alerts without `confirmed_at` are left out.
+    public var delays: DelayStats? { DelayStats(matchedAlerts.compactMap(\.delay)) }
     public var missedCount: Int { missed.count }
     public var falseCount: Int { falseAlerts.count }
     /// No missed and no false alert: what `--strict` demands.
@@ -70,14 +71,33 @@ extension VerifyReport: CustomStringConvertible {
     /// One line per matched alert, in the order of the crossings.
     public var matchedList: String {
         guard !matchedAlerts.isEmpty else { return "" }
-        var lines = ["matched (delay = confirmed_at - when it truly happened: the crossing, or for dwell the crossing + dwell_s; simulated s):"]
+        var lines = ["matched (delay = confirmed_at - when it truly happened: the crossing; for dwell the crossing + dwell_s; for speeding the first sample a debounce into the episode; simulated s):"]
         for match in matchedAlerts {
-            let (what, when) = match.truth.event == .dwell ? ("due", match.truth.due) : ("crossed", match.truth.at)
-            lines.append("  \(match.alert.device) \(match.alert.event.rawValue) \(match.alert.fence)"
-                + " \(what) \(RFC3339.format(when)) confirmed \(RFC3339.format(match.alert.confirmedAt))"
-                + String(format: " delay %.1f", match.delay))
+            let (what, when): (String, Double) = switch match.truth.event {
+            case .dwell, .speeding: ("due", match.truth.due)
+            default: ("crossed", match.truth.at)
+            }
+            var line = "  \(Self.label(match.alert)) \(what) \(RFC3339.format(when))"
+            if let confirmed = match.alert.confirmedAt { line += " confirmed \(RFC3339.format(confirmed))" }
+            if let delay = match.delay { line += String(format: " delay %.1f", delay) }
+            lines.append(line)
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `truck-3 enter wdf01`, `truck-3 stop_visited depot (tour deliveries, stop_index 1)`.
+    static func label(device: String, event: AlertEvent, fence: String, tour: String?, stop: Int?) -> String {
+        var text = "\(device) \(event.rawValue) \(fence)"
+        if let tour { text += " (tour \(tour), stop_index \(stop.map(String.init) ?? "?"))" }
+        return text
+    }
+
+    static func label(_ alert: ReceivedAlert) -> String {
+        label(device: alert.device, event: alert.event, fence: alert.fence, tour: alert.tour, stop: alert.stopIndex)
+    }
+
+    static func label(_ alert: ExpectedAlert) -> String {
+        label(device: alert.device, event: alert.event, fence: alert.fence, tour: alert.tour, stop: alert.stopIndex)
     }
 
     /// The counts, delays, missed and false alerts, and the result.
@@ -90,8 +110,8 @@ extension VerifyReport: CustomStringConvertible {
         }
         lines.append("  expected  \(pad(expected))" + (events.isEmpty ? "" : "   matched by event: " + events.joined(separator: ", ")))
         lines.append("  matched   \(pad(matched))")
-        lines.append("  missed    \(pad(missed.count))")
-        lines.append("  false     \(pad(falseAlerts.count))")
+        lines.append("  missed    \(pad(missed.count))" + Self.kinds(missed.map(\.event)))
+        lines.append("  false     \(pad(falseAlerts.count))" + Self.kinds(falseAlerts.map(\.event)))
         lines.append("  ambiguous \(pad(ambiguous))   (\(ambiguousAlerted) alerted)")
         if ignored > 0 || duplicates > 0 {
             lines.append("  ignored   \(pad(ignored))   duplicates \(duplicates)")
@@ -111,7 +131,7 @@ extension VerifyReport: CustomStringConvertible {
         if !missed.isEmpty {
             lines.append("missed:")
             for alert in missed.prefix(shown) {
-                lines.append("  \(alert.device) \(alert.event.rawValue) \(alert.fence) crossed \(RFC3339.format(alert.at))"
+                lines.append("  \(Self.label(alert)) \(alert.event == .speeding ? "from" : "crossed") \(RFC3339.format(alert.at))"
                     + (alert.bySilence ? " (confirmed only by silence: was --settle long enough?)" : ""))
             }
             if missed.count > shown { lines.append("  ... and \(missed.count - shown) more") }
@@ -119,13 +139,20 @@ extension VerifyReport: CustomStringConvertible {
         if !falseAlerts.isEmpty {
             lines.append("false:")
             for alert in falseAlerts.prefix(shown) {
-                lines.append("  \(alert.device) \(alert.event.rawValue) \(alert.fence) at \(RFC3339.format(alert.at))"
-                    + " confirmed \(RFC3339.format(alert.confirmedAt))")
+                lines.append("  \(Self.label(alert)) at \(RFC3339.format(alert.at))"
+                    + (alert.confirmedAt.map { " confirmed \(RFC3339.format($0))" } ?? ""))
             }
             if falseAlerts.count > shown { lines.append("  ... and \(falseAlerts.count - shown) more") }
         }
         lines.append(isClean ? "result: clean" : "result: \(missed.count) missed, \(falseAlerts.count) false")
         return lines.joined(separator: "\n")
+    }
+
+    /// `   (enter 1, speeding 2)` for a non-empty list, in the order of `AlertEvent`.
+    private static func kinds(_ events: [AlertEvent]) -> String {
+        guard !events.isEmpty else { return "" }
+        let counts = Dictionary(events.map { ($0, 1) }, uniquingKeysWith: +)
+        return "   (" + counts.keys.sorted().map { "\($0.rawValue) \(counts[$0]!)" }.joined(separator: ", ") + ")"
     }
 
     private func pad(_ n: Int) -> String {

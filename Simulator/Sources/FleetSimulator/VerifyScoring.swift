@@ -1,40 +1,45 @@
 import GeofenceEngine
 
-/// Matches received alerts to ground truth: same device, fence and event, `at` within a
-/// tolerance of where the service may place the crossing (`ExpectedAlert.atWindow`), nearest
-/// first, each used once. With `debounce`, an enter or exit confirmed sooner than that after its
-/// crossing breaks rule 2 (the device stays on the new side for the whole debounce, from a time
-/// at or after the crossing) and matches nothing: it counts as false.
+/// Matches received alerts to ground truth: same device, fence and event (for a tour's event,
+/// the same tour and stop too), `at` within a tolerance of where the service may place it
+/// (`ExpectedAlert.atWindow`), nearest first, each used once. With `debounce`, an enter, exit or
+/// speeding confirmed sooner than that after its `at` breaks the debounce (README "The rules":
+/// the device stays on the new side, or over the limit, for the whole debounce) and matches
+/// nothing: it counts as false. A `tour_completed` whose `duration_s` is further than the
+/// tolerance from where it may fall matches nothing either.
 public enum VerifyScoring {
-    /// `devices`/`fences`: what the simulation knows; alerts about anything else are ignored.
+    /// `devices`/`fences`/`tours`: what the simulation knows; alerts about anything else are ignored.
     /// `wallTime` maps a simulated time to the wall clock at which the simulation reached it.
     public static func score(
         expected: [ExpectedAlert], received: [ReceivedAlert], devices: Set<String>, fences: Set<String>,
-        tolerance: Double = 60, debounce: Double? = nil, wallTime: ((Double) -> Double)? = nil
+        tours: Set<String> = [], tolerance: Double = 60, debounce: Double? = nil, wallTime: ((Double) -> Double)? = nil
     ) -> VerifyReport {
         var report = VerifyReport()
         struct Key: Hashable {
-            var device: String, fence: String, event: AlertEvent
+            var device: String, fence: String, event: AlertEvent, tour: String?, stop: Int?
         }
         var seen = Set<String>()
         var alertsByKey: [Key: [ReceivedAlert]] = [:]
         for alert in received {
             // Redelivered QoS 1 messages carry the same seq: count them once.
             let identity = alert.seq.map { "\(alert.device)#\($0)" }
-                ?? "\(alert.device)|\(alert.fence)|\(alert.event)|\(alert.at)|\(alert.confirmedAt)"
+                ?? "\(alert.device)|\(alert.fence)|\(alert.event)|\(alert.tour ?? "")|\(alert.stopIndex ?? -1)|\(alert.at)"
             guard seen.insert(identity).inserted else {
                 report.duplicates += 1
                 continue
             }
-            guard devices.contains(alert.device), fences.contains(alert.fence), alert.reason == nil else {
+            let known = alert.event.isTourEvent ? alert.tour.map(tours.contains) ?? false : fences.contains(alert.fence)
+            guard devices.contains(alert.device), known, alert.reason == nil else {
                 report.ignored += 1
                 continue
             }
-            alertsByKey[Key(device: alert.device, fence: alert.fence, event: alert.event), default: []].append(alert)
+            let key = Key(device: alert.device, fence: alert.fence, event: alert.event, tour: alert.tour, stop: alert.stopIndex)
+            alertsByKey[key, default: []].append(alert)
         }
         var expectedByKey: [Key: [ExpectedAlert]] = [:]
         for item in expected {
-            expectedByKey[Key(device: item.device, fence: item.fence, event: item.event), default: []].append(item)
+            let key = Key(device: item.device, fence: item.fence, event: item.event, tour: item.tour, stop: item.stopIndex)
+            expectedByKey[key, default: []].append(item)
             if item.certainty == .expected {
                 report.expected += 1
                 report.byEvent[item.event, default: (0, 0)].expected += 1
@@ -53,8 +58,14 @@ public enum VerifyScoring {
             // the boundary can move that estimate by much more than the tolerance.
             var pairs: [(alert: Int, truth: Int, gap: Double, offset: Double)] = []
             for (a, alert) in alerts.enumerated() {
-                if let debounce, alert.event != .dwell, alert.confirmedAt < alert.at + debounce - 0.001 { continue }
+                if let debounce, [.enter, .exit, .speeding].contains(alert.event),
+                   (alert.confirmedAt ?? -.infinity) < alert.at + debounce - 0.001 { continue }
                 for (t, truth) in truths.enumerated() {
+                    if let duration = truth.duration {
+                        guard let reported = alert.durationSeconds,
+                              reported >= duration.lowerBound - tolerance, reported <= duration.upperBound + tolerance
+                        else { continue }
+                    }
                     let window = truth.atWindow
                     let outside = max(0, window.lowerBound - alert.at, alert.at - window.upperBound)
                     let gap = min(outside, abs(alert.at - truth.due))
@@ -79,8 +90,8 @@ public enum VerifyScoring {
                     // Silence confirms after a wall-clock wait that would swamp the service's latency.
                     if truth.bySilence {
                         report.confirmedBySilence += 1
-                    } else if let wallTime, alert.received > 0 {
-                        receiveDelays.append(alert.received - wallTime(alert.confirmedAt))
+                    } else if let wallTime, alert.received > 0, let confirmed = alert.confirmedAt {
+                        receiveDelays.append(alert.received - wallTime(confirmed))
                     }
                 } else {
                     report.ambiguousAlerted += 1

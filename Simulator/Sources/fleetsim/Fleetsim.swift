@@ -13,8 +13,10 @@ struct Fleetsim: AsyncParsableCommand {
         discussion: """
             Truck k drives route (k-1) mod R, starting at a seeded time within --stagger seconds. \
             Simulated time runs --speedup times faster than the wall clock; positions carry it in `ts`. \
-            With --verify the service's alerts are scored against the noise-free paths: expected, \
-            matched, missed, false and ambiguous alerts, and their delays. \
+            With --tours the tours are set on the service first. With --verify the service's alerts \
+            (enter, exit, dwell, speeding) and tour events (stop_visited, stop_skipped, tour_completed) \
+            are scored against the noise-free paths: expected, matched, missed, false and ambiguous, \
+            and their delays. \
             Ctrl-C stops publishing (and still reports); a second Ctrl-C reports at once.
 
             Defaults for the broker, the alerts prefix, the fences file and the rules come from the \
@@ -68,6 +70,8 @@ struct Fleetsim: AsyncParsableCommand {
     var duration: Double?
     @Option(name: .customLong("start-time"), help: "Simulated start: now, epoch seconds or RFC 3339")
     var startTime = "now"
+    @Option(help: "Tours (a JSON array of tour definitions) to set on <alerts-prefix>/tours/<id>/set before the trucks start; with --verify their events are scored")
+    var tours: String?
 
     // MARK: Verify
 
@@ -79,7 +83,7 @@ struct Fleetsim: AsyncParsableCommand {
     var alertsPrefix: String?
     @Option(help: "Wall seconds to wait for alerts after the last position [default: debounce/speedup + silent confirm + 2]")
     var settle: Double?
-    @Flag(help: "Exit 1 on any missed or false alert")
+    @Flag(help: "Exit 1 on any missed or false alert or tour event")
     var strict = false
     @Option(help: "Simulated seconds between an alert's at and the true crossing for a match")
     var tolerance = 60.0
@@ -156,6 +160,9 @@ struct Fleetsim: AsyncParsableCommand {
         options.fleet.duration = duration
         options.fleet.prefix = prefix
         options.fleet.startTime = StartTime.parse(startTime)!
+        if let tours {
+            options.tours = try TourFile.load(contentsOf: URL(fileURLWithPath: tours))
+        }
         let defaults = GeofenceSettings()
         options.futureLimit = Self.number("GEOFENCE_MAX_FUTURE_S") ?? defaults.maxFutureSeconds
         var silence = defaults.silentConfirmSeconds

@@ -1,4 +1,4 @@
-/// Adding, replacing and removing fences at run time.
+/// Adding, replacing and removing fences at run time (README "Fences").
 extension GeofenceEngine {
     /// What setting a fence did.
     public struct FenceUpdate: Sendable {
@@ -7,11 +7,20 @@ extension GeofenceEngine {
         public var replaced: Bool
         /// The definition was identical to the one held: nothing changed.
         public var unchanged: Bool
+        /// `exit` alerts with reason `unassigned` for devices inside that the new `devices` no
+        /// longer matches, in device order.
+        public var transitions: [Transition] = []
+        /// Devices whose set of inside fences changed, with the time and place of the change.
+        public var changes: [StateChange] = []
+        /// Devices whose durable state changed (their records should be journaled).
+        public var changedDevices: [String] = []
     }
 
-    /// What removing a fence did.
+    /// What removing (or expiring) fences did.
     public struct FenceRemoval: Sendable {
-        /// `exit` alerts with reason `fence_removed` for devices that were inside.
+        /// The ids of the fences removed.
+        public var fences: [String] = []
+        /// `exit` alerts with reason `fence_removed` (or `fence_expired`) for devices that were inside.
         public var transitions: [Transition] = []
         /// Devices whose set of inside fences changed, with the time and place of the change.
         public var changes: [StateChange] = []
@@ -24,51 +33,92 @@ extension GeofenceEngine {
         fenceSlots.reserveCapacity(count)
         fenceProbes.reserveCapacity(count)
         fenceGenerations.reserveCapacity(count)
+        fenceGroups.reserveCapacity(count)
         slotsByFenceID.reserveCapacity(count)
         index.reserveCapacity(count)
     }
 
     /// Adds `definition`, or replaces the fence with its id. A new fence starts unknown for every
     /// device (first sight: silent); a replaced one keeps each device's state, and the next samples
-    /// are judged against the new shape.
+    /// are judged against the new shape. A replace that changes `devices` exits the devices inside
+    /// that it no longer matches (reason `unassigned`), drops their other state at the fence, and is
+    /// first sight for the devices without state at it. `now`: the caller's clock, the time of
+    /// such exits (never before a device's latest event time).
     @discardableResult
-    public mutating func setFence(_ definition: FenceDefinition) throws(FenceError) -> FenceUpdate {
-        insert(try Fence(definition: definition, settings: settings))
+    public mutating func setFence(_ definition: FenceDefinition, now: Double = -.infinity) throws(FenceError) -> FenceUpdate {
+        insert(try Fence(definition: definition, settings: settings), now: now)
     }
 
     /// The same with a fence built beforehand, so that validation and geometry (a polygon's
     /// inscribed circle) can run outside whatever guards the engine, and in parallel. A fence
     /// clamped with other radius limits than this engine's is built again.
     @discardableResult
-    public mutating func setFence(_ fence: Fence) throws(FenceError) -> FenceUpdate {
-        insert(fence.isBuilt(with: settings) ? fence : try Fence(definition: fence.definition, settings: settings))
+    public mutating func setFence(_ fence: Fence, now: Double = -.infinity) throws(FenceError) -> FenceUpdate {
+        insert(fence.isBuilt(with: settings) ? fence : try Fence(definition: fence.definition, settings: settings), now: now)
     }
 
-    private mutating func insert(_ fence: Fence) -> FenceUpdate {
+    private mutating func insert(_ fence: Fence, now: Double) -> FenceUpdate {
         let definition = fence.definition
-        if let slot = slotsByFenceID[definition.id] {
-            let unchanged = fenceSlots[Int(slot)]?.definition == definition
-            fenceSlots[Int(slot)] = fence
-            fenceProbes[Int(slot)] = FenceProbe(fence)
-            index.insert(slot, reach: fence.reach)
-            return FenceUpdate(fence: fence, replaced: true, unchanged: unchanged)
+        let key = ExactID(definition.id)
+        if let slot = slotsByFenceID[key], let old = fenceSlots[Int(slot)] {
+            var update = FenceUpdate(fence: fence, replaced: true, unchanged: old.definition == definition)
+            let oldGroup = fenceGroups[Int(slot)]
+            let group = audiences.acquire(definition.devices)
+            audiences.release(oldGroup)
+            place(fence, in: slot, group: group)
+            if group != oldGroup {
+                generation += 1
+                fenceGenerations[Int(slot)] = generation
+                unassign(fence: fence, slot: slot, group: group, now: now, into: &update)
+            }
+            return update
         }
         let slot: Int32
         if let free = freeFenceSlots.popLast() {
             slot = free
-            fenceSlots[Int(slot)] = fence
-            fenceProbes[Int(slot)] = FenceProbe(fence)
         } else {
             slot = Int32(fenceSlots.count)
-            fenceSlots.append(fence)
-            fenceProbes.append(FenceProbe(fence))
+            fenceSlots.append(nil)
+            fenceProbes.append(nil)
             fenceGenerations.append(0)
+            fenceGroups.append(Audiences.everyone)
         }
         generation += 1
         fenceGenerations[Int(slot)] = generation
-        slotsByFenceID[definition.id] = slot
-        index.insert(slot, reach: fence.reach)
+        slotsByFenceID[key] = slot
+        place(fence, in: slot, group: audiences.acquire(definition.devices))
         return FenceUpdate(fence: fence, replaced: false, unchanged: false)
+    }
+
+    private mutating func place(_ fence: Fence, in slot: Int32, group: Int32) {
+        fenceSlots[Int(slot)] = fence
+        fenceProbes[Int(slot)] = FenceProbe(fence)
+        fenceGroups[Int(slot)] = group
+        index.insert(slot, reach: fence.reach, group: group)
+        setExpiry(fence.definition.expiresAt, of: slot)
+    }
+
+    /// Drops every device's state at fence `slot` that `group` no longer covers: those inside exit.
+    private mutating func unassign(fence: Fence, slot: Int32, group: Int32, now: Double, into update: inout FenceUpdate) {
+        for recordIndex in records.indicesInUse where records[recordIndex].entries.contains(where: { $0.fenceSlot == slot }) {
+            let deviceSlot = records[recordIndex].device
+            guard !device(deviceSlot, isIn: group) else { continue }
+            var record = records.take(recordIndex)
+            let device = Int(deviceSlot)
+            let at = max(now, devices.lastTimestamp[device])
+            if let entry = record.entries.first(where: { $0.fenceSlot == slot }), entry.state == .inside {
+                if fence.notify.contains(.exit) {
+                    update.transitions.append(makeTransition(
+                        .exit, device: deviceSlot, fence: fence, at: at, confirmedAt: at,
+                        lat: devices.anchorLat[device], lon: devices.anchorLon[device],
+                        durationSeconds: max(0, at - entry.enteredAt), reason: Transition.Reason.unassigned))
+                }
+                update.changes.append(StateChange(device: devices.ids[device], at: at, lat: devices.anchorLat[device], lon: devices.anchorLon[device]))
+            }
+            record.entries.removeAll { $0.fenceSlot == slot }
+            update.changedDevices.append(devices.ids[device])
+            putBack(record, for: deviceSlot)
+        }
     }
 
     /// Removes the fence `id`. Devices inside it exit with reason `fence_removed` at `now`
@@ -82,60 +132,62 @@ extension GeofenceEngine {
     /// of fences; one pass each would be fences x devices). Unknown ids are skipped.
     @discardableResult
     public mutating func removeFences(ids: some Sequence<String>, now: Double) -> FenceRemoval {
+        var slots: [Int32] = []
+        for id in ids {
+            if let slot = slotsByFenceID[ExactID(id)] { slots.append(slot) }
+        }
+        return removeFences(slots: slots, reason: Transition.Reason.fenceRemoved) { _ in now }
+    }
+
+    /// Removes the fences in `slots`; devices inside exit with `reason` at `time(fence)`, but never
+    /// before their own latest event time.
+    mutating func removeFences(slots: [Int32], reason: String, at time: (Fence) -> Double) -> FenceRemoval {
         var removal = FenceRemoval()
         var removed: [Int32: Fence] = [:]
-        for id in ids {
-            guard let slot = slotsByFenceID.removeValue(forKey: id), let fence = fenceSlots[Int(slot)] else { continue }
+        for slot in slots {
+            guard let fence = fenceSlots[Int(slot)], slotsByFenceID.removeValue(forKey: ExactID(fence.id)) != nil else { continue }
             removed[slot] = fence
         }
         guard !removed.isEmpty else { return removal }
-        for deviceSlot in regions.keys.sorted() {
-            guard var record = regions[deviceSlot], record.entries.contains(where: { removed[$0.fenceSlot] != nil })
-            else { continue }
+        let affected = records.indicesInUse.filter { records[$0].entries.contains { removed[$0.fenceSlot] != nil } }
+            .sorted { records[$0].device < records[$1].device }
+        for recordIndex in affected {
+            var record = records.take(recordIndex)
+            let deviceSlot = record.device
             let device = Int(deviceSlot)
-            // The fences go now, but never before the device's own latest event time.
-            let at = max(now, devices.lastTimestamp[device])
-            var leftAny = false
+            var latest: Double?
+            let firstNewTransition = removal.transitions.endIndex
             for entry in record.entries {
                 guard let fence = removed[entry.fenceSlot], entry.state == .inside else { continue }
-                leftAny = true
+                // The fences go now, but never before the device's own latest event time.
+                let at = max(time(fence), devices.lastTimestamp[device])
+                latest = max(latest ?? at, at)
                 if fence.notify.contains(.exit) {
-                    removal.transitions.append(
-                        makeTransition(
-                            .exit, device: deviceSlot, fence: fence, at: at, confirmedAt: at,
-                            lat: devices.anchorLat[device], lon: devices.anchorLon[device],
-                            durationSeconds: max(0, at - entry.enteredAt), reason: "fence_removed"))
+                    removal.transitions.append(makeTransition(
+                        .exit, device: deviceSlot, fence: fence, at: at, confirmedAt: at,
+                        lat: devices.anchorLat[device], lon: devices.anchorLon[device],
+                        durationSeconds: max(0, at - entry.enteredAt), reason: reason))
                 }
             }
-            if leftAny {
+            orderBySequence(&removal.transitions, from: firstNewTransition)
+            if let latest {
                 removal.changes.append(
-                    StateChange(device: devices.ids[device], at: at, lat: devices.anchorLat[device], lon: devices.anchorLon[device]))
+                    StateChange(device: devices.ids[device], at: latest, lat: devices.anchorLat[device], lon: devices.anchorLon[device]))
             }
             record.entries.removeAll { removed[$0.fenceSlot] != nil }
-            store(record, for: deviceSlot)
+            putBack(record, for: deviceSlot)
         }
         for slot in removed.keys.sorted() {
             index.remove(slot)
+            audiences.release(fenceGroups[Int(slot)])
+            fenceGroups[Int(slot)] = Audiences.everyone
+            setExpiry(nil, of: slot)
             fenceSlots[Int(slot)] = nil
             fenceProbes[Int(slot)] = nil
             freeFenceSlots.append(slot)
         }
+        removal.fences = removed.values.map(\.id).sorted { ExactID($0) < ExactID($1) }
         return removal
-    }
-
-    /// Puts a device's sparse record back, or drops it when nothing in it differs from the default.
-    mutating func store(_ record: DeviceRegions, for deviceSlot: Int32) {
-        if record.entries.isEmpty {
-            regions[deviceSlot] = nil
-            devicesAwaitingSilence.remove(deviceSlot)
-        } else {
-            regions[deviceSlot] = record
-            if record.hasEvidencePending {
-                devicesAwaitingSilence.insert(deviceSlot)
-            } else {
-                devicesAwaitingSilence.remove(deviceSlot)
-            }
-        }
     }
 
     /// Builds an alert and advances the device's sequence number.

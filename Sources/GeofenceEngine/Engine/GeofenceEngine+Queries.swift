@@ -16,7 +16,8 @@ extension GeofenceEngine {
     private func near(_ slots: [Int32], lat: Double, lon: Double) -> [String] {
         slots.compactMap { slot -> String? in
             guard let fence = fenceSlots[Int(slot)] else { return nil }
-            return fence.signedDistance(lat: lat, lon: lon) > -fence.marginCap ? fence.id : nil
+            let (distance, cap) = fence.geometry.measure(ProbePoint(lat: lat, lon: lon), cap: fence.marginCap)
+            return distance > -cap ? fence.id : nil
         }.sorted()
     }
 }

@@ -1,4 +1,4 @@
-/// Rules 1 to 4 of the contract: evidence, debounce, first sight and order, one sample at a time.
+/// README "The rules": evidence, debounce, first sight and order, one sample at a time.
 extension GeofenceEngine {
     /// Feeds one sample of `device`. `arrival` is the caller's wall clock, used only to judge
     /// silence later. Transitions are appended to `transitions`.
@@ -29,6 +29,7 @@ extension GeofenceEngine {
             return SampleOutcome(status: .stale)
         }
         devices.lastTimestamp[device] = sample.timestamp
+        devices.lastHeard[device] = arrival
         counters.accepted += 1
         var outcome = SampleOutcome(status: .accepted)
 
@@ -38,13 +39,15 @@ extension GeofenceEngine {
             counters.inaccurate += 1
             return outcome
         }
-        var current = regions.removeValue(forKey: deviceSlot) ?? DeviceRegions(lastArrival: arrival)
+        let targeted = audiences.hasTargetedGroups
+        if targeted { refreshGroups(of: deviceSlot) }
+        var current = takeRecord(of: deviceSlot, arrival: arrival)
         current.lastArrival = arrival
         let firstNewTransition = transitions.endIndex
         let wasPendingWithEvidence = current.hasEvidencePending
         let context = SampleContext(
             device: deviceSlot, sample: sample, point: ProbePoint(lat: sample.lat, lon: sample.lon),
-            margin: max(settings.hysteresisMeters, sample.accuracy ?? 0),
+            margin: max(settings.hysteresisMeters, sample.accuracy ?? 0), arrival: arrival,
             anchor: devices.anchorTime[device].isNaN
                 ? nil
                 : (devices.anchorTime[device], devices.anchorLat[device], devices.anchorLon[device]))
@@ -58,8 +61,13 @@ extension GeofenceEngine {
                 current.entries.remove(at: position)
                 continue
             }
-            let distance = fence.geometry.signedDistance(to: context.point)
-            judge(&entry, fence: fence, distance: distance, context, &outcome, &transitions)
+            // An expired fence says nothing more; the next tick removes it (README "The rules").
+            if fenceProbes[Int(entry.fenceSlot)]!.expiresAt <= arrival {
+                position += 1
+                continue
+            }
+            let (distance, cap) = fence.geometry.measure(context.point, cap: fence.marginCap)
+            judge(&entry, fence: fence, distance: distance, cap: cap, context, &outcome, &transitions)
             if entry.isDefault {
                 current.entries.remove(at: position)
             } else {
@@ -67,20 +75,24 @@ extension GeofenceEngine {
                 position += 1
             }
         }
-        // Fences near the sample: where a device with no entry can start a change.
+        // Fences near the sample, for this device: where a device with no entry can start a change.
         candidateScratch.removeAll(keepingCapacity: true)
-        index.candidates(lat: sample.lat, lon: sample.lon, into: &candidateScratch)
+        if targeted {
+            index.candidates(lat: sample.lat, lon: sample.lon, groups: devices.groups[device], into: &candidateScratch)
+        } else {
+            index.candidates(lat: sample.lat, lon: sample.lon, into: &candidateScratch)
+        }
         let knownGeneration = devices.knownGeneration[device]
         for fenceSlot in candidateScratch where !current.entries.contains(where: { $0.fenceSlot == fenceSlot }) {
             guard let probe = fenceProbes[Int(fenceSlot)] else { continue }
             // Outside evidence for a fence without an entry leaves it (or makes it) known
             // outside, the default: the common case, decided without the full fence.
-            let distance = probe.geometry.signedDistance(to: context.point)
-            if distance <= -min(context.margin, probe.marginCap) { continue }
+            let (distance, cap) = probe.geometry.measure(context.point, cap: probe.marginCap)
+            if distance <= -min(context.margin, cap) || probe.expiresAt <= arrival { continue }
             guard let fence = fenceSlots[Int(fenceSlot)] else { continue }
             let known = fenceGenerations[Int(fenceSlot)] <= knownGeneration
             var entry = RegionEntry(fenceSlot: fenceSlot, state: known ? .outside : .unknown)
-            judge(&entry, fence: fence, distance: distance, context, &outcome, &transitions)
+            judge(&entry, fence: fence, distance: distance, cap: cap, context, &outcome, &transitions)
             if !entry.isDefault { current.entries.append(entry) }
         }
         // Fences far from the sample and new to the device got outside evidence: known outside,
@@ -91,8 +103,8 @@ extension GeofenceEngine {
         devices.anchorLon[device] = sample.lon
         if current.hasEvidencePending != wasPendingWithEvidence { outcome.recordChanged = true }
         if knownGeneration != generation { outcome.recordChanged = true }
-        store(current, for: deviceSlot)
-        orderBySequence(&transitions, from: firstNewTransition)
+        if finishStep(&current, device: deviceSlot, from: firstNewTransition, &transitions) { outcome.recordChanged = true }
+        putBack(current, for: deviceSlot)
         return outcome
     }
 
@@ -102,17 +114,29 @@ extension GeofenceEngine {
         let point: ProbePoint
         /// max(hysteresis, accuracy), before each fence's cap.
         let margin: Double
+        /// The caller's wall clock at the sample's arrival.
+        let arrival: Double
         /// The previous accurate sample (time, lat, lon).
         let anchor: (Double, Double, Double)?
     }
 
-    /// Applies one sample to one device-fence pair.
+    /// Applies one sample to one device-fence pair: its region, then its speed.
     private mutating func judge(
-        _ entry: inout RegionEntry, fence: Fence, distance: Double, _ context: SampleContext,
+        _ entry: inout RegionEntry, fence: Fence, distance: Double, cap: Double, _ context: SampleContext,
+        _ outcome: inout SampleOutcome, _ transitions: inout [Transition]
+    ) {
+        judgeRegion(&entry, fence: fence, distance: distance, cap: cap, context, &outcome, &transitions)
+        if entry.speeding != nil || fence.definition.speedLimitKmh != nil {
+            judgeSpeed(&entry, fence: fence, context, &outcome, &transitions)
+        }
+    }
+
+    private mutating func judgeRegion(
+        _ entry: inout RegionEntry, fence: Fence, distance: Double, cap: Double, _ context: SampleContext,
         _ outcome: inout SampleOutcome, _ transitions: inout [Transition]
     ) {
         let sample = context.sample
-        let margin = min(context.margin, fence.marginCap)
+        let margin = min(context.margin, cap)
         let insideEvidence = distance >= margin
         let outsideEvidence = distance <= -margin
         let onInsideSide = distance > 0
@@ -170,13 +194,17 @@ extension GeofenceEngine {
         }
     }
 
-    /// Alerts of one device from one step come out in fence id order (enter before dwell), with
+    /// Alerts of one device from one step come out in fence id order (enter before dwell), ids
+    /// compared as bytes, with
     /// seq following that order: the same input gives the same numbering whatever the index's
     /// internal order, also after a restore.
     func orderBySequence(_ transitions: inout [Transition], from start: Int) {
         guard transitions.count - start > 1 else { return }
         let firstSeq = transitions[start...].map(\.seq).min()!
-        transitions[start...].sort { ($0.fenceID, $0.event) < ($1.fenceID, $1.event) }
+        transitions[start...].sort { a, b in
+            let (x, y) = (ExactID(a.fenceID), ExactID(b.fenceID))
+            return x != y ? x < y : a.event < b.event
+        }
         for (offset, position) in transitions.indices[start...].enumerated() {
             transitions[position].seq = firstSeq + UInt64(offset)
         }
@@ -205,6 +233,9 @@ extension GeofenceEngine {
             entry.state = .inside
             entry.enteredAt = pending.crossedAt
             entry.dwellReported = false
+            // Tours are told of every confirmed enter, alerted or not (README "Tours").
+            enteredScratch.append(ConfirmedEnter(
+                fenceSlot: entry.fenceSlot, at: pending.crossedAt, confirmedAt: confirmedAt, lat: lat, lon: lon))
             if fence.notify.contains(.enter) {
                 transitions.append(makeTransition(
                     .enter, device: device, fence: fence, at: pending.crossedAt, confirmedAt: confirmedAt,
@@ -212,6 +243,8 @@ extension GeofenceEngine {
             }
         } else {
             entry.state = .outside
+            // Leaving ends a speeding episode.
+            entry.speeding = nil
             if fence.notify.contains(.exit) {
                 transitions.append(makeTransition(
                     .exit, device: device, fence: fence, at: pending.crossedAt, confirmedAt: confirmedAt,

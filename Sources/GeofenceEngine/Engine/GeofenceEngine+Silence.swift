@@ -1,22 +1,23 @@
-/// Rule 2's second half: a device that falls silent is taken to have stayed where it was.
+/// README "The rules": a device that falls silent is taken to have stayed where it was.
 extension GeofenceEngine {
     /// Confirms pending changes of devices silent for `silent_confirm_s` of wall-clock time, as
     /// of `now` (the same clock as the samples' `arrival`). Returns the devices whose inside set
-    /// changed, and appends the alerts to `transitions`.
+    /// changed, and appends the alerts (and the events of the tours their enters visit) to
+    /// `transitions`. A fence whose `expires_at` has passed confirms nothing.
     @discardableResult
     public mutating func tick(now: Double, into transitions: inout [Transition]) -> [StateChange] {
         var changed: [StateChange] = []
         for deviceSlot in devicesAwaitingSilence.sorted() {
-            guard var record = regions[deviceSlot], now - record.lastArrival >= settings.silentConfirmSeconds else {
-                continue
-            }
+            let recordIndex = devices.record[Int(deviceSlot)]
+            guard recordIndex >= 0, now - records[recordIndex].lastArrival >= settings.silentConfirmSeconds else { continue }
+            var record = records.take(recordIndex)
             var position = 0
             var change: StateChange?
             let firstNewTransition = transitions.endIndex
             while position < record.entries.count {
                 var entry = record.entries[position]
                 if let pending = entry.pending, let since = pending.evidenceSince,
-                    let fence = fenceSlots[Int(entry.fenceSlot)]
+                    let fence = fenceSlots[Int(entry.fenceSlot)], (fence.definition.expiresAt ?? .infinity) > now
                 {
                     let confirmedAt = since + settings.debounceSeconds
                     confirm(&entry, fence: fence, device: deviceSlot, confirmedAt: confirmedAt,
@@ -33,8 +34,8 @@ extension GeofenceEngine {
                     position += 1
                 }
             }
-            store(record, for: deviceSlot)
-            orderBySequence(&transitions, from: firstNewTransition)
+            _ = finishStep(&record, device: deviceSlot, from: firstNewTransition, &transitions)
+            putBack(record, for: deviceSlot)
             if let change { changed.append(change) }
         }
         return changed

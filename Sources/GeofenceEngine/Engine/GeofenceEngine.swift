@@ -1,7 +1,9 @@
-/// Turns timestamped positions into enter, exit and dwell transitions by the contract's rules.
+/// Turns timestamped positions into alerts by the rules of README "The rules": enter, exit and
+/// dwell per device and fence, speeding inside fences with a limit, and the visits of tours.
 ///
 /// Pure: no I/O and no clock. Event time comes with each sample; wall-clock time (for silent
-/// confirmation and fence changes) is handed in by the caller.
+/// confirmation, expiry and fence changes) is handed in by the caller. Device and fence ids are
+/// compared as bytes (`ExactID`).
 public struct GeofenceEngine: Sendable {
     public private(set) var settings: GeofenceSettings
     public internal(set) var counters = EngineCounters()
@@ -11,17 +13,31 @@ public struct GeofenceEngine: Sendable {
     /// without touching the fence's definition. Nil for a free slot.
     var fenceProbes: [FenceProbe?] = []
     var fenceGenerations: [UInt32] = []
-    var slotsByFenceID: [String: Int32] = [:]
+    /// Each fence's audience group (`Audiences`).
+    var fenceGroups: [Int32] = []
+    var slotsByFenceID: [ExactID: Int32] = [:]
     var freeFenceSlots: [Int32] = []
     var index = FenceIndex()
     /// Bumped for every fence added; starts at 1 so that 0 means "never evaluated".
     var generation: UInt32 = 1
+    var audiences = Audiences()
+    /// Fences with an `expires_at`, by slot, and the earliest of those times.
+    var expiries: [Int32: Double] = [:]
+    var earliestExpiry = Double.infinity
+
+    var tourSlots: [HeldTour?] = []
+    var tourSlotsByID: [ExactID: Int32] = [:]
+    var freeTourSlots: [Int32] = []
+    /// Every tour that has a fence among its stops, and where, by the fence's id.
+    var toursByStop: [ExactID: [TourStop]] = [:]
 
     var devices = DeviceTable()
-    var regions: [Int32: DeviceRegions] = [:]
+    var records = DeviceRecords()
     /// Devices with a pending change that has evidence: the only ones silence can confirm.
     var devicesAwaitingSilence: Set<Int32> = []
     var candidateScratch: [Int32] = []
+    /// Enters confirmed during one device's step, for its tours.
+    var enteredScratch: [ConfirmedEnter] = []
 
     public init(settings: GeofenceSettings = GeofenceSettings()) {
         self.settings = settings
@@ -34,7 +50,7 @@ public struct GeofenceEngine: Sendable {
     public var fences: [Fence] { fenceSlots.compactMap { $0 } }
 
     public func fence(id: String) -> Fence? {
-        slotsByFenceID[id].flatMap { fenceSlots[Int($0)] }
+        slotsByFenceID[ExactID(id)].flatMap { fenceSlots[Int($0)] }
     }
 
     /// The handle for `id`, registering the device if it is new.
@@ -44,33 +60,57 @@ public struct GeofenceEngine: Sendable {
 
     public func deviceID(_ handle: DeviceHandle) -> String { devices.ids[Int(handle.slot)] }
 
-    /// Fence ids the device is inside, sorted.
+    /// Whether the engine holds `device` (seen and not forgotten).
+    public func knows(device: String) -> Bool { devices.slot(of: device) != nil }
+
+    /// Every device held, in no particular order.
+    public var deviceIDs: [String] { Array(devices.slots.keys.lazy.map(\.string)) }
+
+    /// Fence ids the device is inside, sorted by their bytes.
     public func insideFences(of device: String) -> [String] {
-        guard let slot = devices.slots[device] else { return [] }
+        guard let slot = devices.slot(of: device) else { return [] }
         return insideFences(slot: slot)
     }
 
     func insideFences(slot: Int32) -> [String] {
-        guard let record = regions[slot] else { return [] }
+        guard let record = record(of: slot) else { return [] }
         return record.entries.compactMap { entry in
             entry.state == .inside ? fenceSlots[Int(entry.fenceSlot)]?.id : nil
-        }.sorted()
+        }.sorted { ExactID($0) < ExactID($1) }
     }
 
-    /// The state of one device at one fence, as the rules see it.
+    /// The state of one device at one fence, as the rules see it. A device the fence is not for
+    /// (`devices`) has no state there: unknown.
     public func state(of device: String, in fenceID: String) -> RegionState {
-        guard let slot = devices.slots[device], let fenceSlot = slotsByFenceID[fenceID] else { return .unknown }
-        if let entry = regions[slot]?.entries.first(where: { $0.fenceSlot == fenceSlot }) { return entry.state }
+        guard let slot = devices.slot(of: device), let fenceSlot = slotsByFenceID[ExactID(fenceID)] else { return .unknown }
+        if let entry = record(of: slot)?.entries.first(where: { $0.fenceSlot == fenceSlot }) { return entry.state }
+        guard audiences.groups(of: device).contains(where: { $0 == fenceGroups[Int(fenceSlot)] })
+            || fenceGroups[Int(fenceSlot)] == Audiences.everyone
+        else { return .unknown }
         return devices.knownGeneration[Int(slot)] >= fenceGenerations[Int(fenceSlot)] ? .outside : .unknown
     }
 
-    /// Devices that have a pending change.
+    /// The change of one device at one fence that waits for its debounce, if any.
     public func pendingChange(of device: String, in fenceID: String) -> PendingChange? {
-        guard let slot = devices.slots[device], let fenceSlot = slotsByFenceID[fenceID] else { return nil }
-        return regions[slot]?.entries.first(where: { $0.fenceSlot == fenceSlot })?.pending
+        entry(of: device, in: fenceID)?.pending
+    }
+
+    /// One device's speeding at one fence: the run over the limit, or the episode alerted.
+    public func speeding(of device: String, in fenceID: String) -> SpeedingEpisode? {
+        entry(of: device, in: fenceID)?.speeding
     }
 
     public func seq(of device: String) -> UInt64 {
-        devices.slots[device].map { devices.seq[Int($0)] } ?? 0
+        devices.slot(of: device).map { devices.seq[Int($0)] } ?? 0
+    }
+
+    func entry(of device: String, in fenceID: String) -> RegionEntry? {
+        guard let slot = devices.slot(of: device), let fenceSlot = slotsByFenceID[ExactID(fenceID)] else { return nil }
+        return record(of: slot)?.entries.first { $0.fenceSlot == fenceSlot }
+    }
+
+    func record(of deviceSlot: Int32) -> DeviceRegions? {
+        let index = devices.record[Int(deviceSlot)]
+        return index < 0 ? nil : records[index]
     }
 }

@@ -6,11 +6,15 @@ public struct PositionSample: Sendable, Hashable {
     public var timestamp: Double
     /// Horizontal accuracy in metres; `nil` means good.
     public var accuracy: Double?
+    /// Speed over ground in m/s; `nil` when unknown, which says nothing about speeding.
+    public var speed: Double?
 
-    public init(lat: Double, lon: Double, timestamp: Double, accuracy: Double? = nil) {
+    /// A negative or non-finite `speed` is read as unknown (a common marker for "no fix").
+    public init(lat: Double, lon: Double, timestamp: Double, accuracy: Double? = nil, speed: Double? = nil) {
         self.lat = lat
         self.lon = lon
         self.timestamp = timestamp
         self.accuracy = accuracy
+        self.speed = speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
     }
 }

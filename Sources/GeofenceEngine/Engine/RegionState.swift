@@ -33,16 +33,22 @@ struct RegionEntry: Sendable {
     var enteredAt: Double = 0
     var dwellReported = false
     var pending: PendingChange?
+    /// Inside a fence with a speed limit: the run of samples over it, or the episode alerted.
+    var speeding: SpeedingEpisode?
 
     /// Whether this entry carries anything beyond the default of known outside.
     var isDefault: Bool { state == .outside && pending == nil }
 }
 
-/// The sparse part of a device: its non-default regions.
+/// The sparse part of a device: its non-default regions and its tour progress.
 struct DeviceRegions: Sendable {
-    /// Wall-clock time of the device's last sample, for silent confirmation.
+    /// The device's slot; -1 for a record not in use.
+    var device: Int32
+    /// Wall-clock time of the device's last sample the rules read, for silent confirmation.
     var lastArrival: Double
     var entries: [RegionEntry] = []
+    var tours: [TourProgress] = []
 
     var hasEvidencePending: Bool { entries.contains { $0.pending?.evidenceSince != nil } }
+    var isEmpty: Bool { entries.isEmpty && tours.isEmpty }
 }

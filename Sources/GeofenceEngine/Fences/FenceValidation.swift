@@ -1,93 +1,76 @@
-/// The checks a definition must pass before it becomes a fence. Invalid values are rejected,
-/// never repaired: a clamp is only for finite, positive radii.
+/// The checks a definition must pass before it becomes a fence (README "Fences"). Invalid values
+/// are rejected, never repaired: a clamp is only for finite, positive radii and buffers.
 public enum FenceValidation {
-    /// The self-intersection check compares every pair of edges, and every sample near a polygon
-    /// measures every edge: beyond this a single fence could stall the service for seconds.
+    /// The crossing check compares edges, and every sample near a polygon or corridor measures its
+    /// edges: beyond this (all rings, or a corridor's line, together) a single fence could stall
+    /// the service for seconds.
     public static let maxPolygonPoints = 10_000
 
     public static func validate(_ definition: FenceDefinition) throws(FenceError) {
-        if definition.id.isEmpty { throw .emptyID }
+        if let bytes = IDRules.badLength(definition.id) { throw bytes == 0 ? .emptyID : .idTooLong(bytes: bytes) }
         if let dwell = definition.dwellSeconds, !(dwell.isFinite && dwell > 0) { throw .invalidDwell(dwell) }
         if definition.effectiveNotify.contains(.dwell), definition.dwellSeconds == nil { throw .dwellWithoutDuration }
-        switch definition.shape {
+        if let event = definition.effectiveNotify.subtracting(AlertEvent.notifiable).min() { throw .notNotifiable(event) }
+        if let limit = definition.speedLimitKmh, !(limit.isFinite && limit > 0) { throw .invalidSpeedLimit(limit) }
+        if let expiry = definition.expiresAt, !expiry.isFinite { throw .invalidExpiry(expiry) }
+        do throws(DevicePatternError) {
+            try DevicePattern.validate(definition.devices)
+        } catch {
+            throw .invalidDevices(error)
+        }
+        try validate(definition.shape)
+    }
+
+    static func validate(_ shape: FenceShape) throws(FenceError) {
+        switch shape {
         case let .circle(center, radius):
             guard center.isValid else { throw .invalidCoordinate(lat: center.lat, lon: center.lon) }
             guard radius.isFinite, radius > 0 else { throw .invalidRadius(radius) }
-        case let .polygon(points):
-            for point in points where !point.isValid {
-                throw .invalidCoordinate(lat: point.lat, lon: point.lon)
-            }
-            let ring = openRing(points)
-            if ring.count > maxPolygonPoints { throw .tooManyPoints(count: ring.count, limit: maxPolygonPoints) }
-            let distinct = Set(ring).count
-            if distinct < 3 { throw .tooFewPoints(distinct: distinct) }
-            if ring.count != distinct || isSelfIntersecting(ring) { throw .selfIntersecting }
+        case let .polygon(outer, holes):
+            try validate(polygons: [PolygonRings(outer: outer, holes: holes)], multi: false)
+        case let .multiPolygon(polygons):
+            if polygons.isEmpty { throw .emptyMultiPolygon }
+            try validate(polygons: polygons, multi: true)
+        case let .corridor(line, buffer):
+            for point in line where !point.isValid { throw .invalidCoordinate(lat: point.lat, lon: point.lon) }
+            let path = openLine(line)
+            if path.count > maxPolygonPoints { throw .tooManyPoints(count: path.count, limit: maxPolygonPoints) }
+            let distinct = Set(path).count
+            if distinct < 2 { throw .lineTooShort(distinct: distinct) }
+            guard buffer.isFinite, buffer > 0 else { throw .invalidBuffer(buffer) }
         }
+    }
+
+    private static func validate(polygons: [PolygonRings], multi: Bool) throws(FenceError) {
+        for polygon in polygons {
+            for ring in [polygon.outer] + polygon.holes {
+                for point in ring where !point.isValid { throw .invalidCoordinate(lat: point.lat, lon: point.lon) }
+            }
+        }
+        let rings = RingValidation.rings(of: polygons, multi: multi)
+        let count = rings.reduce(0) { $0 + $1.points.count }
+        if count > maxPolygonPoints { throw .tooManyPoints(count: count, limit: maxPolygonPoints) }
+        try RingValidation.validate(rings, plainOuterOnly: !multi && rings.count == 1)
     }
 
     /// The ring without its closing point and without repeated consecutive points (which GPS
     /// tools produce and which carry no shape).
     static func openRing(_ points: [Coordinate]) -> [Coordinate] {
-        var ring: [Coordinate] = []
-        for point in points where ring.last != point { ring.append(point) }
+        var ring = openLine(points)
         while ring.count > 1, ring.first == ring.last { ring.removeLast() }
         return ring
     }
 
-    /// Any two non-adjacent edges touching, or collinear overlap, makes the ring invalid.
-    /// Sweep and prune: edges in order of their west end, each compared only with the edges whose
-    /// east-west extent still overlaps it, so a ring of thousands of points takes milliseconds.
+    /// A line without repeated consecutive points.
+    static func openLine(_ points: [Coordinate]) -> [Coordinate] {
+        var line: [Coordinate] = []
+        for point in points where line.last != point { line.append(point) }
+        return line
+    }
+
+    /// Whether one ring crosses or touches itself.
     static func isSelfIntersecting(_ ring: [Coordinate]) -> Bool {
         let origin = ring[0]
-        let points = ring.map { (x: Earth.wrappedLongitudeDelta($0.lon, from: origin.lon), y: $0.lat) }
-        let n = points.count
-        func edge(_ i: Int) -> (Point, Point) { (points[i], points[(i + 1) % n]) }
-        let west = (0..<n).map { i in min(points[i].x, points[(i + 1) % n].x) }
-        let east = (0..<n).map { i in max(points[i].x, points[(i + 1) % n].x) }
-        var active: [Int] = []
-        for i in (0..<n).sorted(by: { west[$0] < west[$1] }) {
-            active.removeAll { east[$0] < west[i] }
-            let (a, b) = edge(i)
-            for j in active {
-                // Adjacent edges share a vertex by construction.
-                if j == (i + 1) % n || i == (j + 1) % n { continue }
-                let (c, d) = edge(j)
-                if max(a.y, b.y) < min(c.y, d.y) || max(c.y, d.y) < min(a.y, b.y) { continue }
-                if segmentsIntersect(a, b, c, d) { return true }
-            }
-            active.append(i)
-        }
-        // Adjacent edges folding back onto each other.
-        for i in 0..<n {
-            let a = points[(i + n - 1) % n], b = points[i], c = points[(i + 1) % n]
-            if cross(a, b, c) == 0, dot(a, b, c) > 0 { return true }
-        }
-        return false
-    }
-
-    private typealias Point = (x: Double, y: Double)
-
-    private static func cross(_ o: Point, _ a: Point, _ b: Point) -> Double {
-        (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
-    }
-
-    /// Positive when the turn at `b` goes back toward `a` (a spike).
-    private static func dot(_ a: Point, _ b: Point, _ c: Point) -> Double {
-        (a.x - b.x) * (c.x - b.x) + (a.y - b.y) * (c.y - b.y)
-    }
-
-    private static func onSegment(_ p: Point, _ q: Point, _ r: Point) -> Bool {
-        min(p.x, r.x) <= q.x && q.x <= max(p.x, r.x) && min(p.y, r.y) <= q.y && q.y <= max(p.y, r.y)
-    }
-
-    private static func segmentsIntersect(_ p1: Point, _ p2: Point, _ p3: Point, _ p4: Point) -> Bool {
-        let d1 = cross(p3, p4, p1), d2 = cross(p3, p4, p2)
-        let d3 = cross(p1, p2, p3), d4 = cross(p1, p2, p4)
-        if ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)) { return true }
-        if d1 == 0 && onSegment(p3, p1, p4) { return true }
-        if d2 == 0 && onSegment(p3, p2, p4) { return true }
-        if d3 == 0 && onSegment(p1, p3, p2) { return true }
-        if d4 == 0 && onSegment(p1, p4, p2) { return true }
-        return false
+        return RingValidation.firstCrossing([ring.map { (x: Earth.wrappedLongitudeDelta($0.lon, from: origin.lon), y: $0.lat) }]) != nil
     }
 }

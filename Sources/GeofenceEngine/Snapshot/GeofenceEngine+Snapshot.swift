@@ -1,33 +1,33 @@
-/// Snapshot and restore, so that state survives a restart (rule 5).
+/// Snapshot and restore, so that state survives a restart (README "The rules").
 extension GeofenceEngine {
     public func snapshot() -> EngineSnapshot {
         EngineSnapshot(
-            generation: generation, fences: fenceRecords(),
-            devices: devices.ids.indices.map { deviceRecord(slot: Int32($0)) })
+            generation: generation, fences: fenceRecords(), tours: tours.sorted { ExactID($0.id) < ExactID($1.id) },
+            devices: devices.ids.indices.compactMap { devices.live[$0] ? deviceRecord(slot: Int32($0)) : nil })
     }
 
     public func fenceRecords() -> [FenceRecord] {
         fenceSlots.indices.compactMap { slot in
             fenceSlots[slot].map { FenceRecord(definition: $0.definition, generation: fenceGenerations[slot]) }
-        }.sorted { $0.definition.id < $1.definition.id }
+        }.sorted { ExactID($0.definition.id) < ExactID($1.definition.id) }
     }
 
     /// The durable form of one fence, or nil if the engine holds no fence with that id.
     public func fenceRecord(id: String) -> FenceRecord? {
-        guard let slot = slotsByFenceID[id], let fence = fenceSlots[Int(slot)] else { return nil }
+        guard let slot = slotsByFenceID[ExactID(id)], let fence = fenceSlots[Int(slot)] else { return nil }
         return FenceRecord(definition: fence.definition, generation: fenceGenerations[Int(slot)])
     }
 
     public var currentGeneration: UInt32 { generation }
 
-    /// The durable state of `device`, or nil if the engine has never seen it.
+    /// The durable state of `device`, or nil if the engine does not hold it.
     public func deviceRecord(for device: String) -> DeviceRecord? {
-        devices.slots[device].map { deviceRecord(slot: $0) }
+        devices.slot(of: device).map { deviceRecord(slot: $0) }
     }
 
     func deviceRecord(slot: Int32) -> DeviceRecord {
         let device = Int(slot)
-        let record = regions[slot]
+        let record = self.record(of: slot)
         let anchored = !devices.anchorTime[device].isNaN
         return DeviceRecord(
             device: devices.ids[device],
@@ -36,21 +36,24 @@ extension GeofenceEngine {
             anchorLat: anchored ? devices.anchorLat[device] : nil,
             anchorLon: anchored ? devices.anchorLon[device] : nil,
             seq: devices.seq[device], knownGeneration: devices.knownGeneration[device],
-            lastArrival: record?.lastArrival,
+            lastArrival: (record?.entries.isEmpty ?? true) ? nil : record?.lastArrival,
             regions: (record?.entries ?? []).compactMap { entry in
                 fenceSlots[Int(entry.fenceSlot)].map {
                     DeviceRecord.Region(
                         fence: $0.id, state: entry.state, enteredAt: entry.enteredAt,
-                        dwellReported: entry.dwellReported, pending: entry.pending)
+                        dwellReported: entry.dwellReported, pending: entry.pending, speeding: entry.speeding)
                 }
-            })
+            },
+            tours: record?.tours ?? [],
+            lastHeard: devices.lastHeard[device].isFinite ? devices.lastHeard[device] : nil)
     }
 
     /// Rebuilds an engine from a snapshot. Fences are validated and clamped anew under `settings`;
-    /// invalid ones are skipped and returned with their error.
+    /// invalid ones (and invalid tours) are skipped.
     public init(settings: GeofenceSettings, restoring snapshot: EngineSnapshot) {
         self.init(settings: settings)
         restoreFences(snapshot.fences, generation: snapshot.generation)
+        restoreTours(snapshot.tours)
         for device in snapshot.devices { restore(device) }
     }
 
@@ -77,7 +80,7 @@ extension GeofenceEngine {
         for (record, built) in zip(ordered, build(ordered, settings)) {
             do {
                 try setFence(try built.get())
-                if let slot = slotsByFenceID[record.definition.id] { fenceGenerations[Int(slot)] = record.generation }
+                if let slot = slotsByFenceID[ExactID(record.definition.id)] { fenceGenerations[Int(slot)] = record.generation }
             } catch {
                 rejected.append((record.definition.id, error))
             }
@@ -86,7 +89,23 @@ extension GeofenceEngine {
         return rejected
     }
 
-    /// Restores one device. Regions at fences the engine does not hold are dropped.
+    /// Restores tours (call before restoring devices: progress in a tour the engine does not hold
+    /// is dropped). Invalid ones are returned with their error.
+    @discardableResult
+    public mutating func restoreTours(_ tours: [TourDefinition]) -> [(String, TourError)] {
+        var rejected: [(String, TourError)] = []
+        for tour in tours {
+            do {
+                try setTour(tour)
+            } catch {
+                rejected.append((tour.id, error))
+            }
+        }
+        return rejected
+    }
+
+    /// Restores one device. Regions at fences the engine does not hold or that are not for this
+    /// device, and progress in tours it does not hold or that are not for it, are dropped.
     public mutating func restore(_ record: DeviceRecord) {
         let slot = devices.handle(for: record.device).slot
         let device = Int(slot)
@@ -96,14 +115,25 @@ extension GeofenceEngine {
         devices.anchorLon[device] = record.anchorLon ?? .nan
         devices.seq[device] = record.seq
         devices.knownGeneration[device] = min(record.knownGeneration, generation)
+        // Records written before the column existed: the latest sample's arrival is near its time.
+        devices.lastHeard[device] = record.lastHeard ?? record.lastArrival ?? record.lastTimestamp ?? -.infinity
         generation = max(generation, record.knownGeneration)
-        var regions = DeviceRegions(lastArrival: record.lastArrival ?? 0)
+        var regions = takeRecord(of: slot, arrival: record.lastArrival ?? 0)
+        regions.lastArrival = record.lastArrival ?? 0
+        regions.entries = []
+        regions.tours = []
         for region in record.regions {
-            guard let fenceSlot = slotsByFenceID[region.fence] else { continue }
+            guard let fenceSlot = slotsByFenceID[ExactID(region.fence)], self.device(slot, isIn: fenceGroups[Int(fenceSlot)]) else { continue }
             regions.entries.append(RegionEntry(
                 fenceSlot: fenceSlot, state: region.state, enteredAt: region.enteredAt,
-                dwellReported: region.dwellReported, pending: region.pending))
+                dwellReported: region.dwellReported, pending: region.pending, speeding: region.speeding))
         }
-        store(regions, for: slot)
+        for progress in record.tours {
+            guard let tour = tourSlotsByID[ExactID(progress.tour)].flatMap({ tourSlots[Int($0)] }), self.device(slot, isIn: tour.group) else {
+                continue
+            }
+            regions.tours.append(progress)
+        }
+        putBack(regions, for: slot)
     }
 }

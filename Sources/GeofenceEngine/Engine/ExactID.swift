@@ -1,0 +1,50 @@
+import Foundation
+
+/// An id compared byte for byte (README "Fences"; device ids are the exact bytes of their topic
+/// level). Swift's `String` equality and hashing follow Unicode canonical equivalence, so
+/// "Bus-Müller" with a composed ü and with u plus a combining diaeresis would be one key; the
+/// broker's ACLs judge bytes, and so must every table of devices and fences.
+public struct ExactID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let string: String
+
+    public init(_ string: String) {
+        var string = string
+        // Contiguous UTF-8, so that comparing and hashing read the bytes in place.
+        string.makeContiguousUTF8()
+        self.string = string
+    }
+
+    public var description: String { string }
+
+    public static func == (lhs: ExactID, rhs: ExactID) -> Bool {
+        lhs.withBytes { a in
+            rhs.withBytes { b in
+                a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+            }
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        withBytes { bytes in
+            hasher.combine(bytes.count)
+            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+        }
+    }
+
+    /// Byte order, which for UTF-8 is the order of Unicode scalar values.
+    public static func < (lhs: ExactID, rhs: ExactID) -> Bool {
+        lhs.withBytes { a in rhs.withBytes { b in a.lexicographicallyPrecedes(b) } }
+    }
+
+    private func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(string.utf8).withUnsafeBufferPointer(body)
+    }
+}
+
+extension String {
+    /// Whether two ids are the same bytes (README "Fences"): not Swift's canonical equivalence.
+    public func isSameID(as other: String) -> Bool {
+        ExactID(self) == ExactID(other)
+    }
+}

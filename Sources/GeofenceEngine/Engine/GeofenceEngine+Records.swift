@@ -1,0 +1,57 @@
+/// Reaching and storing a device's sparse record, its audience groups, and the end of a device's
+/// step (its alerts in order, then its tours' events).
+extension GeofenceEngine {
+    /// The device's record taken out of the pool for changing (a new one when it has none).
+    mutating func takeRecord(of deviceSlot: Int32, arrival: Double) -> DeviceRegions {
+        let index = devices.record[Int(deviceSlot)]
+        return index < 0 ? DeviceRegions(device: deviceSlot, lastArrival: arrival) : records.take(index)
+    }
+
+    /// Puts a record taken with `takeRecord` back, or drops it when nothing in it differs from the
+    /// default, and keeps the set of devices silence can confirm in step.
+    mutating func putBack(_ record: DeviceRegions, for deviceSlot: Int32) {
+        let device = Int(deviceSlot)
+        let index = devices.record[device]
+        if record.isEmpty {
+            if index >= 0 {
+                records.remove(index)
+                devices.record[device] = -1
+            }
+        } else if index >= 0 {
+            records[index] = record
+        } else {
+            devices.record[device] = records.add(record)
+        }
+        let awaiting = record.hasEvidencePending
+        // Only a change touches the set: hashing for every sample cost more than the rest of it.
+        if awaiting != devicesAwaitingSilence.contains(deviceSlot) {
+            if awaiting { devicesAwaitingSilence.insert(deviceSlot) } else { devicesAwaitingSilence.remove(deviceSlot) }
+        }
+    }
+
+    /// Finds the device's audience groups again if the set of groups changed since it last did.
+    mutating func refreshGroups(of deviceSlot: Int32) {
+        let device = Int(deviceSlot)
+        guard devices.groupsVersion[device] != audiences.version else { return }
+        devices.groups[device] = audiences.groups(of: devices.ids[device])
+        devices.groupsVersion[device] = audiences.version
+    }
+
+    /// Whether the device belongs to `group` (its groups refreshed first).
+    mutating func device(_ deviceSlot: Int32, isIn group: Int32) -> Bool {
+        if group == Audiences.everyone { return true }
+        refreshGroups(of: deviceSlot)
+        return Audiences.contains(devices.groups[Int(deviceSlot)], group)
+    }
+
+    /// Ends one device's step: its fence alerts in order, then the events of the tours its confirmed
+    /// enters visit, numbered after them. Returns whether tour progress changed.
+    mutating func finishStep(
+        _ record: inout DeviceRegions, device deviceSlot: Int32, from start: Int, _ transitions: inout [Transition]
+    ) -> Bool {
+        orderBySequence(&transitions, from: start)
+        guard !enteredScratch.isEmpty else { return false }
+        defer { enteredScratch.removeAll(keepingCapacity: true) }
+        return visitTours(&record, device: deviceSlot, &transitions)
+    }
+}
