@@ -19,7 +19,8 @@ extension GeofenceEngine {
         guard let speed = sample.speed, speed >= 0 else { return }
         let t = sample.timestamp
         let debounce = settings.debounceSeconds
-        let over = speed * 3.6 > limit
+        // Compared in the samples' m/s: a device reporting exactly the limit is at it, not over.
+        let over = speed > limit / 3.6
         guard var episode = entry.speeding else {
             guard over else { return }
             var run = SpeedingEpisode(since: t, maxSpeed: speed, alerted: false, calmSince: nil)
