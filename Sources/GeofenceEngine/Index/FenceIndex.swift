@@ -163,7 +163,9 @@ public struct FenceIndex: Sendable {
             var x = Int64(((lon + 180) / level.lonCellDegrees).rounded(.down))
             if x >= level.lonCells { x -= level.lonCells }
             let cells = levels[levelIndex].cells
-            let run = cells.run(Self.key(x: x, y: y))
+            let key = Self.key(x: x, y: y)
+            guard cells.mayHold(key) else { continue }
+            let run = cells.run(key)
             if run.isEmpty { continue }
             cells.entries.withUnsafeBufferPointer { entries in
                 for i in run {
