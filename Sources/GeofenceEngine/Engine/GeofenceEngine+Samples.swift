@@ -6,7 +6,7 @@ extension GeofenceEngine {
     public mutating func process(
         device: String, sample: PositionSample, arrival: Double, into transitions: inout [Transition]
     ) -> SampleOutcome {
-        let handle = devices.handle(for: device)
+        let handle = registerDevice(device)
         return process(handle, sample: sample, arrival: arrival, into: &transitions)
     }
 
@@ -77,11 +77,9 @@ extension GeofenceEngine {
         }
         // Fences near the sample, for this device: where a device with no entry can start a change.
         candidateScratch.removeAll(keepingCapacity: true)
-        if targeted {
-            index.candidates(lat: sample.lat, lon: sample.lon, groups: devices.groups[device], into: &candidateScratch)
-        } else {
-            index.candidates(lat: sample.lat, lon: sample.lon, into: &candidateScratch)
-        }
+        candidateCaches.candidates(
+            device: device, lat: sample.lat, lon: sample.lon, index: index, everyGroup: !targeted,
+            groups: targeted ? devices.groups[device] : [], into: &candidateScratch)
         let knownGeneration = devices.knownGeneration[device]
         for fenceSlot in candidateScratch where !current.entries.contains(where: { $0.fenceSlot == fenceSlot }) {
             guard let probe = fenceProbes[Int(fenceSlot)] else { continue }
