@@ -51,6 +51,37 @@ struct DeviceRecordEncodingTests {
         ])
     }
 
+    /// Speeding episodes, tour progress and the last arrival read back exactly too, and a record
+    /// written before they existed reads as having none.
+    @Test func fleetRuleStateReadsBackExactly() throws {
+        let record = DeviceRecord(
+            device: "truck-\u{00FC}", lastTimestamp: 1_795_600_000.25, anchorTime: 1_795_600_000.25, anchorLat: 49.2, anchorLon: 8.6,
+            seq: 12, knownGeneration: 4, lastArrival: 1_795_600_001.5,
+            regions: [
+                DeviceRecord.Region(
+                    fence: "school", state: .inside, enteredAt: 1_795_599_000, dwellReported: false, pending: nil,
+                    speeding: SpeedingEpisode(since: 1_795_599_990.5, maxSpeed: 13.4, alerted: true, calmSince: 1_795_600_000)),
+                DeviceRecord.Region(
+                    fence: "lane", state: .inside, enteredAt: 1_795_599_100, dwellReported: true, pending: nil,
+                    speeding: SpeedingEpisode(since: 1_795_599_995, maxSpeed: 9, alerted: false, calmSince: nil)),
+            ],
+            tours: [
+                TourProgress(tour: "route", round: 3, visited: [.init(stop: "a", at: 1_795_590_000.125), .init(stop: "c", at: 1_795_595_000)], skipped: ["b"], completed: false),
+                TourProgress(tour: "crawl", round: 1, visited: [.init(stop: "x", at: 1)], skipped: [], completed: true),
+            ],
+            lastHeard: 1_795_600_002)
+        let bytes = DeviceRecordEncoding.encode(record)
+        #expect(try DeviceRecordEncoding.decode(bytes) == record)
+        #expect(try JSONDecoder().decode(DeviceRecord.self, from: Data(bytes)) == record)
+        #expect(try DeviceRecordEncoding.decode(Array(JSONEncoder().encode(record))) == record)
+        let old = #"{"device":"d","seq":3,"knownGeneration":2,"regions":[{"fence":"f","state":"inside","enteredAt":5,"dwellReported":false}]}"#
+        let decoded = try DeviceRecordEncoding.decode(Array(old.utf8))
+        #expect(decoded.tours.isEmpty && decoded.lastHeard == nil && decoded.regions.first?.speeding == nil)
+        #expect(try JSONDecoder().decode(DeviceRecord.self, from: Data(old.utf8)) == decoded)
+        let damaged = #"{"device":"d","seq":3,"knownGeneration":2,"regions":[],"tours":[{"tour":"t","round":1.5,"visited":[],"skipped":[],"completed":false}]}"#
+        #expect(throws: UnreadableRecord.self) { try DeviceRecordEncoding.decode(Array(damaged.utf8)) }
+    }
+
     @Test func damagedRecordsAreRefusedWithAReason() {
         let good = #"{"device":"d","seq":3,"knownGeneration":2,"regions":[{"fence":"f","state":"inside","enteredAt":5,"dwellReported":false}]}"#
         #expect(throws: Never.self) { try DeviceRecordEncoding.decode(Array(good.utf8)) }

@@ -15,12 +15,17 @@ struct FleetEvent {
 
 struct RandomTown {
     var fences: [FenceDefinition] = []
+    var tours: [TourDefinition] = []
     /// Every device's samples in arrival order, including duplicates and late ones.
     var events: [FleetEvent] = []
 
     /// `silences`: devices sometimes stop reporting for minutes, so that `tick` confirms changes.
-    init(seed: UInt64, fenceCount: Int = 30, devices: Int = 6, steps: Int = 1_200, silences: Bool) {
+    /// `fleetRules`: some squares get a hole, corridors join in, fences are for some devices and
+    /// have speed limits, samples carry their speed, and two tours run over some of the fences
+    /// (from a second stream of the seed, so that the town is otherwise the same).
+    init(seed: UInt64, fenceCount: Int = 30, devices: Int = 6, steps: Int = 1_200, silences: Bool, fleetRules: Bool = false) {
         var rng = SeededRandom(seed: seed)
+        var rules = SeededRandom(seed: seed, stream: 1)
         for k in 0..<fenceCount {
             let center = destination(depot, bearing: rng.uniform(0...360), meters: 3_000 * rng.uniform(0...1).squareRoot())
             let dwell: Double? = rng.chance(0.3) ? rng.uniform(30...600) : nil
@@ -37,6 +42,25 @@ struct RandomTown {
                 let scale = rng.uniform(0.5...3)
                 fences.append(polygon(id, around: center, lShape.map { ($0.0 * scale, $0.1 * scale) }, dwell: dwell))
             }
+            guard fleetRules else { continue }
+            if case let .polygon(outer, _) = fences[k].shape, outer.count == 4, rules.chance(0.5) {
+                let half = Earth.distance(outer[0], outer[1]) / 2
+                fences[k].shape = .polygon(outer, holes: [squareRing(half: half * rules.uniform(0.2...0.6), around: center)])
+            }
+            if rules.chance(0.2) {
+                let end = destination(center, bearing: rules.uniform(0...360), meters: rules.uniform(300...2_000))
+                fences[k].shape = .corridor(line: [center, end], bufferMeters: rules.uniform(15...80))
+            }
+            fences[k].devices = [["*"], ["truck-*"], ["truck-1", "truck-3"], ["truck-?", "van-*"], ["*-2", "truck-4"], ["nobody-*"]]
+                .randomElement(using: &rules)!
+            if rules.chance(0.3) { fences[k].speedLimitKmh = rules.uniform(20...50) }
+        }
+        if fleetRules {
+            let ids = fences.map(\.id).shuffled(using: &rules)
+            tours = [
+                TourDefinition(id: "ordered", devices: ["truck-*"], stops: Array(ids.prefix(4))),
+                TourDefinition(id: "any", devices: ["truck-1", "truck-2", "truck-5"], stops: Array(ids.dropFirst(4).prefix(5)), ordered: false),
+            ]
         }
         for d in 0..<devices {
             let device = "truck-\(d)"
@@ -67,7 +91,8 @@ struct RandomTown {
                     case ..<0.97: rng.uniform(3...40)
                     default: 150
                     }
-                let s = sample(observed, t: t, acc: accuracy)
+                var s = sample(observed, t: t, acc: accuracy)
+                if fleetRules { s.speed = speed }
                 let arrival = t + rng.uniform(0.1...2)
                 emitted.append((s, arrival))
                 if rng.chance(0.03) { emitted.append((s, arrival + 0.01)) }  // duplicate
@@ -84,6 +109,21 @@ struct RandomTown {
     func engine() throws -> GeofenceEngine {
         var engine = GeofenceEngine()
         for fence in fences { try engine.setFence(fence) }
+        for tour in tours { try engine.setTour(tour) }
+        return engine
+    }
+
+    /// An engine that holds, for every device, only what is for `device`: the reference for
+    /// targeting.
+    func engine(onlyFor device: String) throws -> GeofenceEngine {
+        var engine = GeofenceEngine()
+        for fence in fences where fence.devices.contains(where: { DevicePattern.matches($0, device) }) {
+            try engine.setFence(fence.only(["*"]))
+        }
+        for var tour in tours where tour.devices.contains(where: { DevicePattern.matches($0, device) }) {
+            tour.devices = ["*"]
+            try engine.setTour(tour)
+        }
         return engine
     }
 }
@@ -283,6 +323,76 @@ struct PropertyTests {
         }
     }
 
+    /// Targeting changes nothing but who sees a fence: the engine with every fence gives each
+    /// device exactly the alerts (fences', speeding, tours') of an engine holding only the fences
+    /// and tours for that device, ticked at the same moments.
+    @Test(arguments: [71, 72, 73] as [UInt64])
+    func targetingIsEachDeviceSeeingOnlyItsOwnFences(seed: UInt64) throws {
+        let town = RandomTown(seed: seed, steps: 900, silences: true, fleetRules: true)
+        var ticks: [Int: Double] = [:]
+        var full = try town.engine()
+        var alerts: [Transition] = []
+        var lastTick = -Double.infinity
+        for (k, event) in town.events.enumerated() {
+            if event.arrival - lastTick >= 5 {
+                ticks[k] = event.arrival
+                full.tick(now: event.arrival, into: &alerts)
+                lastTick = event.arrival
+            }
+            full.process(device: event.device, sample: event.sample, arrival: event.arrival, into: &alerts)
+        }
+        #expect(alerts.count > 30)
+        #expect(alerts.contains { $0.event == .speeding } && alerts.contains { $0.event.isTourEvent })
+        let devices = Set(town.events.map(\.device)).sorted()
+        for device in devices {
+            var alone = try town.engine(onlyFor: device)
+            var own: [Transition] = []
+            for (k, event) in town.events.enumerated() {
+                if let now = ticks[k] { alone.tick(now: now, into: &own) }
+                if event.device == device { alone.process(device: device, sample: event.sample, arrival: event.arrival, into: &own) }
+            }
+            #expect(alerts.filter { $0.device == device } == own, "\(device)")
+            for fence in town.fences where !fence.devices.contains(where: { DevicePattern.matches($0, device) }) {
+                #expect(full.state(of: device, in: fence.id) == .unknown, "\(device) has no state at \(fence.id)")
+            }
+        }
+    }
+
+    /// For a device, the index hands out exactly the fences for it near the point: those whose
+    /// patterns match and whose band reaches it, by brute force over every fence.
+    @Test(arguments: [81, 82] as [UInt64])
+    func theIndexHandsADeviceExactlyTheFencesForIt(seed: UInt64) throws {
+        var rng = SeededRandom(seed: seed)
+        let patterns: [[String]] = [["*"], ["truck-*"], ["truck-1?"], ["van-*", "truck-3"], ["*-x"], ["bus-\u{00FC}*"]]
+        var definitions = Self.randomFences(seed: seed, count: 300, nearAntimeridian: false)
+        for k in definitions.indices { definitions[k].devices = patterns.randomElement(using: &rng)! }
+        var engine = GeofenceEngine()
+        for definition in definitions { try engine.setFence(definition) }
+        let fences = try definitions.map { try makeFence($0) }
+        let devices = ["truck-1", "truck-12", "truck-3", "van-9", "a-x", "bus-\u{00FC}1", "bus-u\u{0308}1", "nobody"]
+        var transitions: [Transition] = []
+        for device in devices { engine.process(device: device, sample: sample(depot, t: T0), arrival: T0, into: &transitions) }
+        var found = 0
+        for point in Self.randomPoints(seed: seed &+ 1, count: 1_500, near: fences) {
+            for device in devices {
+                let slot = try #require(engine.devices.slot(of: device))
+                var slots: [Int32] = []
+                engine.index.candidates(lat: point.lat, lon: point.lon, groups: engine.devices.groups[Int(slot)], into: &slots)
+                let viaIndex = Set(slots.compactMap { slot -> String? in
+                    let fence = engine.fenceSlots[Int(slot)]!
+                    return fence.signedDistance(to: point) > -fence.marginCap(near: point) ? fence.id : nil
+                })
+                let brute = Set(fences.filter { fence in
+                    fence.definition.devices.contains { DevicePattern.matches($0, device) }
+                        && fence.signedDistance(to: point) > -fence.marginCap(near: point)
+                }.map(\.id))
+                found += brute.count
+                #expect(viaIndex == brute, "\(device) at (\(point.lat), \(point.lon))")
+            }
+        }
+        #expect(found > 1_000)
+    }
+
     // MARK: Index
 
     /// Random circles and polygons from 20 m to 100 km, worldwide, near the poles and near the
@@ -307,16 +417,33 @@ struct PropertyTests {
                 }
             }
             let id = "f\(fences.count)"
-            let definition: FenceDefinition
-            if isCircle {
-                definition = circle(id, at: center, radius: size)
-            } else {
+            /// A star-shaped ring of 3 to 10 points around `c`, `scale` times the size.
+            func star(_ c: Coordinate, _ scale: Double) -> [Coordinate] {
                 let n = rng.int(3...10)
                 let angles = (0..<n).map { _ in rng.uniform(0...(2 * .pi)) }.sorted()
-                let ring = angles.map { a -> Coordinate in
-                    destination(center, bearing: a * 180 / .pi, meters: size * rng.uniform(0.4...1))
+                return angles.map { a in destination(c, bearing: a * 180 / .pi, meters: scale * size * rng.uniform(0.4...1)) }
+            }
+            let definition: FenceDefinition
+            switch (isCircle, rng.uniform(0...1)) {
+            case (true, _):
+                definition = circle(id, at: center, radius: size)
+            case (false, ..<0.55):
+                definition = FenceDefinition(id: id, shape: .polygon(star(center, 1)))
+            case (false, ..<0.7):
+                // A hole in the middle: a small star inside the smallest radius the outer ring can have.
+                let outer = star(center, 1)
+                let hole = (0..<5).map { k in destination(center, bearing: Double(k) * 72, meters: size * 0.3) }
+                definition = FenceDefinition(id: id, shape: .polygon(outer, holes: [hole]))
+            case (false, ..<0.85):
+                let second = destination(center, bearing: rng.uniform(0...360), meters: size * 3)
+                definition = FenceDefinition(id: id, shape: .multiPolygon([PolygonRings(outer: star(center, 1)), PolygonRings(outer: star(second, 0.5))]))
+            default:
+                var point = center
+                let line = (0..<rng.int(2...12)).map { _ -> Coordinate in
+                    defer { point = destination(point, bearing: rng.uniform(0...360), meters: size * rng.uniform(0.2...1)) }
+                    return point
                 }
-                definition = FenceDefinition(id: id, shape: .polygon(ring))
+                definition = FenceDefinition(id: id, shape: .corridor(line: line, bufferMeters: size * rng.uniform(0.05...0.3)))
             }
             if (try? makeFence(definition)) != nil { fences.append(definition) }
         }

@@ -224,3 +224,20 @@ func corridor(_ id: String, around center: Coordinate = depot, west: Double = -1
 {
     FenceDefinition(id: id, shape: .corridor(line: ring([(west, 0), (0, 0), (east, 0)], around: center), bufferMeters: buffer))
 }
+
+// MARK: - Fleet rules
+
+extension FenceDefinition {
+    /// The same definition for `devices` only.
+    func only(_ devices: [String]) -> FenceDefinition {
+        var copy = self
+        copy.devices = devices
+        return copy
+    }
+}
+
+/// A sample at local (x, y) metres from the depot.
+func at(_ x: Double, _ y: Double = 0, t: Double, acc: Double? = nil, speed: Double? = nil) -> PositionSample {
+    let c = local(depot, x: x, y: y)
+    return PositionSample(lat: c.lat, lon: c.lon, timestamp: t, accuracy: acc, speed: speed)
+}

@@ -27,9 +27,11 @@ struct DeviceTable: Sendable {
 
     func slot(of id: String) -> Int32? { slots[ExactID(id)] }
 
-    mutating func handle(for id: String) -> DeviceHandle {
+    /// The device's handle; `created` tells whether it was new (its columns made or reset).
+    mutating func handle(for id: String, created: inout Bool) -> DeviceHandle {
         let key = ExactID(id)
         if let slot = slots[key] { return DeviceHandle(slot: slot) }
+        created = true
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free

@@ -33,7 +33,9 @@ extension GeofenceEngine {
     mutating func refreshGroups(of deviceSlot: Int32) {
         let device = Int(deviceSlot)
         guard devices.groupsVersion[device] != audiences.version else { return }
-        devices.groups[device] = audiences.groups(of: devices.ids[device])
+        let groups = audiences.groups(of: devices.ids[device])
+        if groups != devices.groups[device] { candidateCaches.invalidate(device) }
+        devices.groups[device] = groups
         devices.groupsVersion[device] = audiences.version
     }
 

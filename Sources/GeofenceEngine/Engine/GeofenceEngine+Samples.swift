@@ -6,7 +6,7 @@ extension GeofenceEngine {
     public mutating func process(
         device: String, sample: PositionSample, arrival: Double, into transitions: inout [Transition]
     ) -> SampleOutcome {
-        let handle = devices.handle(for: device)
+        let handle = registerDevice(device)
         return process(handle, sample: sample, arrival: arrival, into: &transitions)
     }
 
@@ -57,17 +57,17 @@ extension GeofenceEngine {
         var position = 0
         while position < current.entries.count {
             var entry = current.entries[position]
-            guard let fence = fenceSlots[Int(entry.fenceSlot)] else {
+            guard let probe = fenceProbes[Int(entry.fenceSlot)] else {
                 current.entries.remove(at: position)
                 continue
             }
             // An expired fence says nothing more; the next tick removes it (README "The rules").
-            if fenceProbes[Int(entry.fenceSlot)]!.expiresAt <= arrival {
+            if probe.expiresAt <= arrival {
                 position += 1
                 continue
             }
-            let (distance, cap) = fence.geometry.measure(context.point, cap: fence.marginCap)
-            judge(&entry, fence: fence, distance: distance, cap: cap, context, &outcome, &transitions)
+            let (distance, cap) = probe.geometry.measure(context.point, cap: probe.marginCap)
+            judge(&entry, probe: probe, distance: distance, cap: cap, context, &outcome, &transitions)
             if entry.isDefault {
                 current.entries.remove(at: position)
             } else {
@@ -77,11 +77,9 @@ extension GeofenceEngine {
         }
         // Fences near the sample, for this device: where a device with no entry can start a change.
         candidateScratch.removeAll(keepingCapacity: true)
-        if targeted {
-            index.candidates(lat: sample.lat, lon: sample.lon, groups: devices.groups[device], into: &candidateScratch)
-        } else {
-            index.candidates(lat: sample.lat, lon: sample.lon, into: &candidateScratch)
-        }
+        candidateCaches.candidates(
+            device: device, lat: sample.lat, lon: sample.lon, index: index, everyGroup: !targeted,
+            groups: targeted ? devices.groups[device] : [], into: &candidateScratch)
         let knownGeneration = devices.knownGeneration[device]
         for fenceSlot in candidateScratch where !current.entries.contains(where: { $0.fenceSlot == fenceSlot }) {
             guard let probe = fenceProbes[Int(fenceSlot)] else { continue }
@@ -89,10 +87,9 @@ extension GeofenceEngine {
             // outside, the default: the common case, decided without the full fence.
             let (distance, cap) = probe.geometry.measure(context.point, cap: probe.marginCap)
             if distance <= -min(context.margin, cap) || probe.expiresAt <= arrival { continue }
-            guard let fence = fenceSlots[Int(fenceSlot)] else { continue }
             let known = fenceGenerations[Int(fenceSlot)] <= knownGeneration
             var entry = RegionEntry(fenceSlot: fenceSlot, state: known ? .outside : .unknown)
-            judge(&entry, fence: fence, distance: distance, cap: cap, context, &outcome, &transitions)
+            judge(&entry, probe: probe, distance: distance, cap: cap, context, &outcome, &transitions)
             if !entry.isDefault { current.entries.append(entry) }
         }
         // Fences far from the sample and new to the device got outside evidence: known outside,
@@ -122,17 +119,22 @@ extension GeofenceEngine {
 
     /// Applies one sample to one device-fence pair: its region, then its speed.
     private mutating func judge(
-        _ entry: inout RegionEntry, fence: Fence, distance: Double, cap: Double, _ context: SampleContext,
+        _ entry: inout RegionEntry, probe: FenceProbe, distance: Double, cap: Double, _ context: SampleContext,
         _ outcome: inout SampleOutcome, _ transitions: inout [Transition]
     ) {
-        judgeRegion(&entry, fence: fence, distance: distance, cap: cap, context, &outcome, &transitions)
-        if entry.speeding != nil || fence.definition.speedLimitKmh != nil {
-            judgeSpeed(&entry, fence: fence, context, &outcome, &transitions)
+        judgeRegion(&entry, probe: probe, distance: distance, cap: cap, context, &outcome, &transitions)
+        if entry.speeding != nil || probe.speedLimitKmh != nil {
+            judgeSpeed(&entry, limit: probe.speedLimitKmh, context, &outcome, &transitions)
         }
     }
 
+    /// The fence held in `slot`, for what is alerted (the hot path reads the probe).
+    func fence(in slot: Int32) -> Fence {
+        fenceSlots[Int(slot)]!
+    }
+
     private mutating func judgeRegion(
-        _ entry: inout RegionEntry, fence: Fence, distance: Double, cap: Double, _ context: SampleContext,
+        _ entry: inout RegionEntry, probe: FenceProbe, distance: Double, cap: Double, _ context: SampleContext,
         _ outcome: inout SampleOutcome, _ transitions: inout [Transition]
     ) {
         let sample = context.sample
@@ -162,11 +164,11 @@ extension GeofenceEngine {
                     entry.pending = nil
                     outcome.recordChanged = true
                 }
-                if inside { reportDwellIfDue(&entry, fence: fence, context, &transitions, &outcome) }
+                if inside { reportDwellIfDue(&entry, dwell: probe.dwellSeconds, context, &transitions, &outcome) }
                 return
             }
             var pending = entry.pending ?? PendingChange(
-                crossedAt: crossingTime(fence: fence, context, distance: distance),
+                crossedAt: crossingTime(probe.geometry, context, distance: distance),
                 evidenceSince: nil, lat: sample.lat, lon: sample.lon)
             if entry.pending == nil { outcome.recordChanged = true }
             pending.lat = sample.lat
@@ -180,12 +182,12 @@ extension GeofenceEngine {
                 entry.pending = pending
                 // Rule 2: confirmed by new-side evidence at least debounce_s after the first.
                 if sample.timestamp >= pending.evidenceSince! + settings.debounceSeconds {
-                    confirm(&entry, fence: fence, device: context.device, confirmedAt: sample.timestamp,
+                    confirm(&entry, fence: fence(in: entry.fenceSlot), device: context.device, confirmedAt: sample.timestamp,
                             lat: sample.lat, lon: sample.lon, &transitions)
                     outcome.insideChanged = true
                     outcome.recordChanged = true
                     if entry.state == .inside {
-                        reportDwellIfDue(&entry, fence: fence, context, &transitions, &outcome)
+                        reportDwellIfDue(&entry, dwell: probe.dwellSeconds, context, &transitions, &outcome)
                     }
                 }
             } else {
@@ -211,10 +213,10 @@ extension GeofenceEngine {
     }
 
     /// Interpolates where the straight line from the previous accurate sample met the boundary.
-    private func crossingTime(fence: Fence, _ context: SampleContext, distance: Double) -> Double {
+    private func crossingTime(_ geometry: Fence.Geometry, _ context: SampleContext, distance: Double) -> Double {
         let now = context.sample.timestamp
         guard let (time, lat, lon) = context.anchor, time < now else { return now }
-        let previous = fence.signedDistance(lat: lat, lon: lon)
+        let previous = geometry.signedDistance(to: ProbePoint(lat: lat, lon: lon))
         // Only a previous sample on the other side of the boundary brackets the crossing.
         guard (previous > 0) != (distance > 0) else { return now }
         let span = abs(previous) + abs(distance)
@@ -254,19 +256,18 @@ extension GeofenceEngine {
     }
 
     /// `dwell` once per stay, judged on inside samples.
+    /// `dwell`: the fence's `dwell_s` when it notifies dwell.
     private mutating func reportDwellIfDue(
-        _ entry: inout RegionEntry, fence: Fence, _ context: SampleContext,
+        _ entry: inout RegionEntry, dwell: Double?, _ context: SampleContext,
         _ transitions: inout [Transition], _ outcome: inout SampleOutcome
     ) {
-        guard !entry.dwellReported, fence.notify.contains(.dwell), let dwell = fence.definition.dwellSeconds else {
-            return
-        }
+        guard !entry.dwellReported, let dwell else { return }
         let inside = context.sample.timestamp - entry.enteredAt
         guard inside >= dwell else { return }
         entry.dwellReported = true
         outcome.recordChanged = true
         transitions.append(makeTransition(
-            .dwell, device: context.device, fence: fence, at: entry.enteredAt,
+            .dwell, device: context.device, fence: fence(in: entry.fenceSlot), at: entry.enteredAt,
             confirmedAt: context.sample.timestamp, lat: context.sample.lat, lon: context.sample.lon,
             dwellSeconds: inside))
     }

@@ -36,6 +36,7 @@ public struct GeofenceEngine: Sendable {
     /// Devices with a pending change that has evidence: the only ones silence can confirm.
     var devicesAwaitingSilence: Set<Int32> = []
     var candidateScratch: [Int32] = []
+    var candidateCaches = CandidateCaches()
     /// Enters confirmed during one device's step, for its tours.
     var enteredScratch: [ConfirmedEnter] = []
 
@@ -55,7 +56,18 @@ public struct GeofenceEngine: Sendable {
 
     /// The handle for `id`, registering the device if it is new.
     public mutating func handle(for device: String) -> DeviceHandle {
-        devices.handle(for: device)
+        registerDevice(device)
+    }
+
+    /// The device's handle, its columns made (or its freed place reset) when it is new.
+    mutating func registerDevice(_ device: String) -> DeviceHandle {
+        var created = false
+        let count = devices.ids.count
+        let handle = devices.handle(for: device, created: &created)
+        if created {
+            if devices.ids.count > count { candidateCaches.addDevice() } else { candidateCaches.invalidate(Int(handle.slot)) }
+        }
+        return handle
     }
 
     public func deviceID(_ handle: DeviceHandle) -> String { devices.ids[Int(handle.slot)] }

@@ -2,7 +2,9 @@
 /// cell holds, all runs in one array. A query costs one probe into the table and one read of a
 /// contiguous run, with a multiplicative hash instead of SipHash: with 100,000 fences the grid is
 /// far larger than the caches, and a dictionary of arrays cost a hash, three table reads and the
-/// array's own buffer per level.
+/// array's own buffer per level. In front of the table a bit per cell-hash (16 per occupied cell,
+/// small enough to stay in cache) answers most queries of empty cells, which are most queries,
+/// without touching the table at all.
 struct CellTable: Sendable {
     struct Slot: Sendable {
         var key: UInt64
@@ -16,6 +18,11 @@ struct CellTable: Sendable {
     private(set) var slots: [Slot]
     private var shift: UInt64
     private var occupied = 0
+    /// Bits set for the hashes of occupied cells: clear means empty for sure. Emptied cells keep
+    /// their bit until the next rebuild.
+    private var filter: [UInt64] = [0]
+    private var filterShift: UInt64 = 64 - 6
+    private var stale = 0
     private(set) var entries: [FenceIndex.Entry] = []
     /// Entries no cell uses any more (runs moved or emptied), reclaimed by `compact`.
     private var garbage = 0
@@ -26,6 +33,37 @@ struct CellTable: Sendable {
     }
 
     var isEmpty: Bool { occupied == 0 }
+
+    @inline(__always)
+    private func filterBit(_ key: UInt64) -> Int {
+        Int(truncatingIfNeeded: (key &* 0xC2B2_AE3D_27D4_EB4F) >> filterShift)
+    }
+
+    /// False when the cell `key` certainly holds nothing.
+    @inline(__always)
+    func mayHold(_ key: UInt64) -> Bool {
+        let bit = filterBit(key)
+        return filter.withUnsafeBufferPointer { $0[bit >> 6] & (1 << UInt64(bit & 63)) != 0 }
+    }
+
+    private mutating func mark(_ key: UInt64) {
+        let bit = filterBit(key)
+        filter[bit >> 6] |= 1 << UInt64(bit & 63)
+    }
+
+    /// Sizes the filter to 16 bits per occupied cell and sets the bits of the cells held.
+    private mutating func rebuildFilter() {
+        var bits = 64
+        var shift: UInt64 = 64 - 6
+        while bits < occupied * 16 {
+            bits *= 2
+            shift -= 1
+        }
+        filter = Array(repeating: 0, count: bits / 64)
+        filterShift = shift
+        stale = 0
+        for slot in slots where slot.key != Self.emptyKey { mark(slot.key) }
+    }
 
     @inline(__always)
     private func home(_ key: UInt64) -> Int {
@@ -57,6 +95,7 @@ struct CellTable: Sendable {
             entries.append(entry)
             entries.append(entry)
             occupied += 1
+            if occupied * 16 > filter.count * 64 * 2 { rebuildFilter() } else { mark(key) }
         } else if slots[i].count == slots[i].capacity {
             // The run is full: move it to the end with room to double.
             let old = slots[i]
@@ -94,6 +133,8 @@ struct CellTable: Sendable {
         if slots[i].count == 0 {
             garbage += Int(slots[i].capacity)
             delete(at: i)
+            stale += 1
+            if stale * 2 > occupied + 64 { rebuildFilter() }
         }
         if garbage > 4_096 && garbage * 2 > entries.count { compact() }
     }

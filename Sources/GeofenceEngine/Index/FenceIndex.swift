@@ -58,6 +58,8 @@ public struct FenceIndex: Sendable {
 
     /// Fences held.
     public var count: Int { levels.reduce(0) { $0 + $1.fenceCount } }
+    /// Bumped by every insert and remove: what was collected before may be stale.
+    private(set) var version: UInt32 = 0
 
     struct Placement: Sendable {
         let level: Int
@@ -88,6 +90,7 @@ public struct FenceIndex: Sendable {
 
     mutating func insert(_ slot: Int32, reach: BoundingBox, group: Int32) {
         remove(slot)
+        version &+= 1
         let span = max(reach.maxLat - reach.minLat, min(360, reach.maxLon - reach.minLon))
         let level = levels.firstIndex { $0.grid.cellDegrees * 3 >= span } ?? (levels.count - 1)
         Self.forEachCell(of: reach, slot: slot, group: group, grid: levels[level].grid) { key, entry in
@@ -104,6 +107,7 @@ public struct FenceIndex: Sendable {
         let index = Int(slot)
         guard index < placements.count, let placement = placements[index] else { return }
         placements[index] = nil
+        version &+= 1
         Self.forEachCell(of: placement.reach, slot: slot, group: placement.group, grid: levels[placement.level].grid) { key, _ in
             levels[placement.level].cells.remove(fence: slot, from: key)
         }
@@ -163,7 +167,9 @@ public struct FenceIndex: Sendable {
             var x = Int64(((lon + 180) / level.lonCellDegrees).rounded(.down))
             if x >= level.lonCells { x -= level.lonCells }
             let cells = levels[levelIndex].cells
-            let run = cells.run(Self.key(x: x, y: y))
+            let key = Self.key(x: x, y: y)
+            guard cells.mayHold(key) else { continue }
+            let run = cells.run(key)
             if run.isEmpty { continue }
             cells.entries.withUnsafeBufferPointer { entries in
                 for i in run {
@@ -173,6 +179,55 @@ public struct FenceIndex: Sendable {
                 }
             }
         }
+    }
+
+    /// The region around a point where every level's cell is the point's: points in it have the
+    /// same candidates among the entries of those cells.
+    struct CellBox: Sendable {
+        var minLat: Double, maxLat: Double, minLon: Double, maxLon: Double
+
+        @inline(__always)
+        func contains(lat: Double, lon: Double) -> Bool {
+            lat >= minLat && lat < maxLat && lon >= minLon && lon < maxLon
+        }
+    }
+
+    /// Appends to `pool` the entries for `groups` of the cells the point is in, at every occupied
+    /// level, that reach into the region where all those cells overlap, and returns that region.
+    func collect(lat: Double, lon: Double, everyGroup: Bool, groups: [Int32], into pool: inout [Entry]) -> CellBox {
+        var box = CellBox(minLat: -.infinity, maxLat: .infinity, minLon: -.infinity, maxLon: .infinity)
+        guard lat.isFinite, lon.isFinite else { return CellBox(minLat: 0, maxLat: 0, minLon: 0, maxLon: 0) }
+        let first = pool.count
+        for levelIndex in occupiedLevels {
+            let level = levels[levelIndex].grid
+            let y = Int64(((lat + 90) / level.cellDegrees).rounded(.down))
+            let rawX = Int64(((lon + 180) / level.lonCellDegrees).rounded(.down))
+            let x = rawX >= level.lonCells ? rawX - level.lonCells : rawX
+            box.minLat = max(box.minLat, Double(y) * level.cellDegrees - 90)
+            box.maxLat = min(box.maxLat, Double(y + 1) * level.cellDegrees - 90)
+            box.minLon = max(box.minLon, Double(rawX) * level.lonCellDegrees - 180)
+            box.maxLon = min(box.maxLon, Double(rawX + 1) * level.lonCellDegrees - 180)
+            let cells = levels[levelIndex].cells
+            let key = Self.key(x: x, y: y)
+            guard cells.mayHold(key) else { continue }
+            for i in cells.run(key) {
+                let entry = cells.entries[i]
+                if everyGroup || entry.group == Audiences.everyone || groups.contains(entry.group) { pool.append(entry) }
+            }
+        }
+        // Only the entries that reach into the box can hold a point of it.
+        let (minLat, maxLat) = (Float(box.minLat).nextDown, Float(box.maxLat).nextUp)
+        let (minLon, maxLon) = (Float(box.minLon).nextDown, Float(box.maxLon).nextUp)
+        var kept = first
+        for i in first..<pool.count {
+            let e = pool[i]
+            if e.maxLat >= minLat && e.minLat <= maxLat && e.maxLon >= minLon && e.minLon <= maxLon {
+                pool[kept] = e
+                kept += 1
+            }
+        }
+        pool.removeLast(pool.count - kept)
+        return box
     }
 
     private mutating func refreshOccupied() {

@@ -107,7 +107,7 @@ extension GeofenceEngine {
     /// Restores one device. Regions at fences the engine does not hold or that are not for this
     /// device, and progress in tours it does not hold or that are not for it, are dropped.
     public mutating func restore(_ record: DeviceRecord) {
-        let slot = devices.handle(for: record.device).slot
+        let slot = registerDevice(record.device).slot
         let device = Int(slot)
         devices.lastTimestamp[device] = record.lastTimestamp ?? -.infinity
         devices.anchorTime[device] = record.anchorTime ?? .nan

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+@testable import GeofenceEngine
+import SeededRandom
+
+/// A device's kept candidates are always what the index would hand out afresh: while it walks
+/// through cells, across the antimeridian, and while fences come and go and audiences change.
+@Suite("Candidate caches")
+struct CandidateCacheTests {
+    @Test(arguments: [91, 92] as [UInt64])
+    func keptCandidatesAreAlwaysTheIndexsAnswer(seed: UInt64) throws {
+        var rng = SeededRandom(seed: seed)
+        let near = PropertyTests.randomFences(seed: seed, count: 150, nearAntimeridian: false)
+        let across = PropertyTests.randomFences(seed: seed &+ 7, count: 150, nearAntimeridian: true)
+        let reaches = try (near + across).map { try makeFence($0).reach }
+        let groups: [Int32] = [0, 3, 5]
+        var index = FenceIndex()
+        var caches = CandidateCaches()
+        let walkers = 40
+        for _ in 0..<walkers { caches.addDevice() }
+        // Walkers start inside fences' reaches (a third of them across the antimeridian).
+        var positions = (0..<walkers).map { k in
+            let reach = reaches[k % 3 == 0 ? 150 + k : k]
+            let lon = reach.coversAllLongitudes ? rng.uniform(-180...180) : normalizedLongitude((reach.minLon + reach.maxLon) / 2)
+            return Coordinate(lat: (reach.minLat + reach.maxLat) / 2, lon: lon)
+        }
+        var held = Set<Int32>()
+        for slot in reaches.indices {
+            index.insert(Int32(slot), reach: reaches[slot], group: groups.randomElement(using: &rng)!)
+            held.insert(Int32(slot))
+        }
+        var compared = 0
+        for step in 0..<3_000 {
+            // Every so often a fence comes or goes, for everyone or for a group.
+            if rng.chance(0.05) {
+                let slot = Int32(rng.int(0...(reaches.count - 1)))
+                if held.contains(slot) {
+                    index.remove(slot)
+                    held.remove(slot)
+                } else {
+                    index.insert(slot, reach: reaches[Int(slot)], group: groups.randomElement(using: &rng)!)
+                    held.insert(slot)
+                }
+            }
+            let device = step % walkers
+            positions[device] = destination(positions[device], bearing: rng.uniform(0...360), meters: rng.logUniform(1...500))
+            let p = positions[device]
+            let deviceGroups: [Int32] = device % 3 == 0 ? [] : [3]
+            var kept: [Int32] = []
+            caches.candidates(device: device, lat: p.lat, lon: p.lon, index: index, everyGroup: false, groups: deviceGroups, into: &kept)
+            var fresh: [Int32] = []
+            index.candidates(lat: p.lat, lon: p.lon, groups: deviceGroups, into: &fresh)
+            #expect(kept.sorted() == fresh.sorted(), "step \(step) at (\(p.lat), \(p.lon))")
+            compared += fresh.count
+            if step % 500 == 0 { caches.invalidate(rng.int(0...(walkers - 1))) }
+        }
+        #expect(compared > 300, "the walkers should meet fences")
+    }
+}
