@@ -10,6 +10,7 @@ struct APIResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
     let fences: FencesEndpoint
+    let tours: ToursEndpoint
     let devices: DevicesEndpoint
     let events: EventsEndpoint
     let stream: StreamEndpoint
@@ -74,6 +75,16 @@ struct APIResponder: HTTPResponder {
             case .put: return try await fences.put(path[1], request, target)
             case .delete: return try await fences.delete(path[1], request, target)
             default: return try fences.get(path[1], target)
+            }
+        case ("tours", 1):
+            try only(.get)
+            return try tours.list(target)
+        case ("tours", 2):
+            try only(.get, .put, .delete)
+            switch request.method {
+            case .put: return try await tours.put(path[1], request, target)
+            case .delete: return try await tours.delete(path[1], request, target)
+            default: return try tours.get(path[1], target)
             }
         case ("devices", 1):
             try only(.get)

@@ -26,10 +26,10 @@ public final class HTTPInterface: Service, Sendable {
         self.logger = logger
         self.feed = service.readModel.feed
         let configuration = service.configuration
+        let writes = WriteGuard(tokenFile: configuration.http.tokenFile, listensOnLoopback: WriteGuard.isLoopback(host: host))
         let responder = APIResponder(
-            fences: FencesEndpoint(
-                service: service,
-                writes: WriteGuard(tokenFile: configuration.http.tokenFile, listensOnLoopback: WriteGuard.isLoopback(host: host))),
+            fences: FencesEndpoint(service: service, writes: writes),
+            tours: ToursEndpoint(service: service, writes: writes),
             devices: DevicesEndpoint(service: service),
             events: EventsEndpoint(service: service),
             stream: StreamEndpoint(service: service),

@@ -8,10 +8,11 @@ extension Journal {
     public func write(
         alerts: [AlertRecord], devices: [JournalDeviceRow], removedDevices: [String] = [],
         fences: [JournalFenceRow] = [], removedFences: [String] = [],
-        fileFences: [String: [UInt8]] = [:], removedFileFences: [String] = []
+        fileFences: [String: [UInt8]] = [:], removedFileFences: [String] = [],
+        tours: [String: [UInt8]] = [:], removedTours: [String] = []
     ) throws {
         if alerts.isEmpty && devices.isEmpty && removedDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
-            && fileFences.isEmpty && removedFileFences.isEmpty
+            && fileFences.isEmpty && removedFileFences.isEmpty && tours.isEmpty && removedTours.isEmpty
         {
             return
         }
@@ -19,6 +20,7 @@ extension Journal {
         // Fences first: a removal's exits and the removal itself land in one transaction.
         var statements = Self.fenceStatements(fences, removed: removedFences, updatedAt: updatedAt)
         statements += Self.fileFenceStatements(fileFences, removed: removedFileFences)
+        statements += Self.tourStatements(tours, removed: removedTours)
         for alert in alerts { statements.append((JournalSQL.insertTransition, alert.binds)) }
         for device in removedDevices { statements.append((JournalSQL.deleteDevice, [.text(device)])) }
         for row in devices {

@@ -16,6 +16,9 @@ public struct JournalChanges: Sendable {
     /// The record of the fences file as last applied: id to encoded definition.
     public var fileFences: [String: [UInt8]] = [:]
     public var removedFileFences: [String] = []
+    /// Tours set (id to encoded definition) and removed.
+    public var tours: [String: [UInt8]] = [:]
+    public var removedTours: [String] = []
     /// Devices forgotten: their rows go.
     public var removedDevices: [String] = []
     /// Alerts older than this (by `at`) are pruned, a chunk at a time (README, "Journal").
@@ -40,6 +43,7 @@ public struct JournalChanges: Sendable {
     public var isEmpty: Bool {
         alerts.isEmpty && devices.isEmpty && heldDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
             && fileFences.isEmpty && removedFileFences.isEmpty && removedDevices.isEmpty && pruneAlertsBefore == nil
+            && tours.isEmpty && removedTours.isEmpty
     }
 }
 

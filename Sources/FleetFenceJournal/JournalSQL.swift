@@ -22,6 +22,9 @@ enum JournalSQL {
         """
     static let deleteFence = "DELETE FROM fences WHERE id = ?"
 
+    static let upsertTour = "INSERT OR REPLACE INTO tours (id, definition) VALUES (?, ?)"
+    static let deleteTour = "DELETE FROM tours WHERE id = ?"
+
     static let upsertFileFence = "INSERT OR REPLACE INTO file_fences (id, definition) VALUES (?, ?)"
     static let deleteFileFence = "DELETE FROM file_fences WHERE id = ?"
 }

@@ -10,6 +10,7 @@ enum JournalSchema {
         { db in try run(version2, in: db) },
         version3,
         { db in try run(version4, in: db) },
+        { db in try run(version5, in: db) },
     ]
     static var version: Int { migrations.count }
 
@@ -99,6 +100,12 @@ enum JournalSchema {
     private static let version4 = [
         "CREATE INDEX IF NOT EXISTS transitions_time ON transitions (at, seq, id)",
         "CREATE TABLE IF NOT EXISTS journal_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    ]
+
+    /// Tours set at run time (README, "Tours"), each definition in the plain form a `set` payload
+    /// uses; a device's progress in them is part of its state.
+    private static let version5 = [
+        "CREATE TABLE IF NOT EXISTS tours (id TEXT PRIMARY KEY, definition BLOB NOT NULL)",
     ]
 
     /// Creates or migrates the schema to the current version; refuses a newer one.

@@ -191,6 +191,8 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         var fileFences: [String: [UInt8]] = [:]
         var removedFileFences: [String] = []
         var removedDevices: [String] = []
+        var tours: [String: [UInt8]] = [:]
+        var removedTours: [String] = []
         var pruneBefore: Double?
         // A fences file arrives in steps of thousands: grown one at a time, these tables rehash.
         latest.reserveCapacity(changes.reduce(records.count) { $0 + $1.devices.count })
@@ -218,11 +220,17 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                 removedFileFences.append(id)
             }
             fileFences.merge(change.fileFences) { _, newer in newer }
+            for id in change.removedTours {
+                tours[id] = nil
+                removedTours.append(id)
+            }
+            tours.merge(change.tours) { _, newer in newer }
         }
         let rows = latest.values.map { JournalDeviceRow(device: $0.device, state: DeviceRecordEncoding.encode($0)) }
         try journal.write(
             alerts: alerts, devices: rows, removedDevices: removedDevices, fences: fences.values.sorted { $0.id < $1.id },
-            removedFences: removedFences, fileFences: fileFences, removedFileFences: removedFileFences)
+            removedFences: removedFences, fileFences: fileFences, removedFileFences: removedFileFences, tours: tours,
+            removedTours: removedTours)
         if let pruneBefore {
             let pruned = try journal.prune(before: pruneBefore, limit: Self.pruneChunk)
             if pruned > 0 { logger.debug("alerts past retention pruned", metadata: ["rows": "\(pruned)"]) }

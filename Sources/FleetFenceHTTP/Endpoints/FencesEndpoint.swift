@@ -14,13 +14,13 @@ struct FencesEndpoint: Sendable {
 
     func list(_ target: RequestTarget) throws(HTTPProblem) -> Response {
         try target.checkQuery(allowed: [])
-        return .json(FenceFeature.collection(service.readModel.fences), status: .ok)
+        return .json(FenceFeatureEncoding.encodeCollection(service.readModel.fences), status: .ok)
     }
 
     func get(_ id: String, _ target: RequestTarget) throws(HTTPProblem) -> Response {
         try target.checkQuery(allowed: [])
         guard let fence = service.readModel.fence(id: id) else { throw .notFound("no fence \(id)") }
-        return .json(FenceFeature.encode(fence))
+        return .json(FenceFeatureEncoding.encode(fence))
     }
 
     func put(_ id: String, _ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
@@ -34,8 +34,8 @@ struct FencesEndpoint: Sendable {
             throw HTTPProblem(status: .serviceUnavailable, reason: error.reason)
         }
         switch outcome {
-        case let .created(fence): return .json(FenceFeature.encode(fence), status: .created)
-        case let .replaced(fence): return .json(FenceFeature.encode(fence), status: .ok)
+        case let .created(fence): return .json(FenceFeatureEncoding.encode(fence), status: .created)
+        case let .replaced(fence): return .json(FenceFeatureEncoding.encode(fence), status: .ok)
         case let .invalid(reason): throw .badRequest(reason)
         case .deleted, .notFound: throw HTTPProblem(status: .internalServerError, reason: "a PUT deleted \(id)")
         }

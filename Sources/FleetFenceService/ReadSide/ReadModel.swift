@@ -29,12 +29,14 @@ public final class ReadModel: Sendable {
     }
 
     fileprivate struct State {
-        var devices: [String: DeviceView] = [:]
+        // Keyed by ExactID: ids are told apart by their bytes (README, "Limits and failures").
+        var devices: [ExactID: DeviceView] = [:]
         /// Device ids in order, for paging; rebuilt only when a device is added or removed.
-        var order: [String] = []
+        var order: [ExactID] = []
         var orderIsStale = false
-        var fences: [String: Fence] = [:]
-        var fenceOrder: [String]?
+        var fences: [ExactID: Fence] = [:]
+        var fenceOrder: [ExactID]?
+        var tours: [ExactID: TourDefinition] = [:]
         var counters = Counters()
         /// The latest alerts, oldest first, at most ``recentLimit``.
         var recent: [AlertRecord] = []
@@ -56,12 +58,17 @@ public final class ReadModel: Sendable {
         state.withLock { state in
             for step in steps {
                 for fence in step.heldFences {
-                    if state.fences.updateValue(fence, forKey: fence.id) == nil { state.fenceOrder = nil }
+                    if state.fences.updateValue(fence, forKey: ExactID(fence.id)) == nil { state.fenceOrder = nil }
                     if following { events.append(Self.fenceEvent(fence)) }
                 }
-                for id in step.droppedFences where state.fences.removeValue(forKey: id) != nil {
+                for id in step.droppedFences where state.fences.removeValue(forKey: ExactID(id)) != nil {
                     state.fenceOrder = nil
                     if following { events.append(Self.fenceDeletedEvent(id)) }
+                }
+                for tour in step.heldTours { state.tours[ExactID(tour.id)] = tour }
+                for id in step.droppedTours { state.tours[ExactID(id)] = nil }
+                for device in step.forgottenDevices where state.devices.removeValue(forKey: ExactID(device)) != nil {
+                    state.orderIsStale = true
                 }
                 for message in step.messages {
                     switch message.kind {
@@ -71,6 +78,8 @@ public final class ReadModel: Sendable {
                     case let .state(change):
                         state.apply(change)
                         if following { events.append(LiveFeed.Event(name: "state", data: message.payload)) }
+                    case .tourProgress:
+                        if following { events.append(LiveFeed.Event(name: "tour", data: message.payload)) }
                     case .other:
                         break
                     }
@@ -87,7 +96,8 @@ public final class ReadModel: Sendable {
         guard !devices.isEmpty else { return }
         state.withLock { state in
             for var view in devices {
-                if let known = state.devices[view.device] {
+                let key = ExactID(view.device)
+                if let known = state.devices[key] {
                     // The state change's time and place come from the state messages.
                     view.at = known.at
                     view.lat = known.lat
@@ -95,7 +105,7 @@ public final class ReadModel: Sendable {
                 } else {
                     state.orderIsStale = true
                 }
-                state.devices[view.device] = view
+                state.devices[key] = view
             }
         }
         guard feed.isActive else { return }
@@ -107,9 +117,14 @@ public final class ReadModel: Sendable {
         })
     }
 
+    /// Every tour held, at start.
+    func replace(tours: [TourDefinition]) {
+        state.withLock { $0.tours = Dictionary(tours.map { (ExactID($0.id), $0) }, uniquingKeysWith: { _, last in last }) }
+    }
+
     /// Every fence held, at start (then each committed step brings its changes).
     func replace(fences: [Fence]) {
-        let byID = Dictionary(fences.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        let byID = Dictionary(fences.map { (ExactID($0.id), $0) }, uniquingKeysWith: { _, last in last })
         state.withLock { state in
             state.fences = byID
             state.fenceOrder = nil
@@ -121,7 +136,7 @@ public final class ReadModel: Sendable {
     }
 
     private static func fenceEvent(_ fence: Fence) -> LiveFeed.Event {
-        LiveFeed.Event(name: "fence", data: FenceRegistryPayload.encode(fence))
+        LiveFeed.Event(name: "fence", data: FenceFeatureEncoding.encode(fence))
     }
 
     private static func fenceDeletedEvent(_ id: String) -> LiveFeed.Event {
@@ -147,8 +162,15 @@ public final class ReadModel: Sendable {
         }
     }
 
-    public func fence(id: String) -> Fence? { state.withLock { $0.fences[id] } }
-    public func device(_ id: String) -> DeviceView? { state.withLock { $0.devices[id] } }
+    public func fence(id: String) -> Fence? { state.withLock { $0.fences[ExactID(id)] } }
+
+    /// The tours held, by id.
+    public var tours: [TourDefinition] {
+        state.withLock { $0.tours.sorted { $0.key < $1.key }.map(\.value) }
+    }
+
+    public func tour(id: String) -> TourDefinition? { state.withLock { $0.tours[ExactID(id)] } }
+    public func device(_ id: String) -> DeviceView? { state.withLock { $0.devices[ExactID(id)] } }
     public var deviceCount: Int { state.withLock { $0.devices.count } }
 
     /// Up to `limit` devices in id order (by bytes), starting after `cursor` (a device id; `nil`:
@@ -156,10 +178,10 @@ public final class ReadModel: Sendable {
     public func devices(after cursor: String?, limit: Int) -> [DeviceView] {
         state.withLock { state in
             if state.orderIsStale {
-                state.order = state.devices.keys.sorted(by: byBytes)
+                state.order = state.devices.keys.sorted()
                 state.orderIsStale = false
             }
-            let start = cursor.map { cursor in partitionPoint(state.order) { !byBytes(cursor, $0) } } ?? 0
+            let start = cursor.map { cursor in partitionPoint(state.order) { !(ExactID(cursor) < $0) } } ?? 0
             return state.order[start..<min(state.order.count, start + max(0, limit))].compactMap { state.devices[$0] }
         }
     }
@@ -172,34 +194,29 @@ public final class ReadModel: Sendable {
 
 extension ReadModel.State {
     fileprivate mutating func apply(_ change: DeviceStateChange) {
-        if devices[change.device] == nil { orderIsStale = true }
-        var view = devices[change.device] ?? DeviceView(
+        let key = ExactID(change.device)
+        if devices[key] == nil { orderIsStale = true }
+        var view = devices[key] ?? DeviceView(
             device: change.device, inside: [], at: nil, lat: nil, lon: nil, lastSeen: change.at, lastLat: change.lat,
             lastLon: change.lon, seq: 0)
         view.inside = change.inside
         view.at = change.at
         view.lat = change.lat
         view.lon = change.lon
-        devices[change.device] = view
+        devices[key] = view
     }
 
-    fileprivate mutating func sortedFenceIDs() -> [String] {
+    fileprivate mutating func sortedFenceIDs() -> [ExactID] {
         if let fenceOrder { return fenceOrder }
-        let order = fences.keys.sorted(by: byBytes)
+        let order = fences.keys.sorted()
         fenceOrder = order
         return order
     }
 }
 
-/// Ids are ordered by their bytes, as SQLite orders them and as they are told apart (README,
-/// "Limits and failures"): String's own order is Unicode's.
-func byBytes(_ a: String, _ b: String) -> Bool {
-    a.utf8.lexicographicallyPrecedes(b.utf8)
-}
-
 /// The index of the first element for which `belongs` is false, in a collection where it holds
 /// for a prefix.
-private func partitionPoint(_ ids: [String], _ belongs: (String) -> Bool) -> Int {
+private func partitionPoint(_ ids: [ExactID], _ belongs: (ExactID) -> Bool) -> Int {
     var low = 0
     var high = ids.count
     while low < high {

@@ -19,6 +19,8 @@ struct Effects: JournalStep {
         case alert(AlertRecord)
         /// A device's retained state: its fences inside changed (or first sight).
         case state(DeviceStateChange)
+        /// A device's retained progress in a tour.
+        case tourProgress
         case other
     }
 
@@ -41,6 +43,10 @@ struct Effects: JournalStep {
     /// them once the step is committed.
     var heldFences: [Fence] = []
     var droppedFences: [String] = []
+    /// The same for tours, and devices forgotten.
+    var heldTours: [TourDefinition] = []
+    var droppedTours: [String] = []
+    var forgottenDevices: [String] = []
 
     /// Nothing to journal or publish (log lines aside).
     var isEmpty: Bool { changes.isEmpty && messages.isEmpty && registry.isEmpty }

@@ -9,10 +9,10 @@ struct IntegrationState {
     var ownTracksTransitions = true
     /// The OwnTracks topic (`owntracks/<user>/<device>`) of each OwnTracks device seen: where its
     /// transitions go. Only OwnTracks devices are here.
-    var ownTracksTopics: [String: String] = [:]
+    var ownTracksTopics: [ExactID: String] = [:]
     /// Devices that moved since Home Assistant's attributes were last refreshed, with their latest
     /// position and accuracy: sent every few seconds, not for every sample.
-    var movedForHomeAssistant: [String: (lat: Double, lon: Double, accuracy: Double?)] = [:]
+    var movedForHomeAssistant: [ExactID: (lat: Double, lon: Double, accuracy: Double?)] = [:]
 }
 
 extension GeofenceCore {
@@ -21,11 +21,11 @@ extension GeofenceCore {
         device: String, format: PositionTopicRouter.Format, topic: UnsafeRawBufferPointer, sample: PositionSample,
         firstSight: Bool, into effects: inout Effects
     ) {
-        if format == .ownTracks, integrations.ownTracksTransitions, integrations.ownTracksTopics[device] == nil {
-            integrations.ownTracksTopics[device] = String(decoding: topic, as: UTF8.self)
+        if format == .ownTracks, integrations.ownTracksTransitions, integrations.ownTracksTopics[ExactID(device)] == nil {
+            integrations.ownTracksTopics[ExactID(device)] = String(decoding: topic, as: UTF8.self)
         }
         guard let prefix = integrations.homeAssistantPrefix else { return }
-        integrations.movedForHomeAssistant[device] = (sample.lat, sample.lon, sample.accuracy)
+        integrations.movedForHomeAssistant[ExactID(device)] = (sample.lat, sample.lon, sample.accuracy)
         if firstSight {
             let objectID = HomeAssistantPayload.objectID(device: device)
             effects.publish(
@@ -40,18 +40,41 @@ extension GeofenceCore {
     /// A device's fences changed: its Home Assistant state and attributes follow at once.
     mutating func integrationsStateChanged(device: String, inside: [String], lat: Double, lon: Double, into effects: inout Effects) {
         guard integrations.homeAssistantPrefix != nil else { return }
-        let first = inside.first.flatMap { engine.fence(id: $0) }
-        let name = first.map { fence in fence.name.flatMap { $0.isEmpty ? nil : $0 } ?? fence.id }
-        effects.publish(layout.homeAssistantState(device: device), HomeAssistantPayload.state(fenceName: name), qos: 1, retain: true)
-        let accuracy = integrations.movedForHomeAssistant.removeValue(forKey: device)?.accuracy
+        publishHomeAssistantState(device: device, inside: inside, into: &effects)
+        let accuracy = integrations.movedForHomeAssistant.removeValue(forKey: ExactID(device))?.accuracy
         effects.publish(
             layout.homeAssistantAttributes(device: device),
             HomeAssistantPayload.attributes(lat: lat, lon: lon, accuracy: accuracy, inside: inside), qos: 1, retain: true)
     }
 
+    private func publishHomeAssistantState(device: String, inside: [String], into effects: inout Effects) {
+        let name = inside.first.flatMap { engine.fence(id: $0) }.map(Self.displayName)
+        effects.publish(layout.homeAssistantState(device: device), HomeAssistantPayload.state(fenceName: name), qos: 1, retain: true)
+    }
+
+    /// A fence's name changed: the state of the devices inside it names it anew.
+    func integrationsFenceRenamed(_ id: String, into effects: inout Effects) {
+        guard integrations.homeAssistantPrefix != nil else { return }
+        for device in engine.devices(inside: id) {
+            publishHomeAssistantState(device: device, inside: engine.insideFences(of: device), into: &effects)
+        }
+    }
+
+    /// A device forgotten: what Home Assistant showed of it goes too (an empty retained message
+    /// removes a discovered entity).
+    mutating func integrationsForgot(device: String, into effects: inout Effects) {
+        integrations.ownTracksTopics[ExactID(device)] = nil
+        guard let prefix = integrations.homeAssistantPrefix else { return }
+        integrations.movedForHomeAssistant[ExactID(device)] = nil
+        let objectID = HomeAssistantPayload.objectID(device: device)
+        effects.publish("\(prefix)/device_tracker/\(objectID)/config", [], qos: 1, retain: true)
+        effects.publish(layout.homeAssistantState(device: device), [], qos: 1, retain: true)
+        effects.publish(layout.homeAssistantAttributes(device: device), [], qos: 1, retain: true)
+    }
+
     /// An alert of an OwnTracks device, mirrored as an OwnTracks transition.
     func integrationsAlerted(_ transition: Transition, accuracy: Double?, into effects: inout Effects) {
-        guard integrations.ownTracksTransitions, let topic = integrations.ownTracksTopics[transition.device],
+        guard integrations.ownTracksTransitions, let topic = integrations.ownTracksTopics[ExactID(transition.device)],
             let payload = OwnTracksTransitionPayload.encode(transition, accuracy: accuracy)
         else { return }
         effects.publish("\(topic)/event", payload, qos: 1, retain: false)
@@ -63,7 +86,8 @@ extension GeofenceCore {
         guard integrations.homeAssistantPrefix != nil else { return effects }
         let moved = integrations.movedForHomeAssistant
         integrations.movedForHomeAssistant = [:]
-        for (device, position) in moved {
+        for (key, position) in moved {
+            let device = key.string
             effects.publish(
                 layout.homeAssistantAttributes(device: device),
                 HomeAssistantPayload.attributes(

@@ -47,6 +47,41 @@ extension GeofenceService {
         }
     }
 
+    /// What a tour write did.
+    public enum TourWrite: Sendable {
+        case created(TourDefinition)
+        case replaced(TourDefinition)
+        case deleted
+        case notFound
+        case invalid(String)
+    }
+
+    /// `PUT /api/tours/{id}`: the body as a `<prefix>/tours/<id>/set` payload.
+    public func putTour(id: String, body: [UInt8]) async throws(Unavailable) -> TourWrite {
+        guard !body.isEmpty else {
+            return .invalid("the body is empty: a tour definition is expected (DELETE removes a tour)")
+        }
+        return try await tourCommand(id: id, payload: body)
+    }
+
+    /// `DELETE /api/tours/{id}`.
+    public func deleteTour(id: String) async throws(Unavailable) -> TourWrite {
+        try await tourCommand(id: id, payload: [])
+    }
+
+    private func tourCommand(id: String, payload: [UInt8]) async throws(Unavailable) -> TourWrite {
+        let loop = try runningLoop()
+        let outcome = loop.stepReturning { $0.setTour(id: id, payload: payload) }
+        await loop.writer.waitUntilDelivered()
+        if let failure = loop.writer.failure { throw Unavailable(reason: "the journal cannot be written: \(failure)") }
+        return switch outcome {
+        case let .set(tour, created): created ? .created(tour) : .replaced(tour)
+        case .deleted: .deleted
+        case .unknown: .notFound
+        case let .rejected(reason): .invalid(reason)
+        }
+    }
+
     private func runningLoop() throws(Unavailable) -> CoreLoop {
         guard isReady, let loop = running.withLock({ $0?.loop }) else {
             throw Unavailable(reason: "the service is not ready")

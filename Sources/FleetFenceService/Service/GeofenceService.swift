@@ -81,7 +81,7 @@ public final class GeofenceService: Service, Sendable {
         var core = GeofenceCore(engine: restored.engine, layout: layout, positionFilters: configuration.positionTopics)
         core.fenceOrigins = restored.origins
         core.lastFileFences = restored.fileFences
-        core.changedViews = Set(restored.devices)
+        core.changedViews = Set(restored.devices.map(ExactID.init))
         if configuration.integrations.homeAssistant {
             core.integrations.homeAssistantPrefix = configuration.integrations.homeAssistantPrefix
         }
@@ -108,7 +108,10 @@ public final class GeofenceService: Service, Sendable {
             loop.step { $0.connected() }
         }
         let instanceFilters = configuration.instanceName == nil ? [] : [layout.instanceStatusFilter]
-        client.subscribe(configuration.positionTopics + [layout.fenceSetFilter] + instanceFilters, qos: 1)
+        client.subscribe(
+            configuration.positionTopics + [layout.fenceSetFilter, layout.tourSetFilter, layout.deviceForgetFilter]
+                + instanceFilters,
+            qos: 1)
         try await client.connect(timeout: .seconds(10))
         logger.info(
             "fleetfence serving",
@@ -121,6 +124,7 @@ public final class GeofenceService: Service, Sendable {
         }
         await reloadFences(loop, read: await firstRead.value)
         readModel.replace(fences: loop.withCore { $0.engine.fences })
+        readModel.replace(tours: loop.withCore { $0.engine.tours })
         refreshReadModel(loop)
         ready.store(true, ordering: .releasing)
 
@@ -266,6 +270,20 @@ public final class GeofenceService: Service, Sendable {
         }
     }
 
+    /// How often devices silent for `geofence.forget_after_s` are looked for, and how many are
+    /// forgotten per hold of the core's lock.
+    private static let forgetSweepInterval: Duration = .seconds(60)
+    private static let forgetSlice = 1_000
+
+    private func forgetSilentDevices(_ loop: CoreLoop, now: Double) {
+        var forgotten = 0
+        repeat {
+            let before = loop.withCore { $0.counters.forgotten }
+            loop.step { $0.forgetSilent(now: now, limit: Self.forgetSlice) }
+            forgotten = loop.withCore { $0.counters.forgotten } - before
+        } while forgotten == Self.forgetSlice
+    }
+
     /// Every dirty device's state and every latest-sample time (at a clean stop).
     private func flushEverything(_ loop: CoreLoop) {
         loop.step { $0.dirtyRecords() }
@@ -293,6 +311,7 @@ public final class GeofenceService: Service, Sendable {
         var nextViewRefresh = clock.now
         var lastPositions = 0
         var lastStatsTime = clock.now
+        var nextForgetSweep = clock.now + Self.forgetSweepInterval
         while true {
             try await Task.sleep(for: tickInterval)
             let now = GeofenceService.now()
@@ -310,6 +329,10 @@ public final class GeofenceService: Service, Sendable {
                 // Home Assistant follows moving devices at the same pace: a device's position
                 // there is at most this old, and never a message per sample.
                 loop.step { $0.homeAssistantPositions() }
+            }
+            if clock.now >= nextForgetSweep {
+                nextForgetSweep = clock.now + Self.forgetSweepInterval
+                forgetSilentDevices(loop, now: now)
             }
             if clock.now >= nextStats {
                 nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)

@@ -4,6 +4,10 @@ struct PositionTopicRouter {
     enum Route: Sendable, Hashable {
         case position(device: String, format: Format)
         case fenceSet(id: String)
+        /// `<prefix>/tours/<id>/set` (README, "Tours").
+        case tourSet(id: String)
+        /// `<prefix>/devices/<id>/forget`: `fleetfence devices forget`.
+        case deviceForget(id: String)
         /// `<prefix>/status/<instance>`: another instance (or this one) saying whether it is up.
         case instanceStatus(name: String)
         /// A position topic whose device level is empty (`fleet//position`): rejected, not ignored.
@@ -40,8 +44,10 @@ struct PositionTopicRouter {
     }
 
     private let filters: [Filter]
-    /// `<prefix>/fences/`, the head of a fence definition topic.
+    /// `<prefix>/fences/`, the head of a fence definition topic; the same for tours and forgets.
     private let fenceSetHead: [UInt8]
+    private let tourSetHead: [UInt8]
+    private let forgetHead: [UInt8]
     /// `<prefix>/status/`, followed only when instances are named.
     private let statusHead: [UInt8]?
 
@@ -57,6 +63,8 @@ struct PositionTopicRouter {
             return Filter(levels: levels, format: filter.hasPrefix("owntracks/") ? .ownTracks : .native)
         }
         fenceSetHead = Array("\(layout.prefix)/fences/".utf8)
+        tourSetHead = Array("\(layout.prefix)/tours/".utf8)
+        forgetHead = Array("\(layout.prefix)/devices/".utf8)
         statusHead = layout.instance == nil ? nil : Array("\(layout.prefix)/status/".utf8)
     }
 
@@ -68,7 +76,9 @@ struct PositionTopicRouter {
     }
 
     func route(_ topic: UnsafeRawBufferPointer) -> Route {
-        if let id = fenceSetID(topic) { return .fenceSet(id: id) }
+        if let id = Self.level(topic, between: fenceSetHead, and: Self.setTail) { return .fenceSet(id: id) }
+        if let id = Self.level(topic, between: tourSetHead, and: Self.setTail) { return .tourSet(id: id) }
+        if let id = Self.level(topic, between: forgetHead, and: Self.forgetTail) { return .deviceForget(id: id) }
         if let statusHead, topic.count > statusHead.count, topic.starts(with: statusHead),
             !topic[statusHead.count...].contains(UInt8(ascii: "/"))
         {
@@ -100,17 +110,16 @@ struct PositionTopicRouter {
     }
 
     private static let setTail = Array("/set".utf8)
+    private static let forgetTail = Array("/forget".utf8)
 
-    /// `<prefix>/fences/<id>/set` with a one-level id, or nil.
-    private func fenceSetID(_ topic: UnsafeRawBufferPointer) -> String? {
-        let tail = Self.setTail
-        // An empty id (`fences//set`) is routed too, to be answered rather than ignored.
-        guard topic.count >= fenceSetHead.count + tail.count,
-            topic.starts(with: fenceSetHead), topic.suffix(tail.count).elementsEqual(tail)
+    /// The one level between `head` and `tail` (`<prefix>/fences/<id>/set`), or nil. An empty id
+    /// (`fences//set`) is routed too, to be answered rather than ignored.
+    private static func level(_ topic: UnsafeRawBufferPointer, between head: [UInt8], and tail: [UInt8]) -> String? {
+        guard topic.count >= head.count + tail.count, topic.starts(with: head), topic.suffix(tail.count).elementsEqual(tail)
         else { return nil }
-        let id = fenceSetHead.count..<(topic.count - tail.count)
+        let id = head.count..<(topic.count - tail.count)
         guard !topic[id].contains(UInt8(ascii: "/")) else { return nil }
-        return Self.string(topic, id)
+        return string(topic, id)
     }
 
     /// The byte ranges the filter's `+` wildcards matched, or nil when the topic does not match.

@@ -7,6 +7,7 @@ struct ServiceCounters {
     var ignored = 0
     var fenceChanges = 0
     var fenceErrors = 0
+    var forgotten = 0
     /// Rejections not logged one by one because the log was already busy with them.
     var unloggedRejections = 0
     var loggedRejectionsThisInterval = 0

@@ -35,6 +35,14 @@ enum StateRestorer {
             logger.warning("journal: fence no longer valid", metadata: ["fence": "\(id)", "reason": "\(error)"])
             origins[id] = nil
         }
+        // Tours before devices: a device's progress is kept only for tours the engine holds.
+        for (id, bytes) in try journal.loadTours() {
+            do {
+                try engine.setTour(try TourDecoder.decodeDefinition(bytes, idFromTopic: id))
+            } catch {
+                logger.warning("journal: tour no longer valid", metadata: ["tour": "\(id)", "reason": "\(error)"])
+            }
+        }
         let journaledSeq = try journal.maxSeqPerDevice()
         var devices: [String] = []
         let rows = try journal.loadDevices()

@@ -23,6 +23,16 @@ public struct TopicLayout: Sendable, Hashable {
     public var status: String { instance.map { "\(prefix)/status/\($0)" } ?? "\(prefix)/status" }
     /// Every instance's status, followed by named instances to agree on who publishes the registry.
     public var instanceStatusFilter: String { "\(prefix)/status/+" }
+    public func tour(_ id: String) -> String { "\(prefix)/tours/\(id)" }
+    /// A device's retained progress in a tour, and its tour events (README, "Tours").
+    public func progress(device: String, tour: String) -> String { "\(prefix)/progress/\(device)/\(tour)" }
+    public func progress(device: String, tour: String, event: String) -> String {
+        "\(prefix)/progress/\(device)/\(tour)/\(event)"
+    }
+    /// Where users set and delete tours, and forget devices.
+    public var tourSetFilter: String { "\(prefix)/tours/+/set" }
+    public var deviceForgetFilter: String { "\(prefix)/devices/+/forget" }
+    public func deviceForget(_ device: String) -> String { "\(prefix)/devices/\(device)/forget" }
     /// Where users set and delete fences at run time.
     public var fenceSetFilter: String { "\(prefix)/fences/+/set" }
 }

@@ -21,3 +21,17 @@ extension GeofenceEngine {
         }.sorted()
     }
 }
+
+extension GeofenceEngine {
+    /// The devices inside fence `id`, by their bytes. A scan of the devices' sparse records, for a
+    /// caller that asks when a fence changes (a renamed fence renames what they show), not per
+    /// sample.
+    public func devices(inside id: String) -> [String] {
+        guard let fenceSlot = slotsByFenceID[ExactID(id)] else { return [] }
+        return records.indicesInUse.compactMap { index in
+            let record = records[index]
+            guard record.entries.contains(where: { $0.fenceSlot == fenceSlot && $0.state == .inside }) else { return nil }
+            return devices.ids[Int(record.device)]
+        }.sorted { ExactID($0) < ExactID($1) }
+    }
+}

@@ -1,0 +1,43 @@
+import FleetFenceCodecs
+import FleetFenceJournal
+import GeofenceEngine
+
+/// Forgetting devices (README, "Limits and failures"): one silent for `geofence.forget_after_s`,
+/// or one named by `fleetfence devices forget`. Its state leaves the journal, what is retained of
+/// it is cleared, and if it reports again it is first sight.
+extension GeofenceCore {
+    /// Forgets `device`; nothing when the engine does not hold it.
+    mutating func forget(device: String, reason: String, into effects: inout Effects) {
+        guard let forgotten = engine.forgetDevice(device) else { return }
+        let key = ExactID(device)
+        dirtyDevices.remove(key)
+        clockOnlyDevices.remove(key)
+        changedViews.remove(key)
+        counters.forgotten += 1
+        effects.changes.removedDevices.append(device)
+        effects.forgottenDevices.append(device)
+        // Empty retained messages clear what subscribers arriving later would find.
+        effects.publish(layout.state(device: device), [], qos: 1, retain: true)
+        for tour in forgotten.tours { effects.publish(layout.progress(device: device, tour: tour), [], qos: 1, retain: true) }
+        integrationsForgot(device: device, into: &effects)
+        effects.log(.info, "device forgotten", ["device": "\(device)", "reason": "\(reason)"])
+    }
+
+    /// `fleetfence devices forget ID`.
+    mutating func forget(device: String) -> Effects {
+        var effects = Effects()
+        forget(device: device, reason: "asked to", into: &effects)
+        return effects
+    }
+
+    /// Every device silent (wall clock) since before `now - forget_after_s`, a slice at a time:
+    /// a scan of the devices, asked for now and then, never per sample.
+    mutating func forgetSilent(now: Double, limit: Int) -> Effects {
+        var effects = Effects()
+        let cutoff = now - engine.settings.forgetAfterSeconds
+        for device in engine.devicesSilent(before: cutoff).prefix(limit) {
+            forget(device: device, reason: "silent for geofence.forget_after_s", into: &effects)
+        }
+        return effects
+    }
+}

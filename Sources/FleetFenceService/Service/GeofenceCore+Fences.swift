@@ -1,0 +1,253 @@
+import FleetFenceCodecs
+import FleetFenceJournal
+import GeofenceEngine
+
+/// Fences at run time, from the set topic, the HTTP interface and the fences file (README,
+/// "Fences"): validated, journaled, published in the registry, and what they do to devices.
+extension GeofenceCore {
+
+    /// What a fence `set` or delete did, for whoever asked (the HTTP interface answers with it).
+    enum FenceCommandOutcome: Sendable {
+        case set(Fence, created: Bool)
+        case deleted
+        case unknown
+        case rejected(String)
+    }
+
+    /// A fence definition (`<prefix>/fences/<id>/set`, `PUT /api/fences/{id}`), or with an empty
+    /// payload a delete: one path for both, so that they cannot differ.
+    @discardableResult
+    mutating func handleFenceSet(
+        id: String, payload: UnsafeRawBufferPointer, now: Double, into effects: inout Effects
+    ) -> FenceCommandOutcome {
+        let topic = "\(layout.prefix)/fences/\(id)/set"
+        guard !id.isEmpty else {
+            let reason = "the topic's fence id is empty"
+            rejectFence(id: id, topic: topic, payload: payload, reason: reason, into: &effects)
+            return .rejected(reason)
+        }
+        if payload.isEmpty {
+            if engine.fence(id: id) == nil {
+                effects.log(.info, "fence delete for an unknown id ignored", ["fence": "\(id)"])
+                return .unknown
+            }
+            removeFences(ids: [id], now: now, into: &effects)
+            effects.log(.notice, "fence deleted", ["fence": "\(id)"])
+            return .deleted
+        }
+        do {
+            let definition = try FenceDecoder.decodeDefinition(payload, idFromTopic: id)
+            let update = try applyFence(definition, origin: .runtime, now: now, into: &effects).update
+            return .set(update.fence, created: !update.replaced)
+        } catch {
+            rejectFence(id: id, topic: topic, payload: payload, reason: "\(error)", into: &effects)
+            return .rejected("\(error)")
+        }
+    }
+
+    /// The same, for a caller that waits for the outcome.
+    mutating func setFence(id: String, payload: [UInt8], now: Double) -> (Effects, FenceCommandOutcome) {
+        var effects = Effects()
+        let outcome = payload.withUnsafeBytes { handleFenceSet(id: id, payload: $0, now: now, into: &effects) }
+        return (effects, outcome)
+    }
+
+    mutating func rejectFence(
+        id: String?, topic: String, payload: UnsafeRawBufferPointer, reason: String, into effects: inout Effects
+    ) {
+        counters.fenceErrors += 1
+        effects.publish(layout.errors("fences"), ErrorPayload.encode(reason: reason, topic: topic, payload: payload), qos: 0, retain: false)
+        effects.log(.warning, "fence rejected", ["fence": "\(id ?? "?")", "reason": "\(reason)"])
+    }
+
+    /// A fences file that cannot be read at all is answered where its rejected features are:
+    /// whoever follows the errors learns that the fences held stay as they were.
+    mutating func rejectFenceFile(_ error: FenceFileError) -> Effects {
+        var effects = Effects()
+        fenceFileProblem("fences not loaded: \(error.reason)", path: error.path, into: &effects)
+        effects.log(.error, "fences not loaded; keeping the fences held", ["error": "\(error)"])
+        return effects
+    }
+
+    private mutating func fenceFileProblem(_ reason: String, path: String, into effects: inout Effects) {
+        counters.fenceErrors += 1
+        effects.publish(layout.errors("fences"), ErrorPayload.encode(reason: reason, topic: path, payload: [UInt8]()), qos: 0, retain: false)
+    }
+
+    /// Validates, clamps, journals and publishes a fence definition (a test's or a tool's; the
+    /// service's come by message or file).
+    mutating func setFence(_ definition: FenceDefinition, origin: JournalFenceRow.Origin, now: Double = 0) throws -> Effects {
+        var effects = Effects()
+        try applyFence(definition, origin: origin, now: now, into: &effects)
+        return effects
+    }
+
+    /// Puts a definition into effect and adds its journal row and registry entry to `effects`
+    /// (nothing when a file brings a fence the engine holds as it is). `prepared`: the fence built
+    /// and encoded beforehand (a fences file's, see ``FenceFile``). Returns the definition as
+    /// journaled.
+    @discardableResult
+    private mutating func applyFence(
+        _ definition: FenceDefinition, prepared: FenceFile.PreparedFence? = nil, origin: JournalFenceRow.Origin,
+        now: Double, into effects: inout Effects
+    ) throws -> (definitionJSON: [UInt8], update: GeofenceEngine.FenceUpdate) {
+        // Ids that cannot be a topic level never get here: FenceDecoder refuses them.
+        let previousName = engine.fence(id: definition.id).map(Self.displayName)
+        let update = try prepared.map { prepared throws(FenceError) in try engine.setFence(prepared.fence, now: now) }
+            ?? engine.setFence(definition, now: now)
+        let definitionJSON = prepared?.definitionJSON ?? FenceDefinitionEncoding.encode(definition)
+        // The file bringing a fence exactly as held (set at run time, say) leaves its origin.
+        if update.unchanged, origin == .file, fenceOrigins[definition.id] != nil { return (definitionJSON, update) }
+        fenceOrigins[definition.id] = origin
+        counters.fenceChanges += 1
+        effects.heldFences.append(update.fence)
+        if let requested = update.fence.clampedFrom, let effective = update.fence.effectiveRadius {
+            effects.log(
+                .notice, "fence radius clamped",
+                ["fence": "\(definition.id)", "radius": "\(requested)", "effective": "\(effective)"])
+        }
+        // A file of 100,000 fences is one "fences loaded" line at info, not 100,000.
+        effects.log(
+            origin == .runtime ? .info : .debug, update.replaced ? "fence replaced" : "fence added",
+            ["fence": "\(definition.id)", "origin": "\(origin.rawValue)"])
+        // A replace that stops matching devices inside exits them (reason unassigned), in the
+        // fence's own transaction.
+        for transition in update.transitions { addAlert(transition, arrival: now, to: &effects) }
+        for change in update.changes { stateChanged(change, into: &effects) }
+        for device in update.changedDevices { dirtyDevices.insert(ExactID(device)) }
+        if !update.changedDevices.isEmpty { effects.changes.devices += takeDirtyRecords(of: nil) }
+        // Home Assistant shows the fence's name: a renamed fence renames the state of those inside.
+        if let previousName, previousName != Self.displayName(update.fence) {
+            integrationsFenceRenamed(definition.id, into: &effects)
+        }
+        effects.changes.fences.append(fenceRow(definition.id, origin: origin, definitionJSON: definitionJSON))
+        if registryLeadership.isLeader {
+            effects.publish(
+                layout.fence(definition.id), prepared?.registryPayload ?? FenceRegistryPayload.encode(update.fence),
+                qos: 1, retain: true)
+        }
+        return (definitionJSON, update)
+    }
+
+    /// Removes the fences held among `ids` (others are skipped), in one pass over the devices:
+    /// devices inside exit with reason `fence_removed`.
+    mutating func removeFences(ids: [String], now: Double) -> Effects {
+        var effects = Effects()
+        removeFences(ids: ids, now: now, into: &effects)
+        return effects
+    }
+
+    mutating func removeFences(ids: [String], now: Double, into effects: inout Effects) {
+        let held = ids.filter { engine.fence(id: $0) != nil }
+        guard !held.isEmpty else { return }
+        applyRemoval(engine.removeFences(ids: held, now: now), now: now, into: &effects)
+    }
+
+    /// Fences whose `expires_at` has come (README, "Fleet rules"): removed as by a delete, the
+    /// devices inside exiting with reason `fence_expired`.
+    mutating func expireFences(now: Double, into effects: inout Effects) {
+        guard let next = engine.nextExpiry, next <= now else { return }
+        let removal = engine.expireFences(now: now)
+        for id in removal.fences { effects.log(.notice, "fence expired", ["fence": "\(id)"]) }
+        applyRemoval(removal, now: now, into: &effects)
+    }
+
+    /// What removing fences did, journaled and published: the exits and the removal go in one
+    /// transaction, since a crash between them would lose the exits for good (a restart drops state
+    /// at fences it no longer holds).
+    private mutating func applyRemoval(_ removal: GeofenceEngine.FenceRemoval, now: Double, into effects: inout Effects) {
+        guard !removal.fences.isEmpty else { return }
+        for transition in removal.transitions { addAlert(transition, arrival: now, to: &effects) }
+        effects.droppedFences += removal.fences
+        for change in removal.changes { stateChanged(change, into: &effects) }
+        for id in removal.fences {
+            fenceOrigins[id] = nil
+            counters.fenceChanges += 1
+            // An empty retained message clears the registry entry.
+            if registryLeadership.isLeader { effects.publish(layout.fence(id), [], qos: 1, retain: true) }
+        }
+        effects.changes.removedFences += removal.fences
+        effects.changes.devices += takeDirtyRecords(of: nil)
+    }
+
+    /// A device's inside set changed other than by a sample: journaled, shown, published.
+    mutating func stateChanged(_ change: StateChange, into effects: inout Effects) {
+        dirtyDevices.insert(ExactID(change.device))
+        changedViews.insert(ExactID(change.device))
+        addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &effects)
+    }
+
+    static func displayName(_ fence: Fence) -> String {
+        fence.name.flatMap { $0.isEmpty ? nil : $0 } ?? fence.id
+    }
+
+    /// Brings the changes of `fences.file` into effect, as if set at run time: fences new or
+    /// changed in the file since it was last applied are set, fences gone from it are removed.
+    /// A fence the file did not change keeps whatever run time made of it (replaced, deleted).
+    /// The effects come in chunks through `emit`, so that the writer journals and publishes one
+    /// while the next is applied.
+    mutating func applyFenceFile(_ loaded: FenceFile, now: Double, emit: (Effects) -> Void) {
+        let path = loaded.contents.path
+        var effects = Effects()
+        for problem in loaded.contents.problems {
+            effects.log(.warning, "fence in file rejected", ["file": "\(path)", "reason": "\(problem)"])
+            fenceFileProblem(problem, path: path, into: &effects)
+        }
+        // Room for the changed ones only: reserving on a full table rehashes all of it.
+        let changed = loaded.prepared.count { $0 != nil }
+        engine.reserveFences(engine.fenceCount + changed)
+        fenceOrigins.reserveCapacity(fenceOrigins.count + changed)
+        lastFileFences.reserveCapacity(lastFileFences.count + changed)
+        effects.changes.fileFences.reserveCapacity(min(changed, Self.fenceFileChunk))
+        // Reloads run one at a time (at start, then each SIGHUP in turn), so the record the file
+        // was compared with is still the record: nothing prepared means unchanged. The record
+        // changes in place by what changed (the file's ids are unique); a feature that no longer
+        // reads, or is rejected, keeps its previous version there.
+        for (definition, prepared) in zip(loaded.contents.definitions, loaded.prepared) {
+            guard let prepared else { continue }
+            do {
+                let definitionJSON = try applyFence(
+                    definition, prepared: try prepared.get(), origin: .file, now: now, into: &effects
+                ).definitionJSON
+                lastFileFences[definition.id] = definition
+                // The file's record changes by what changed in the file, in the fence's transaction.
+                effects.changes.fileFences[definition.id] = definitionJSON
+            } catch {
+                effects.log(.warning, "fence in file rejected", ["fence": "\(definition.id)", "reason": "\(error)"])
+                fenceFileProblem("fence \(definition.id): \(error)", path: path, into: &effects)
+            }
+            if effects.changes.fences.count >= Self.fenceFileChunk {
+                emit(effects)
+                effects = Effects()
+                effects.changes.fileFences.reserveCapacity(min(changed, Self.fenceFileChunk))
+            }
+        }
+        let gone = fenceOrigins.compactMap { id, origin in
+            origin == .file && !loaded.contents.listedIDs.contains(id) ? id : nil
+        }.sorted()
+        removeFences(ids: gone, now: now, into: &effects)
+        for id in gone { effects.log(.notice, "fence removed from file", ["fence": "\(id)"]) }
+        let unlisted = lastFileFences.keys.filter { !loaded.contents.listedIDs.contains($0) }
+        for id in unlisted { lastFileFences[id] = nil }
+        effects.changes.removedFileFences += unlisted
+        emit(effects)
+    }
+
+    private static let fenceFileChunk = 5_000
+
+    /// Every fence retained, as the service holds it (at start, after a reconnect: a broker may have
+    /// lost its retained store). Through the writer, so that a fence changed meanwhile is published
+    /// after, never before. A named instance waits until it knows whether it leads.
+    mutating func connected() -> Effects {
+        registryLeadership.connected()
+        var effects = Effects()
+        if registryLeadership.takeDueRegistry() { addRegistry(to: &effects) }
+        return effects
+    }
+
+    /// The whole registry: fences (their payloads made on the writer's thread) and tours.
+    mutating func addRegistry(to effects: inout Effects) {
+        effects.registry = engine.fences
+        effects.messages += tourRegistry
+    }
+}
