@@ -160,6 +160,8 @@ struct HarnessOptions {
     var http = false
     /// `integrations.*` (in-process runs only).
     var integrations = ServiceConfiguration.Integrations()
+    /// `geofence.forget_after_s` (in-process runs only).
+    var forgetAfter: Double?
     /// What the collector follows besides the service's own prefix (Home Assistant, OwnTracks).
     var extraFilters: [String] = []
     var extraArguments: [String] = []
@@ -300,7 +302,9 @@ final class ServiceHarness {
             brokerURLs: [broker.url], clientID: clientID,
             positionTopics: options.positions ?? ServiceConfiguration.Defaults.positionTopics,
             prefix: prefix, fencesFile: fencesPath, journalPath: journalPath,
-            geofence: GeofenceSettings(debounceSeconds: options.debounce, silentConfirmSeconds: options.silentConfirm),
+            geofence: GeofenceSettings(
+                debounceSeconds: options.debounce, silentConfirmSeconds: options.silentConfirm,
+                forgetAfterSeconds: options.forgetAfter ?? GeofenceSettings().forgetAfterSeconds),
             statsIntervalSeconds: 1, instanceName: options.instance,
             http: ServiceConfiguration.HTTPSettings(listen: options.http ? "127.0.0.1:0" : nil),
             integrations: options.integrations)

@@ -311,7 +311,10 @@ public final class GeofenceService: Service, Sendable {
         var nextViewRefresh = clock.now
         var lastPositions = 0
         var lastStatsTime = clock.now
-        var nextForgetSweep = clock.now + Self.forgetSweepInterval
+        // A minute, or sooner when devices are forgotten sooner than that.
+        let forgetSweepInterval = min(
+            Self.forgetSweepInterval, .milliseconds(Int64(max(250, configuration.geofence.forgetAfterSeconds * 250))))
+        var nextForgetSweep = clock.now + forgetSweepInterval
         while true {
             try await Task.sleep(for: tickInterval)
             let now = GeofenceService.now()
@@ -331,7 +334,7 @@ public final class GeofenceService: Service, Sendable {
                 loop.step { $0.homeAssistantPositions() }
             }
             if clock.now >= nextForgetSweep {
-                nextForgetSweep = clock.now + Self.forgetSweepInterval
+                nextForgetSweep = clock.now + forgetSweepInterval
                 forgetSilentDevices(loop, now: now)
             }
             if clock.now >= nextStats {

@@ -1,0 +1,119 @@
+import FleetFenceTesting
+import Foundation
+import LocalBroker
+import Testing
+
+/// The journal is the promise behind every alert (README, "Limits and failures"): a journal that
+/// cannot be written stops the service, non-zero, before it publishes what it could not journal;
+/// a damaged or unwritable one is refused at start.
+@Suite("Service: a journal that fails", .timeLimit(.minutes(1)), .serialized)
+struct ServiceJournalFailureTests {
+    @Test func aJournalThatCannotBeWrittenStopsTheServiceAndNoAlertGoesOutWithoutItsRow() async throws {
+        try await withService(.asProcess) { h in
+            try await h.position("truck-7", north: 300, ts: T)
+            try await h.barrier()
+            // Its first sight is journaled by the next tick (a quarter second).
+            try await Task.sleep(for: .seconds(1))
+            // The main file and the WAL; not the shared-memory index, which SQLite maps: a write
+            // refused there is a SIGBUS, not an error SQLite can report.
+            let lock = try ReadOnlyFiles([h.journalPath, h.journalPath + "-wal"])
+            defer { lock.release() }
+            try await h.position("truck-7", north: 100, ts: T + 10)
+            try await h.position("truck-7", north: 100, ts: T + 12)  // an enter the journal cannot hold
+            let service = try #require(h.service?.process)
+            #expect(await service.waitForExit(timeout: .seconds(15)), "the service must stop")
+            #expect(service.exitStatus != 0)
+            #expect(service.log.contains("journal write failed"), "\(service.logTail())")
+            #expect(try await h.waitForRetained("fleetfence/status") { $0?.text == "offline" }?.text == "offline")
+            #expect(h.alerts("truck-7").isEmpty, "an alert without its row: \(h.alerts("truck-7"))")
+
+            // The positions it had taken are lost with it (MQTT acknowledges on receipt), but the
+            // broker keeps those sent while it is down (QoS 1, the service's session). A supervisor
+            // restarts it once the journal is writable: the enter is alerted then, as seq 1.
+            try await h.position("truck-7", north: 100, ts: T + 20)
+            try await h.position("truck-7", north: 100, ts: T + 23)
+            lock.release()
+            try await h.startService()
+            let enter = try #require(await h.waitForAlerts("truck-7", count: 1).first)
+            #expect(enter.event == "enter" && enter.seq == 1, "\(enter)")
+        }
+    }
+
+    @Test func aDamagedJournalIsRefusedAtStart() async throws {
+        try await withTemporaryDirectory { directory in
+            let journal = directory + "/journal.db"
+            try Data(repeating: 0x41, count: 16_384).write(to: URL(fileURLWithPath: journal))
+            let run = try await serve(journal: journal, in: directory)
+            #expect(run.status != 0)
+            #expect(run.errorOutput.contains("damaged"), "\(run.errorOutput)")
+            // Never reset silently.
+            #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == Data(repeating: 0x41, count: 16_384))
+        }
+    }
+
+    @Test func anUnwritableJournalIsRefusedAtStart() async throws {
+        try await withTemporaryDirectory { directory in
+            let journal = directory + "/journal.db"
+            let first = try await serve(journal: journal, in: directory, stopAfterStart: true)
+            #expect(first.status == 0, "\(first.errorOutput)")
+            let lock = try ReadOnlyFiles([journal])
+            defer { lock.release() }
+            let run = try await serve(journal: journal, in: directory)
+            #expect(run.status != 0)
+            #expect(run.errorOutput.contains("cannot be written"), "\(run.errorOutput)")
+        }
+    }
+
+    /// `fleetfence serve` on `journal` against a broker of its own: with `stopAfterStart`, SIGTERM
+    /// once it says it serves; otherwise it is expected to refuse and end by itself.
+    private func serve(journal: String, in directory: String, stopAfterStart: Bool = false) async throws -> ProcessResult {
+        try await withLocalBroker { broker in
+            let config = directory + "/empty.yaml"
+            try "{}\n".write(toFile: config, atomically: true, encoding: .utf8)
+            let program = try LaunchedProgram(
+                try FleetFenceExecutable.locate(),
+                ["serve", "--config", config, "--broker", broker.url, "--journal", journal, "--fences",
+                 directory + "/none.geojson", "--http", "", "--client-id", "refusal-\(getpid())"],
+                environment: ChildEnvironment.withoutFleetFenceVariables())
+            if stopAfterStart {
+                let deadline = ContinuousClock.now + .seconds(20)
+                while !program.errorOutput.contains("fences"), ContinuousClock.now < deadline, program.isRunning {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                program.signal(SIGTERM)
+            }
+            guard await program.waitForExit(within: .seconds(20)) else { throw program.killed(after: .seconds(20)) }
+            return program.result()
+        }
+    }
+}
+
+/// Files nobody may write while held, root included: `chattr +i` where this runs as root (root
+/// ignores permissions), `chmod a-w` otherwise.
+final class ReadOnlyFiles: Sendable {
+    let paths: [String]
+    private let immutable: Bool
+
+    init(_ candidates: [String]) throws {
+        paths = candidates.filter { FileManager.default.fileExists(atPath: $0) }
+        immutable = getuid() == 0
+        for path in paths {
+            if immutable {
+                let result = try runProcess("chattr", ["+i", path])
+                guard result.status == 0 else { throw TestError("chattr +i \(path): \(result.errorOutput)") }
+            } else {
+                try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+            }
+        }
+    }
+
+    func release() {
+        for path in paths {
+            if immutable {
+                _ = try? runProcess("chattr", ["-i", path])
+            } else {
+                try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+            }
+        }
+    }
+}
