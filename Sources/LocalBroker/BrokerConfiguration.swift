@@ -24,6 +24,7 @@ struct BrokerConfiguration {
             let directory = persistenceDirectory.hasSuffix("/") ? persistenceDirectory : persistenceDirectory + "/"
             lines.append(("persistence", "persistence true", "sessions and queued messages survive restart()"))
             lines.append(("persistence_location", "persistence_location \(directory)", "caller's directory"))
+            lines.append(("autosave_interval", "autosave_interval 1", "a broker killed in a test has saved its sessions"))
         } else {
             lines.append(("persistence", "persistence false", "nothing kept between runs"))
         }

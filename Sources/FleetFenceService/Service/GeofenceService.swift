@@ -255,10 +255,12 @@ public final class GeofenceService: Service, Sendable {
         return String(format: "%.3f", Double(whole) + Double(fraction) * 1e-18)
     }
 
-    /// How often latest-sample times are journaled (a kill -9 forgets at most this much of them),
-    /// and how many records are built per hold of the lock.
-    private static let clockFlushInterval: Duration = .seconds(5)
+    /// How often latest-sample times are journaled: what a kill -9 can forget of them. Each is a
+    /// device's anchor, the last position a crossing is interpolated from after a restart; 5 s,
+    /// at a simulation's 20x, put exits 100 simulated seconds early (README, "Journal").
+    private static let clockFlushInterval: Duration = .seconds(1)
     private static let clockSlice = 500
+    private static let homeAssistantInterval: Duration = .seconds(5)
     /// How often the read model takes the devices that changed: each view costs about a
     /// microsecond to build, so 10,000 moving devices cost 1% of a core at once a second.
     private static let viewRefreshInterval: Duration = .seconds(1)
@@ -308,6 +310,7 @@ public final class GeofenceService: Service, Sendable {
         let clock = ContinuousClock()
         var nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)
         var nextClockFlush = clock.now + Self.clockFlushInterval
+        var nextHomeAssistant = clock.now + Self.homeAssistantInterval
         var nextViewRefresh = clock.now
         var lastPositions = 0
         var lastStatsTime = clock.now
@@ -329,8 +332,11 @@ public final class GeofenceService: Service, Sendable {
             if clock.now >= nextClockFlush {
                 nextClockFlush = clock.now + Self.clockFlushInterval
                 flushClocks(loop)
-                // Home Assistant follows moving devices at the same pace: a device's position
-                // there is at most this old, and never a message per sample.
+            }
+            if clock.now >= nextHomeAssistant {
+                // A device's position in Home Assistant is at most this old, and never a message
+                // per sample (its fences changing are sent at once).
+                nextHomeAssistant = clock.now + Self.homeAssistantInterval
                 loop.step { $0.homeAssistantPositions() }
             }
             if clock.now >= nextForgetSweep {
