@@ -18,7 +18,7 @@ final class StreamPublisher: Sendable {
 
     let client: MQTTClient
     /// QoS 1 publishes awaiting PUBACK at most: libmosquitto's 16-bit message ids must not wrap
-    /// within the unacknowledged set (see PLATFORM-NOTES: mosquitto_pub loses messages past 65,535).
+    /// within the unacknowledged set (mosquitto_pub -q 1 loses messages past 65,535 unacknowledged: message ids wrap).
     static let maxUnacknowledged = 20_000
 
     init(client: MQTTClient) {

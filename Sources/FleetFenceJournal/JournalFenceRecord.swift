@@ -2,8 +2,8 @@ import FleetFenceCodecs
 import GeofenceEngine
 
 /// `fences.record`: `{"definition":<the plain definition>,"generation":N}`. The definition is the
-/// contract's own format (`FenceDefinitionEncoding`); the generation tells a restored device which
-/// fences are new to it (rule 3).
+/// plain format of a `set` payload (`FenceDefinitionEncoding`); the generation tells a restored device which
+/// fences are new to it (README "The rules": first sight).
 public enum JournalFenceRecord {
     /// `definition` is already encoded: a file of 100,000 fences encodes each one once, for both
     /// this row and the record of the file.

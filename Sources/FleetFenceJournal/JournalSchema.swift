@@ -70,7 +70,7 @@ enum JournalSchema {
         """,
     ]
 
-    /// Fence definitions move from Swift's Codable layout to the contract's plain definition
+    /// Fence definitions move from Swift's Codable layout to the plain definition of a `set` payload
     /// (`FenceDefinitionEncoding`), which reads back much faster and is what users already know.
     /// `fences.record` keeps its `{"definition":…,"generation":N}` envelope.
     private static func version3(_ db: SQLiteConnection) throws {

@@ -28,7 +28,7 @@ final class MosquittoHandle: @unchecked Sendable {
     private func configure(_ options: MQTTOptions) throws(MQTTError) {
         try check("mosquitto_threaded_set", mosquitto_threaded_set(raw, true))
         // 3.1.1: a persistent session survives a disconnect without a Session Expiry
-        // Interval, which MQTT 5 would need (see PLATFORM-NOTES).
+        // Interval, which MQTT 5 would need (mosquitto 2 drops a v5 session on disconnect without one).
         try check("MOSQ_OPT_PROTOCOL_VERSION", mosquitto_int_option(raw, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311))
         try check("MOSQ_OPT_SEND_MAXIMUM", mosquitto_int_option(raw, MOSQ_OPT_SEND_MAXIMUM, options.maxInflight))
         // Without it, a small packet written while another is unacknowledged waits for the peer's

@@ -353,7 +353,7 @@ struct JournalTests {
     }
 
     /// Version 2 kept definitions in Swift's Codable layout; version 3 rewrites them in the
-    /// contract's plain form, and the restore reads them back equal.
+    /// plain form of a `set` payload, and the restore reads them back equal.
     @Test func version2FencesAreRewrittenInThePlainForm() throws {
         let directory = try JournalDirectory()
         let circle = FenceDefinition(

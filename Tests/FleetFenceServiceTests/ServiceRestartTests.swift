@@ -6,7 +6,7 @@ import Testing
 @testable import FleetFenceJournal
 @testable import FleetFenceService
 
-/// Rule 5 end to end: the service stopped (SIGTERM) or killed (SIGKILL) and started again on the
+/// State across restarts end to end (README "The rules"): the service stopped (SIGTERM) or killed (SIGKILL) and started again on the
 /// same journal and client id, and the broker restarted under a running service.
 @Suite("Service end to end: restarts", .timeLimit(.minutes(1)))
 struct ServiceRestartTests {
@@ -62,7 +62,7 @@ struct ServiceRestartTests {
         }
     }
 
-    /// Rule 4 across a clean stop: a sample that changed nothing but the device's latest time is
+    /// Stale samples across a clean stop: a sample that changed nothing but the device's latest time is
     /// journaled only by the flush of latest-sample times, and a replayed older one stays stale.
     @Test func latestSampleTimesSurviveACleanStop() async throws {
         try await withService { h in

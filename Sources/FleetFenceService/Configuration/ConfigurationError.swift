@@ -1,6 +1,6 @@
 /// A configuration value that cannot be used, naming the key and the layer it came from.
 public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
-    /// The contract key (`geofence.debounce_s`); `nil` for problems with the config file as a whole.
+    /// The configuration key (`geofence.debounce_s`); `nil` for problems with the config file as a whole.
     public var key: String?
     /// Where the value came from: `flag --debounce`, `environment variable FLEETFENCE_GEOFENCE_DEBOUNCE_S`,
     /// `config file Config/fleetfence.yaml`, `built-in default`; `nil` when not known.

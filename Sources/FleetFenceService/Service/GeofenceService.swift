@@ -8,7 +8,7 @@ import ServiceLifecycle
 import Synchronization
 import UnixSignals
 
-/// `fleetfence serve`: positions in, alerts, state and the fence registry out, as the contract says.
+/// `fleetfence serve`: positions in, alerts, state and the fence registry out, as README "Topics and payloads" says.
 ///
 /// Threading: libmosquitto calls the message handler on its network thread; the handler decodes
 /// and feeds the engine there, under ``CoreLoop``'s lock, with no hop to another thread. That is
