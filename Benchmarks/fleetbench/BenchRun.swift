@@ -56,8 +56,9 @@ final class BenchRun {
         self.broker = broker
         launcher = BenchServices(
             executable: executable, wrapper: settings.wrapper, brokerURL: broker.url, directory: directory,
-            debounce: settings.debounce)
-        progress("broker on \(broker.url), files in \(directory), service \(executable)")
+            debounce: settings.debounce, httpLoad: settings.httpLoad, homeAssistant: settings.homeAssistant)
+        progress("broker on \(broker.url), files in \(directory), service \(executable)"
+            + (settings.httpLoad ? ", HTTP readers on" : "") + (settings.homeAssistant ? ", Home Assistant on" : ""))
 
         if settings.phases.contains(.ceiling) {
             results.ceilingQoS0 = try await measureCeiling(streamQ0, qos: 0)

@@ -14,11 +14,17 @@ final class BenchService: Sendable {
     let startNanos: UInt64
     let log = ServiceLog()
     let process: ServiceProcess
+    /// The HTTP readers beside it, when asked for.
+    let httpLoad: HTTPLoad?
     private let stopped = Atomic<Bool>(false)
 
     /// Standard output and error come through a pipe, read as they arrive (start-up is timed by
     /// its lines) and copied to `logPath`.
-    init(executable: String, options: ServiceProcess.Options, configFile: String, wrapper: [String], logPath: String) throws {
+    init(
+        executable: String, options: ServiceProcess.Options, configFile: String, wrapper: [String], logPath: String,
+        httpLoad: HTTPLoad? = nil
+    ) throws {
+        self.httpLoad = httpLoad
         let errors = try Self.makePipe()
         startNanos = Monotonic.nanos()
         do {
@@ -78,6 +84,12 @@ final class BenchService: Sendable {
     @discardableResult
     func stop(grace: Double = 20) -> Double {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return 0 }
+        if let httpLoad {
+            httpLoad.stop()
+            // That the readers read: a stream that carried nothing measured nothing.
+            FileHandle.standardError.write(Data(
+                "  HTTP readers: \(httpLoad.streamBytes.load(ordering: .relaxed) / 1024) KiB streamed, \(httpLoad.requests.load(ordering: .relaxed)) requests, \(httpLoad.failures.load(ordering: .relaxed)) failed\n".utf8))
+        }
         let start = Monotonic.nanos()
         process.signal(SIGTERM)
         _ = process.waitForExit(timeout: .seconds(grace))

@@ -8,18 +8,22 @@ struct BenchServices: Sendable {
     let brokerURL: String
     let directory: String
     let debounce: Double
+    var httpLoad = false
+    var homeAssistant = false
 
     /// - Parameters:
     ///   - name: names the journal, the config and the log file in the run's directory.
     ///   - journal: names another run's journal instead (a restart).
     func start(name: String, journal: String? = nil, fencesFile: String, clientID: String, prefix: String = "fleetfence",
                positions: String = "fleet/+/position") throws -> BenchService {
-        let options = ServiceProcess.Options(
+        let port = httpLoad ? try LocalMosquitto.freeLoopbackPort() : nil
+        var options = ServiceProcess.Options(
             brokerURL: brokerURL, fencesFile: fencesFile, journalPath: directory + "/\(journal ?? name).db",
             clientID: clientID, debounce: debounce, silentConfirm: 3600, prefix: prefix, positions: [positions],
-            statsInterval: 1, logLevel: "info")
+            statsInterval: 1, logLevel: "info", http: port.map { "127.0.0.1:\($0)" } ?? "")
+        if homeAssistant { options.extraArguments += ["--homeassistant", "true"] }
         return try BenchService(
             executable: executable, options: options, configFile: directory + "/\(name).yaml", wrapper: wrapper,
-            logPath: directory + "/\(name).log")
+            logPath: directory + "/\(name).log", httpLoad: port.map(HTTPLoad.init))
     }
 }

@@ -25,6 +25,10 @@ struct BenchSettings: Sendable {
     var keepFiles = false
     /// mosquitto.conf lines added to the broker's (e.g. `set_tcp_nodelay true`).
     var brokerConfig: [String] = []
+    /// A map on the stream, a scraper and a device poller beside every service (`HTTPLoad`).
+    var httpLoad = false
+    /// Home Assistant discovery on in every service.
+    var homeAssistant = false
 
     var needsService: Bool {
         !phases.isDisjoint(with: [.throughput, .latency, .scale])

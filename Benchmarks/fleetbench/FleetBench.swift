@@ -92,6 +92,12 @@ struct FleetBench: AsyncParsableCommand {
     @Flag(help: "Keep the run's directory (journals, service logs, fences files).")
     var keepFiles = false
 
+    @Flag(help: "Beside every service: a reader of /api/stream, a scraper of /metrics every second, a poller of /api/devices every 100 ms.")
+    var httpLoad = false
+
+    @Flag(help: "Home Assistant discovery on in every service (its first-sight burst shows in the scale phase).")
+    var homeAssistant = false
+
     func validate() throws {
         guard q1Messages <= 1_000_000, q0Messages > 0, devices > 0, fences >= 10, probes > 0 else {
             throw ValidationError("sizes must be positive (fences >= 10)")
@@ -126,6 +132,8 @@ struct FleetBench: AsyncParsableCommand {
         settings.wrapper = wrap.map { $0.split(separator: " ").map(String.init) } ?? []
         settings.keepFiles = keepFiles
         settings.brokerConfig = brokerConfig
+        settings.httpLoad = httpLoad
+        settings.homeAssistant = homeAssistant
         return settings
     }
 
