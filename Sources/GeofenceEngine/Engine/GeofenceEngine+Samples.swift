@@ -57,10 +57,7 @@ extension GeofenceEngine {
         var position = 0
         while position < current.entries.count {
             var entry = current.entries[position]
-            guard let probe = fenceProbes[Int(entry.fenceSlot)] else {
-                current.entries.remove(at: position)
-                continue
-            }
+            let probe = fenceProbes[Int(entry.fenceSlot)]
             // An expired fence says nothing more; the next tick removes it (README "The rules").
             if probe.expiresAt <= arrival {
                 position += 1
@@ -82,7 +79,7 @@ extension GeofenceEngine {
             groups: targeted ? devices.groups[device] : [], into: &candidateScratch)
         let knownGeneration = devices.knownGeneration[device]
         for fenceSlot in candidateScratch where !current.entries.contains(where: { $0.fenceSlot == fenceSlot }) {
-            guard let probe = fenceProbes[Int(fenceSlot)] else { continue }
+            let probe = fenceProbes[Int(fenceSlot)]
             // Outside evidence for a fence without an entry leaves it (or makes it) known
             // outside, the default: the common case, decided without the full fence.
             let (distance, cap) = probe.geometry.measure(context.point, cap: probe.marginCap)
@@ -123,8 +120,9 @@ extension GeofenceEngine {
         _ outcome: inout SampleOutcome, _ transitions: inout [Transition]
     ) {
         judgeRegion(&entry, probe: probe, distance: distance, cap: cap, context, &outcome, &transitions)
-        if entry.speeding != nil || probe.speedLimitKmh != nil {
-            judgeSpeed(&entry, limit: probe.speedLimitKmh, context, &outcome, &transitions)
+        if entry.state == .inside || entry.speeding != nil {
+            let limit = fenceRules[Int(entry.fenceSlot)].speedLimitKmh
+            if entry.speeding != nil || limit != nil { judgeSpeed(&entry, limit: limit, context, &outcome, &transitions) }
         }
     }
 
@@ -164,7 +162,7 @@ extension GeofenceEngine {
                     entry.pending = nil
                     outcome.recordChanged = true
                 }
-                if inside { reportDwellIfDue(&entry, dwell: probe.dwellSeconds, context, &transitions, &outcome) }
+                if inside { reportDwellIfDue(&entry, context, &transitions, &outcome) }
                 return
             }
             var pending = entry.pending ?? PendingChange(
@@ -187,7 +185,7 @@ extension GeofenceEngine {
                     outcome.insideChanged = true
                     outcome.recordChanged = true
                     if entry.state == .inside {
-                        reportDwellIfDue(&entry, dwell: probe.dwellSeconds, context, &transitions, &outcome)
+                        reportDwellIfDue(&entry, context, &transitions, &outcome)
                     }
                 }
             } else {
@@ -256,12 +254,10 @@ extension GeofenceEngine {
     }
 
     /// `dwell` once per stay, judged on inside samples.
-    /// `dwell`: the fence's `dwell_s` when it notifies dwell.
     private mutating func reportDwellIfDue(
-        _ entry: inout RegionEntry, dwell: Double?, _ context: SampleContext,
-        _ transitions: inout [Transition], _ outcome: inout SampleOutcome
+        _ entry: inout RegionEntry, _ context: SampleContext, _ transitions: inout [Transition], _ outcome: inout SampleOutcome
     ) {
-        guard !entry.dwellReported, let dwell else { return }
+        guard !entry.dwellReported, let dwell = fenceRules[Int(entry.fenceSlot)].dwellSeconds else { return }
         let inside = context.sample.timestamp - entry.enteredAt
         guard inside >= dwell else { return }
         entry.dwellReported = true
