@@ -62,7 +62,10 @@ extension GeofenceEngine {
         let definition = fence.definition
         let key = ExactID(definition.id)
         if let slot = slotsByFenceID[key], let old = fenceSlots[Int(slot)] {
-            var update = FenceUpdate(fence: fence, replaced: true, unchanged: old.definition == definition)
+            // The same definition again (a reloaded file, a repeated set): nothing to place anew,
+            // and every device's kept candidates stay good.
+            if old.definition == definition { return FenceUpdate(fence: old, replaced: true, unchanged: true) }
+            var update = FenceUpdate(fence: fence, replaced: true, unchanged: false)
             let oldGroup = fenceGroups[Int(slot)]
             let group = audiences.acquire(definition.devices)
             audiences.release(oldGroup)

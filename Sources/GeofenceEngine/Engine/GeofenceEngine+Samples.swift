@@ -75,8 +75,8 @@ extension GeofenceEngine {
         // Fences near the sample, for this device: where a device with no entry can start a change.
         candidateScratch.removeAll(keepingCapacity: true)
         candidateCaches.candidates(
-            device: device, lat: sample.lat, lon: sample.lon, index: index, everyGroup: !targeted,
-            groups: targeted ? devices.groups[device] : [], into: &candidateScratch)
+            device: device, point: context.point, margin: context.margin, index: index, probes: fenceProbes,
+            everyGroup: !targeted, groups: targeted ? devices.groups[device] : [], into: &candidateScratch)
         let knownGeneration = devices.knownGeneration[device]
         for fenceSlot in candidateScratch where !current.entries.contains(where: { $0.fenceSlot == fenceSlot }) {
             let probe = fenceProbes[Int(fenceSlot)]
