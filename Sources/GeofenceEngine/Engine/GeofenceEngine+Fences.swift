@@ -32,7 +32,6 @@ extension GeofenceEngine {
     public mutating func reserveFences(_ count: Int) {
         fenceSlots.reserveCapacity(count)
         fenceProbes.reserveCapacity(count)
-        fenceRules.reserveCapacity(count)
         fenceGenerations.reserveCapacity(count)
         fenceGroups.reserveCapacity(count)
         slotsByFenceID.reserveCapacity(count)
@@ -84,7 +83,6 @@ extension GeofenceEngine {
             slot = Int32(fenceSlots.count)
             fenceSlots.append(nil)
             fenceProbes.append(.vacant)
-            fenceRules.append(FenceRules())
             fenceGenerations.append(0)
             fenceGroups.append(Audiences.everyone)
         }
@@ -98,7 +96,6 @@ extension GeofenceEngine {
     private mutating func place(_ fence: Fence, in slot: Int32, group: Int32) {
         fenceSlots[Int(slot)] = fence
         fenceProbes[Int(slot)] = FenceProbe(fence)
-        fenceRules[Int(slot)] = FenceRules(fence)
         fenceGroups[Int(slot)] = group
         index.insert(slot, reach: fence.reach, group: group)
         setExpiry(fence.definition.expiresAt, of: slot)
@@ -190,7 +187,6 @@ extension GeofenceEngine {
             setExpiry(nil, of: slot)
             fenceSlots[Int(slot)] = nil
             fenceProbes[Int(slot)] = .vacant
-            fenceRules[Int(slot)] = FenceRules()
             freeFenceSlots.append(slot)
         }
         removal.fences = removed.values.map(\.id).sorted { ExactID($0) < ExactID($1) }

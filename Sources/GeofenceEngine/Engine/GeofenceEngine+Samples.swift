@@ -120,9 +120,8 @@ extension GeofenceEngine {
         _ outcome: inout SampleOutcome, _ transitions: inout [Transition]
     ) {
         judgeRegion(&entry, probe: probe, distance: distance, cap: cap, context, &outcome, &transitions)
-        if entry.state == .inside || entry.speeding != nil {
-            let limit = fenceRules[Int(entry.fenceSlot)].speedLimitKmh
-            if entry.speeding != nil || limit != nil { judgeSpeed(&entry, limit: limit, context, &outcome, &transitions) }
+        if entry.speeding != nil || !probe.speedLimitKmh.isNaN {
+            judgeSpeed(&entry, limit: probe.speedLimitKmh.isNaN ? nil : probe.speedLimitKmh, context, &outcome, &transitions)
         }
     }
 
@@ -162,7 +161,7 @@ extension GeofenceEngine {
                     entry.pending = nil
                     outcome.recordChanged = true
                 }
-                if inside { reportDwellIfDue(&entry, context, &transitions, &outcome) }
+                if inside { reportDwellIfDue(&entry, dwell: probe.dwellSeconds, context, &transitions, &outcome) }
                 return
             }
             var pending = entry.pending ?? PendingChange(
@@ -185,7 +184,7 @@ extension GeofenceEngine {
                     outcome.insideChanged = true
                     outcome.recordChanged = true
                     if entry.state == .inside {
-                        reportDwellIfDue(&entry, context, &transitions, &outcome)
+                        reportDwellIfDue(&entry, dwell: probe.dwellSeconds, context, &transitions, &outcome)
                     }
                 }
             } else {
@@ -254,10 +253,12 @@ extension GeofenceEngine {
     }
 
     /// `dwell` once per stay, judged on inside samples.
+    /// `dwell`: the fence's `dwell_s` when it notifies dwell, else NaN.
     private mutating func reportDwellIfDue(
-        _ entry: inout RegionEntry, _ context: SampleContext, _ transitions: inout [Transition], _ outcome: inout SampleOutcome
+        _ entry: inout RegionEntry, dwell: Double, _ context: SampleContext, _ transitions: inout [Transition],
+        _ outcome: inout SampleOutcome
     ) {
-        guard !entry.dwellReported, let dwell = fenceRules[Int(entry.fenceSlot)].dwellSeconds else { return }
+        guard !entry.dwellReported, !dwell.isNaN else { return }
         let inside = context.sample.timestamp - entry.enteredAt
         guard inside >= dwell else { return }
         entry.dwellReported = true

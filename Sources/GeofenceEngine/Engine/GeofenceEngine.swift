@@ -12,7 +12,6 @@ public struct GeofenceEngine: Sendable {
     /// Per slot, just what the hot path needs: most candidates are rejected from this alone,
     /// without touching the fence's definition. Nil for a free slot.
     var fenceProbes: [FenceProbe] = []
-    var fenceRules: [FenceRules] = []
     var fenceGenerations: [UInt32] = []
     /// Each fence's audience group (`Audiences`).
     var fenceGroups: [Int32] = []
