@@ -3,7 +3,7 @@ import GeofenceEngine
 
 /// Fence definitions in: `<prefix>/fences/<id>/set` payloads and the `fences.geojson` file (README "Fences").
 ///
-/// A definition is either a plain object with the keys of README "Fences" (`id`, `name`, `description`, and for the
+/// A definition is either a plain object with README "Fences" keys (`id`, `name`, `description`, and for the
 /// shape `lat`, `lon`, `radius`, or `polygon` as `[[lon, lat], ...]`, or `geometry`, a GeoJSON geometry with
 /// `radius` or `buffer_m` beside it; then `notify`, `dwell_s`, `devices`, `speed_limit_kmh`, `expires_at`) or a
 /// GeoJSON Feature whose geometry is a Point (with `properties.radius`), a Polygon (first ring outer, further

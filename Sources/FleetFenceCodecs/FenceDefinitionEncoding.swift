@@ -3,7 +3,7 @@ import GeofenceEngine
 /// A fence definition as the plain object a `<prefix>/fences/<id>/set` payload carries, exactly as its
 /// author gave it: the requested radius or buffer, `notify` only when given, `devices` only when not every
 /// device. `FenceDecoder.decodeDefinition` reads it back to an equal definition, so the journal keeps fences
-/// in the format a `set` payload uses (README "Fences").
+/// in the format README "Fences" describes.
 ///
 /// Shapes: a circle as `lat`, `lon`, `radius`; a polygon without holes as `polygon`; a polygon with holes, a
 /// MultiPolygon or a corridor as a GeoJSON `geometry` (a corridor's `buffer_m` beside it).

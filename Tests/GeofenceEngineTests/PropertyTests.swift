@@ -380,11 +380,11 @@ struct PropertyTests {
                 engine.index.candidates(lat: point.lat, lon: point.lon, groups: engine.devices.groups[Int(slot)], into: &slots)
                 let viaIndex = Set(slots.compactMap { slot -> String? in
                     let fence = engine.fenceSlots[Int(slot)]!
-                    return fence.signedDistance(to: point) > -fence.marginCap(near: point) ? fence.id : nil
+                    return fence.signedDistance(to: point) > -min(fence.marginCap(near: point), fence.reachMargin) ? fence.id : nil
                 })
                 let brute = Set(fences.filter { fence in
                     fence.definition.devices.contains { DevicePattern.matches($0, device) }
-                        && fence.signedDistance(to: point) > -fence.marginCap(near: point)
+                        && fence.signedDistance(to: point) > -min(fence.marginCap(near: point), fence.reachMargin)
                 }.map(\.id))
                 found += brute.count
                 #expect(viaIndex == brute, "\(device) at (\(point.lat), \(point.lon))")

@@ -106,6 +106,30 @@ struct ShapeGeometryTests {
         }
     }
 
+    // MARK: Reach
+
+    /// No sample has a margin over `max(hysteresis_m, max_accuracy_m)`: beyond that outside a large
+    /// fence every sample is outside evidence, and the index need not offer the fence there.
+    @Test func theReachIsGrownByTheLargestMarginASampleCanHave() throws {
+        let large = try makeFence(circle("large", radius: 2_000))
+        #expect(large.marginCap == 1_000 && large.reachMargin == 100)
+        let reachMeters = (large.reach.maxLat - depot.lat) * metersPerDegree
+        #expect(abs(reachMeters - 2_100) < 0.01)
+        #expect(try makeFence(circle("small", radius: 60)).reachMargin == 30)
+        let lenient = GeofenceSettings(maxAccuracyMeters: 500)
+        #expect(try makeFence(circle("large", radius: 2_000), settings: lenient).reachMargin == 500)
+        // A fence built under other settings is built again by the engine that holds it.
+        var engine = GeofenceEngine(settings: lenient)
+        try engine.setFence(large)
+        #expect(engine.fence(id: "large")?.reachMargin == 500)
+        // And a device 150 m outside with the largest accuracy allowed is outside evidence: known
+        // outside, not unknown, though the index did not offer the fence.
+        var h = Harness(engine: GeofenceEngine())
+        try h.engine.setFence(circle("large", radius: 2_000))
+        h.feed([sample(atBoundary(radius: 2_000, d: -150), t: T0, acc: 100)])
+        #expect(h.engine.state(of: "truck-7", in: "large") == .outside)
+    }
+
     // MARK: The skipping of far edges changes nothing
 
     /// Rings of hundreds of points (many runs of edges, most skipped for a given point) against

@@ -61,7 +61,10 @@ extension GeofenceEngine {
         let definition = fence.definition
         let key = ExactID(definition.id)
         if let slot = slotsByFenceID[key], let old = fenceSlots[Int(slot)] {
-            var update = FenceUpdate(fence: fence, replaced: true, unchanged: old.definition == definition)
+            // The same definition again (a reloaded file, a repeated set): nothing to place anew,
+            // and every device's kept candidates stay good.
+            if old.definition == definition { return FenceUpdate(fence: old, replaced: true, unchanged: true) }
+            var update = FenceUpdate(fence: fence, replaced: true, unchanged: false)
             let oldGroup = fenceGroups[Int(slot)]
             let group = audiences.acquire(definition.devices)
             audiences.release(oldGroup)
@@ -79,7 +82,7 @@ extension GeofenceEngine {
         } else {
             slot = Int32(fenceSlots.count)
             fenceSlots.append(nil)
-            fenceProbes.append(nil)
+            fenceProbes.append(.vacant)
             fenceGenerations.append(0)
             fenceGroups.append(Audiences.everyone)
         }
@@ -183,7 +186,7 @@ extension GeofenceEngine {
             fenceGroups[Int(slot)] = Audiences.everyone
             setExpiry(nil, of: slot)
             fenceSlots[Int(slot)] = nil
-            fenceProbes[Int(slot)] = nil
+            fenceProbes[Int(slot)] = .vacant
             freeFenceSlots.append(slot)
         }
         removal.fences = removed.values.map(\.id).sorted { ExactID($0) < ExactID($1) }

@@ -1,7 +1,8 @@
 /// Read-only questions about fences near a point.
 extension GeofenceEngine {
-    /// Ids of fences the point is inside of, or near enough to give evidence for (within the
-    /// fence's largest margin), found through the spatial index. Sorted.
+    /// Ids of fences the point is inside of, or near enough that some sample there would not be
+    /// outside evidence (within the largest margin a sample can have there), found through the
+    /// spatial index. Sorted by their bytes.
     public func fencesNear(lat: Double, lon: Double) -> [String] {
         var slots: [Int32] = []
         index.candidates(lat: lat, lon: lon, into: &slots)
@@ -17,8 +18,8 @@ extension GeofenceEngine {
         slots.compactMap { slot -> String? in
             guard let fence = fenceSlots[Int(slot)] else { return nil }
             let (distance, cap) = fence.geometry.measure(ProbePoint(lat: lat, lon: lon), cap: fence.marginCap)
-            return distance > -cap ? fence.id : nil
-        }.sorted()
+            return distance > -min(cap, fence.reachMargin) ? fence.id : nil
+        }.sorted { ExactID($0) < ExactID($1) }
     }
 }
 

@@ -10,8 +10,14 @@ extension GeofenceEngine {
     /// Puts a record taken with `takeRecord` back, or drops it when nothing in it differs from the
     /// default, and keeps the set of devices silence can confirm in step.
     mutating func putBack(_ record: DeviceRegions, for deviceSlot: Int32) {
+        var record = record
         let device = Int(deviceSlot)
         let index = devices.record[device]
+        let awaiting = record.hasEvidencePending
+        if awaiting != record.awaitingSilence {
+            if awaiting { devicesAwaitingSilence.insert(deviceSlot) } else { devicesAwaitingSilence.remove(deviceSlot) }
+            record.awaitingSilence = awaiting
+        }
         if record.isEmpty {
             if index >= 0 {
                 records.remove(index)
@@ -21,11 +27,6 @@ extension GeofenceEngine {
             records[index] = record
         } else {
             devices.record[device] = records.add(record)
-        }
-        let awaiting = record.hasEvidencePending
-        // Only a change touches the set: hashing for every sample cost more than the rest of it.
-        if awaiting != devicesAwaitingSilence.contains(deviceSlot) {
-            if awaiting { devicesAwaitingSilence.insert(deviceSlot) } else { devicesAwaitingSilence.remove(deviceSlot) }
         }
     }
 

@@ -57,10 +57,7 @@ extension GeofenceEngine {
         var position = 0
         while position < current.entries.count {
             var entry = current.entries[position]
-            guard let probe = fenceProbes[Int(entry.fenceSlot)] else {
-                current.entries.remove(at: position)
-                continue
-            }
+            let probe = fenceProbes[Int(entry.fenceSlot)]
             // An expired fence says nothing more; the next tick removes it (README "The rules").
             if probe.expiresAt <= arrival {
                 position += 1
@@ -78,11 +75,11 @@ extension GeofenceEngine {
         // Fences near the sample, for this device: where a device with no entry can start a change.
         candidateScratch.removeAll(keepingCapacity: true)
         candidateCaches.candidates(
-            device: device, lat: sample.lat, lon: sample.lon, index: index, everyGroup: !targeted,
-            groups: targeted ? devices.groups[device] : [], into: &candidateScratch)
+            device: device, point: context.point, margin: context.margin, index: index, probes: fenceProbes,
+            everyGroup: !targeted, groups: targeted ? devices.groups[device] : [], into: &candidateScratch)
         let knownGeneration = devices.knownGeneration[device]
         for fenceSlot in candidateScratch where !current.entries.contains(where: { $0.fenceSlot == fenceSlot }) {
-            guard let probe = fenceProbes[Int(fenceSlot)] else { continue }
+            let probe = fenceProbes[Int(fenceSlot)]
             // Outside evidence for a fence without an entry leaves it (or makes it) known
             // outside, the default: the common case, decided without the full fence.
             let (distance, cap) = probe.geometry.measure(context.point, cap: probe.marginCap)
@@ -123,8 +120,8 @@ extension GeofenceEngine {
         _ outcome: inout SampleOutcome, _ transitions: inout [Transition]
     ) {
         judgeRegion(&entry, probe: probe, distance: distance, cap: cap, context, &outcome, &transitions)
-        if entry.speeding != nil || probe.speedLimitKmh != nil {
-            judgeSpeed(&entry, limit: probe.speedLimitKmh, context, &outcome, &transitions)
+        if entry.speeding != nil || !probe.speedLimitKmh.isNaN {
+            judgeSpeed(&entry, limit: probe.speedLimitKmh.isNaN ? nil : probe.speedLimitKmh, context, &outcome, &transitions)
         }
     }
 
@@ -256,12 +253,12 @@ extension GeofenceEngine {
     }
 
     /// `dwell` once per stay, judged on inside samples.
-    /// `dwell`: the fence's `dwell_s` when it notifies dwell.
+    /// `dwell`: the fence's `dwell_s` when it notifies dwell, else NaN.
     private mutating func reportDwellIfDue(
-        _ entry: inout RegionEntry, dwell: Double?, _ context: SampleContext,
-        _ transitions: inout [Transition], _ outcome: inout SampleOutcome
+        _ entry: inout RegionEntry, dwell: Double, _ context: SampleContext, _ transitions: inout [Transition],
+        _ outcome: inout SampleOutcome
     ) {
-        guard !entry.dwellReported, let dwell else { return }
+        guard !entry.dwellReported, !dwell.isNaN else { return }
         let inside = context.sample.timestamp - entry.enteredAt
         guard inside >= dwell else { return }
         entry.dwellReported = true

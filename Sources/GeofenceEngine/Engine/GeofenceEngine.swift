@@ -11,7 +11,7 @@ public struct GeofenceEngine: Sendable {
     var fenceSlots: [Fence?] = []
     /// Per slot, just what the hot path needs: most candidates are rejected from this alone,
     /// without touching the fence's definition. Nil for a free slot.
-    var fenceProbes: [FenceProbe?] = []
+    var fenceProbes: [FenceProbe] = []
     var fenceGenerations: [UInt32] = []
     /// Each fence's audience group (`Audiences`).
     var fenceGroups: [Int32] = []

@@ -48,6 +48,9 @@ struct DeviceRegions: Sendable {
     var lastArrival: Double
     var entries: [RegionEntry] = []
     var tours: [TourProgress] = []
+    /// Whether the device is in the engine's set of devices silence can confirm: kept here so
+    /// that a sample changes the set, and hashes, only when that changes.
+    var awaitingSilence = false
 
     var hasEvidencePending: Bool { entries.contains { $0.pending?.evidenceSince != nil } }
     var isEmpty: Bool { entries.isEmpty && tours.isEmpty }

@@ -8,11 +8,12 @@ public struct Fence: Sendable {
         let clampedFrom: Double?
         let geometry: Geometry
         let marginCap: Double
+        let reachMargin: Double
         let notify: Set<AlertEvent>
 
         init(
             definition: FenceDefinition, effectiveRadius: Double?, effectiveBuffer: Double?, clampedFrom: Double?,
-            geometry: Geometry, marginCap: Double
+            geometry: Geometry, marginCap: Double, reachMargin: Double
         ) {
             self.definition = definition
             self.effectiveRadius = effectiveRadius
@@ -20,6 +21,7 @@ public struct Fence: Sendable {
             self.clampedFrom = clampedFrom
             self.geometry = geometry
             self.marginCap = marginCap
+            self.reachMargin = reachMargin
             notify = definition.effectiveNotify
         }
     }
@@ -37,6 +39,10 @@ public struct Fence: Sendable {
     /// The largest evidence margin this fence allows: half its radius, buffer or inscribed size;
     /// for a MultiPolygon, its largest member's (each member caps its own, `marginCap(near:)`).
     public var marginCap: Double { storage.marginCap }
+    /// The largest margin a sample can have here: the cap, or less when the settings allow no
+    /// sample that much (`max(hysteresis_m, max_accuracy_m)`). Beyond it outside the fence every
+    /// sample is outside evidence, so the index need not offer the fence there.
+    public var reachMargin: Double { storage.reachMargin }
     public var notify: Set<AlertEvent> { storage.notify }
 
     enum Geometry: Sendable {
@@ -73,10 +79,11 @@ public struct Fence: Sendable {
     public var name: String? { definition.name }
     public var isClamped: Bool { clampedFrom != nil }
 
-    /// Whether building this fence with `settings` gives it as it is (only a circle's radius and a
-    /// corridor's buffer depend on them).
+    /// Whether building this fence with `settings` gives it as it is (a circle's radius, a
+    /// corridor's buffer and the reach margin depend on them).
     func isBuilt(with settings: GeofenceSettings) -> Bool {
-        switch definition.shape {
+        guard reachMargin == Self.reachMargin(cap: marginCap, settings) else { return false }
+        return switch definition.shape {
         case let .circle(_, radius):
             RadiusClamp.clamp(radius, min: settings.minRadiusMeters, max: settings.maxRadiusMeters) == effectiveRadius
         case let .corridor(_, buffer):
@@ -124,7 +131,11 @@ public struct Fence: Sendable {
         }
         return Storage(
             definition: definition, effectiveRadius: radius, effectiveBuffer: buffer, clampedFrom: clampedFrom,
-            geometry: geometry, marginCap: marginCap)
+            geometry: geometry, marginCap: marginCap, reachMargin: reachMargin(cap: marginCap, settings))
+    }
+
+    private static func reachMargin(cap: Double, _ settings: GeofenceSettings) -> Double {
+        min(cap, max(settings.hysteresisMeters, settings.maxAccuracyMeters))
     }
 
     /// Distance from `point` to the boundary in metres: positive inside, negative outside.
@@ -142,13 +153,14 @@ public struct Fence: Sendable {
         geometry.measure(ProbePoint(lat: point.lat, lon: point.lon), cap: marginCap).cap
     }
 
-    /// Where a point can be inside or within the evidence band: the index's key for this fence.
+    /// Where a point can be inside or within the evidence band of some sample: the index's key
+    /// for this fence.
     public var reach: BoundingBox {
         switch geometry {
-        case let .circle(circle): circle.boundingBox(grownBy: marginCap)
-        case let .polygon(polygon): polygon.boundingBox(grownBy: marginCap)
-        case let .multiPolygon(multi): multi.boundingBox(grownBy: marginCap)
-        case let .corridor(corridor): corridor.boundingBox(grownBy: marginCap)
+        case let .circle(circle): circle.boundingBox(grownBy: reachMargin)
+        case let .polygon(polygon): polygon.boundingBox(grownBy: reachMargin)
+        case let .multiPolygon(multi): multi.boundingBox(grownBy: reachMargin)
+        case let .corridor(corridor): corridor.boundingBox(grownBy: reachMargin)
         }
     }
 }

@@ -2,14 +2,14 @@
 struct CircleGeometry: Sendable {
     let center: Coordinate
     let radius: Double
-    private let centerLatRadians: Double
+    /// 32 bytes in all: the centre's latitude in radians is a multiplication away, and a smaller
+    /// probe is one cache line less per candidate.
     private let cosCenterLat: Double
 
     init(center: Coordinate, radius: Double) {
         self.center = center
         self.radius = radius
-        centerLatRadians = center.lat * .pi / 180
-        cosCenterLat = cos(centerLatRadians)
+        cosCenterLat = cos(center.lat * .pi / 180)
     }
 
     /// Positive inside, negative outside, in metres.
@@ -20,7 +20,7 @@ struct CircleGeometry: Sendable {
     /// The same by haversine, with the point's latitude in radians and its cosine computed once
     /// per sample by the caller rather than once per fence.
     func signedDistance(latRadians: Double, cosLat: Double, lon: Double) -> Double {
-        let s1 = sin((latRadians - centerLatRadians) / 2)
+        let s1 = sin((latRadians - center.lat * .pi / 180) / 2)
         let s2 = sin((lon - center.lon) * .pi / 360)
         let h = s1 * s1 + cosCenterLat * cosLat * s2 * s2
         return radius - 2 * Earth.meanRadiusMeters * asin(min(1, h.squareRoot()))

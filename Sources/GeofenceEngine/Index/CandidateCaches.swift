@@ -1,8 +1,25 @@
 /// Each device's candidates, kept from one sample to the next: the entries of the cells it is
 /// in, good while it stays in all of them and nothing in the index changes. A truck moves a few
 /// metres between samples and stays in its cells for tens of samples, and with 100,000 fences
-/// the cells are far from any cache; its own entries, read with its other state, are near.
+/// the cells are far from any cache; its own entries, read with its other state, are near. A
+/// circle's entry keeps the circle, so that a sample outside evidence of it (most samples in its
+/// reach) is told so without reading the fence at all.
 struct CandidateCaches: Sendable {
+    /// 56 bytes: an index entry and, for a circle, the circle (radius NaN for other shapes).
+    struct Kept: Sendable {
+        let entry: FenceIndex.Entry
+        let circle: CircleGeometry
+
+        init(_ entry: FenceIndex.Entry, _ probe: FenceProbe) {
+            self.entry = entry
+            if case let .circle(circle) = probe.geometry {
+                self.circle = circle
+            } else {
+                circle = CircleGeometry(center: Coordinate(lat: 0, lon: 0), radius: .nan)
+            }
+        }
+    }
+
     /// 28 bytes a device: the region in Float, rounded inward, so that a point rounded to Float
     /// inside it is certainly inside the region (rounding never reverses an order).
     struct Cache: Sendable {
@@ -28,7 +45,8 @@ struct CandidateCaches: Sendable {
     }
 
     private(set) var caches: [Cache] = []
-    private var pool: [FenceIndex.Entry] = []
+    private var pool: [Kept] = []
+    private var collected: [FenceIndex.Entry] = []
     /// Entries no cache uses any more.
     private var garbage = 0
 
@@ -40,17 +58,22 @@ struct CandidateCaches: Sendable {
         caches[slot] = Cache()
     }
 
-    /// Appends the candidates of `device` at the point, from its cache or collected afresh.
+    /// Appends the candidates of `device` at `point`, from its cache or collected afresh: every
+    /// fence whose reach holds the point, but a circle only when the sample, with `margin`, is not
+    /// outside evidence of it (the test the engine would make, on the same numbers).
     @inline(__always)
     mutating func candidates(
-        device: Int, lat: Double, lon: Double, index: FenceIndex, everyGroup: Bool, groups: [Int32], into result: inout [Int32]
+        device: Int, point: ProbePoint, margin: Double, index: FenceIndex, probes: [FenceProbe], everyGroup: Bool,
+        groups: [Int32], into result: inout [Int32]
     ) {
         var cache = caches[device]
-        let latF = Float(lat), lonF = Float(lon)
+        let latF = Float(point.lat), lonF = Float(point.lon)
         if cache.version != index.version || !cache.contains(lat: latF, lon: lonF) {
             garbage += Int(cache.count)
             let start = pool.count
-            cache = Cache(index.collect(lat: lat, lon: lon, everyGroup: everyGroup, groups: groups, into: &pool))
+            collected.removeAll(keepingCapacity: true)
+            cache = Cache(index.collect(lat: point.lat, lon: point.lon, everyGroup: everyGroup, groups: groups, into: &collected))
+            for entry in collected { pool.append(Kept(entry, probes[Int(entry.slot)])) }
             cache.start = UInt32(start)
             cache.count = UInt32(pool.count - start)
             cache.version = index.version
@@ -59,15 +82,20 @@ struct CandidateCaches: Sendable {
             cache = caches[device]
         }
         pool.withUnsafeBufferPointer { pool in
-            for i in Int(cache.start)..<(Int(cache.start) + Int(cache.count)) where pool[i].contains(lat: latF, lon: lonF) {
-                result.append(pool[i].slot)
+            for i in Int(cache.start)..<(Int(cache.start) + Int(cache.count)) where pool[i].entry.contains(lat: latF, lon: lonF) {
+                let circle = pool[i].circle
+                if !circle.radius.isNaN {
+                    let distance = circle.signedDistance(latRadians: point.latRadians, cosLat: point.cosLat, lon: point.lon)
+                    if distance <= -min(margin, circle.radius / 2) { continue }
+                }
+                result.append(pool[i].entry.slot)
             }
         }
     }
 
     /// Lays every cache's entries out again without the garbage.
     private mutating func compact() {
-        var packed: [FenceIndex.Entry] = []
+        var packed: [Kept] = []
         packed.reserveCapacity(pool.count - garbage)
         for i in caches.indices {
             let run = Int(caches[i].start)..<(Int(caches[i].start) + Int(caches[i].count))
