@@ -51,9 +51,7 @@ struct TourSetterLiveTests {
         try await withLocalBroker { broker in
             let service = try await TourService(url: broker.url)
             let tours = try TourFile.load(contentsOf: Fixtures.packageRoot.appendingPathComponent("Config/tours.json"))
-            let started = ContinuousClock.now
             try await TourSetter.set(tours, options: try options(broker.url), prefix: "fleetfence", timeout: .seconds(10), logger: testLogger("sim"))
-            #expect(ContinuousClock.now - started < .seconds(5))
             let held = try await MessageCollector.start(options: broker.clientOptions(), filters: ["fleetfence/tours/+"])
             let retained = await held.messages(matching: "fleetfence/tours/+", count: 1)
             #expect(retained.first?.topic == "fleetfence/tours/deliveries")
