@@ -13,7 +13,8 @@ public enum FenceFileReader {
         public var problems: [String] = []
         /// Every id the file lists: its definitions', and those of features that did not decode
         /// where the id itself could be read (such a fence, if held, stays as it was).
-        public var listedIDs: Set<String> = []
+        /// By the id's bytes: the engine tells fences apart so (README, "Fences").
+        public var listedIDs: Set<ExactID> = []
 
         public init(path: String) {
             self.path = path
@@ -46,7 +47,7 @@ public enum FenceFileReader {
             do {
                 let definition = try FenceDecoder.decodeDefinition(data, idFromTopic: nil)
                 contents.definitions = [definition]
-                contents.listedIDs = [definition.id]
+                contents.listedIDs = [ExactID(definition.id)]
                 return contents
             } catch let single {
                 throw FenceFileError(path: path, reason: "\(error) (nor a single fence: \(single))")
@@ -57,11 +58,11 @@ public enum FenceFileReader {
             case let .success(definition): contents.definitions.append(definition)
             case let .failure(problem):
                 contents.problems.append(problem.description)
-                if let id = problem.id { contents.listedIDs.insert(id) }
+                if let id = problem.id { contents.listedIDs.insert(ExactID(id)) }
             }
         }
         contents.listedIDs.reserveCapacity(contents.listedIDs.count + contents.definitions.count)
-        for definition in contents.definitions { contents.listedIDs.insert(definition.id) }
+        for definition in contents.definitions { contents.listedIDs.insert(ExactID(definition.id)) }
         return contents
     }
 }

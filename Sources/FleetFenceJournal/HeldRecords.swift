@@ -6,22 +6,24 @@ import GeofenceEngine
 /// devices change meanwhile. (Taken in a dictionary's order, the same few hundred devices were
 /// written over and over under load, and the rest waited for good.)
 struct HeldRecords {
-    private var records: [String: DeviceRecord] = [:]
+    /// By the id's bytes: two canonically equivalent ids are two devices (README, "Limits and failures").
+    private var records: [ExactID: DeviceRecord] = [:]
     /// Devices in the order they came; `next` is the first not yet taken. A dropped device's
     /// place stays behind and is skipped; every held device has a place at `next` or after.
-    private var order: [String] = []
+    private var order: [ExactID] = []
     private var next = 0
 
     var count: Int { records.count }
     var isEmpty: Bool { records.isEmpty }
 
     mutating func hold(_ record: DeviceRecord) {
-        if records.updateValue(record, forKey: record.device) == nil { order.append(record.device) }
+        let key = ExactID(record.device)
+        if records.updateValue(record, forKey: key) == nil { order.append(key) }
     }
 
     /// A newer record of `device` is being written: the held one must never follow it.
     mutating func drop(_ device: String) {
-        records.removeValue(forKey: device)
+        records.removeValue(forKey: ExactID(device))
     }
 
     /// The `limit` longest held records, oldest first.

@@ -1,19 +1,21 @@
+import GeofenceEngine
+
 extension Journal {
     /// The statements that update the record of the fences file as last applied (id to encoded
     /// definition): `removed` deleted, `definitions` upserted.
-    static func fileFenceStatements(_ definitions: [String: [UInt8]], removed: [String])
+    static func fileFenceStatements(_ definitions: [ExactID: [UInt8]], removed: [String])
         -> [(sql: String, binds: [SQLiteData])]
     {
         removed.map { (JournalSQL.deleteFileFence, [.text($0)]) }
-            + definitions.sorted(by: { $0.key < $1.key }).map { (JournalSQL.upsertFileFence, [.text($0.key), .blob($0.value)]) }
+            + definitions.sorted(by: { $0.key < $1.key }).map { (JournalSQL.upsertFileFence, [.text($0.key.string), .blob($0.value)]) }
     }
 
-    /// The fences file as last applied; empty before the first load.
-    public func loadFileFences() throws -> [String: [UInt8]] {
+    /// The fences file as last applied; empty before the first load. By the id's bytes.
+    public func loadFileFences() throws -> [ExactID: [UInt8]] {
         let rows = try locked { try db.run("SELECT id, definition FROM file_fences") }
-        var definitions: [String: [UInt8]] = [:]
+        var definitions: [ExactID: [UInt8]] = [:]
         for row in rows {
-            definitions[try row.text("id", in: "file_fences")] = try row.bytes("definition", in: "file_fences")
+            definitions[ExactID(try row.text("id", in: "file_fences"))] = try row.bytes("definition", in: "file_fences")
         }
         return definitions
     }

@@ -1,3 +1,5 @@
+import GeofenceEngine
+
 extension Journal {
     /// Every device's stored state, ordered by device id.
     public func loadDevices() throws -> [JournalDeviceRow] {
@@ -8,13 +10,13 @@ extension Journal {
     }
 
     /// The highest alert `seq` journaled per device, to continue numbering after a restart.
-    public func maxSeqPerDevice() throws -> [String: Int64] {
+    public func maxSeqPerDevice() throws -> [ExactID: Int64] {
         let rows = try locked {
             try db.run("SELECT device, MAX(seq) AS seq FROM transitions GROUP BY device")
         }
-        var result: [String: Int64] = [:]
+        var result: [ExactID: Int64] = [:]
         for row in rows {
-            result[try row.text("device", in: "transitions")] = try row.int64("seq", in: "transitions")
+            result[ExactID(try row.text("device", in: "transitions"))] = try row.int64("seq", in: "transitions")
         }
         return result
     }

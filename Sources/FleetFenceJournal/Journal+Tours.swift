@@ -1,8 +1,10 @@
+import GeofenceEngine
+
 extension Journal {
     /// The statements that delete `removed` and upsert `tours` (id to encoded definition).
-    static func tourStatements(_ tours: [String: [UInt8]], removed: [String]) -> [(sql: String, binds: [SQLiteData])] {
+    static func tourStatements(_ tours: [ExactID: [UInt8]], removed: [String]) -> [(sql: String, binds: [SQLiteData])] {
         removed.map { (JournalSQL.deleteTour, [.text($0)]) }
-            + tours.sorted { $0.key < $1.key }.map { id, definition in (JournalSQL.upsertTour, [.text(id), .blob(definition)]) }
+            + tours.sorted { $0.key < $1.key }.map { id, definition in (JournalSQL.upsertTour, [.text(id.string), .blob(definition)]) }
     }
 
     /// Every stored tour: id to its definition as `TourDefinitionEncoding` wrote it.

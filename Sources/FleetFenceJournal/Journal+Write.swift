@@ -1,3 +1,4 @@
+import GeofenceEngine
 import Foundation
 
 extension Journal {
@@ -8,8 +9,8 @@ extension Journal {
     public func write(
         alerts: [AlertRecord], devices: [JournalDeviceRow], removedDevices: [String] = [],
         fences: [JournalFenceRow] = [], removedFences: [String] = [],
-        fileFences: [String: [UInt8]] = [:], removedFileFences: [String] = [],
-        tours: [String: [UInt8]] = [:], removedTours: [String] = []
+        fileFences: [ExactID: [UInt8]] = [:], removedFileFences: [String] = [],
+        tours: [ExactID: [UInt8]] = [:], removedTours: [String] = []
     ) throws {
         if alerts.isEmpty && devices.isEmpty && removedDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
             && fileFences.isEmpty && removedFileFences.isEmpty && tours.isEmpty && removedTours.isEmpty

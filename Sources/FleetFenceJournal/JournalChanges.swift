@@ -14,10 +14,10 @@ public struct JournalChanges: Sendable {
     public var fences: [JournalFenceRow] = []
     public var removedFences: [String] = []
     /// The record of the fences file as last applied: id to encoded definition.
-    public var fileFences: [String: [UInt8]] = [:]
+    public var fileFences: [ExactID: [UInt8]] = [:]
     public var removedFileFences: [String] = []
     /// Tours set (id to encoded definition) and removed.
-    public var tours: [String: [UInt8]] = [:]
+    public var tours: [ExactID: [UInt8]] = [:]
     public var removedTours: [String] = []
     /// Devices forgotten: their rows go.
     public var removedDevices: [String] = []
@@ -26,7 +26,7 @@ public struct JournalChanges: Sendable {
 
     public init(
         alerts: [AlertRecord] = [], devices: [DeviceRecord] = [], heldDevices: [DeviceRecord] = [],
-        fences: [JournalFenceRow] = [], removedFences: [String] = [], fileFences: [String: [UInt8]] = [:],
+        fences: [JournalFenceRow] = [], removedFences: [String] = [], fileFences: [ExactID: [UInt8]] = [:],
         removedFileFences: [String] = [], removedDevices: [String] = [], pruneAlertsBefore: Double? = nil
     ) {
         self.removedDevices = removedDevices

@@ -185,13 +185,14 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
 
     private func write(_ changes: [JournalChanges], records: [DeviceRecord]) throws {
         var alerts: [AlertRecord] = []
-        var latest: [String: DeviceRecord] = [:]
-        var fences: [String: JournalFenceRow] = [:]
+        // Keyed by bytes, as ids are told apart (README, "Limits and failures").
+        var latest: [ExactID: DeviceRecord] = [:]
+        var fences: [ExactID: JournalFenceRow] = [:]
         var removedFences: [String] = []
-        var fileFences: [String: [UInt8]] = [:]
+        var fileFences: [ExactID: [UInt8]] = [:]
         var removedFileFences: [String] = []
         var removedDevices: [String] = []
-        var tours: [String: [UInt8]] = [:]
+        var tours: [ExactID: [UInt8]] = [:]
         var removedTours: [String] = []
         var pruneBefore: Double?
         // A fences file arrives in steps of thousands: grown one at a time, these tables rehash.
@@ -199,36 +200,36 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         fences.reserveCapacity(changes.reduce(0) { $0 + $1.fences.count })
         fileFences.reserveCapacity(changes.reduce(0) { $0 + $1.fileFences.count })
         // Held records are the oldest: any step's record of the same device replaces them.
-        for record in records { latest[record.device] = record }
+        for record in records { latest[ExactID(record.device)] = record }
         for change in changes {
             alerts += change.alerts
             // A device forgotten and seen again in one batch is written again.
             for device in change.removedDevices {
-                latest[device] = nil
+                latest[ExactID(device)] = nil
                 removedDevices.append(device)
             }
-            for record in change.devices { latest[record.device] = record }
+            for record in change.devices { latest[ExactID(record.device)] = record }
             if let cutoff = change.pruneAlertsBefore { pruneBefore = max(pruneBefore ?? cutoff, cutoff) }
             // In order: a fence set again after a removal in the same batch is set.
             for id in change.removedFences {
-                fences[id] = nil
+                fences[ExactID(id)] = nil
                 removedFences.append(id)
             }
-            for row in change.fences { fences[row.id] = row }
+            for row in change.fences { fences[ExactID(row.id)] = row }
             for id in change.removedFileFences {
-                fileFences[id] = nil
+                fileFences[ExactID(id)] = nil
                 removedFileFences.append(id)
             }
             fileFences.merge(change.fileFences) { _, newer in newer }
             for id in change.removedTours {
-                tours[id] = nil
+                tours[ExactID(id)] = nil
                 removedTours.append(id)
             }
             tours.merge(change.tours) { _, newer in newer }
         }
         let rows = latest.values.map { JournalDeviceRow(device: $0.device, state: DeviceRecordEncoding.encode($0)) }
         try journal.write(
-            alerts: alerts, devices: rows, removedDevices: removedDevices, fences: fences.values.sorted { $0.id < $1.id },
+            alerts: alerts, devices: rows, removedDevices: removedDevices, fences: fences.sorted { $0.key < $1.key }.map(\.value),
             removedFences: removedFences, fileFences: fileFences, removedFileFences: removedFileFences, tours: tours,
             removedTours: removedTours)
         if let pruneBefore {

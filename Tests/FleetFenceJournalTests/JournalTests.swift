@@ -45,7 +45,7 @@ extension Journal {
     /// Writes rows given as they read back, so that each test compares what it wrote with what it reads.
     func write(
         transitions: [JournalTransition], devices: [JournalDeviceRow], removedDevices: [String] = [],
-        fences: [JournalFenceRow] = [], removedFences: [String] = [], fileFences: [String: [UInt8]] = [:],
+        fences: [JournalFenceRow] = [], removedFences: [String] = [], fileFences: [ExactID: [UInt8]] = [:],
         removedFileFences: [String] = []
     ) throws {
         try write(
@@ -318,7 +318,7 @@ struct JournalTests {
                 }
             }
         }
-        let expected = Dictionary(uniqueKeysWithValues: (0..<threads).map { ("truck-\($0)", Int64(writesPerThread)) })
+        let expected = Dictionary(uniqueKeysWithValues: (0..<threads).map { (ExactID("truck-\($0)"), Int64(writesPerThread)) })
         #expect(try journal.maxSeqPerDevice() == expected)
         #expect(try journal.loadDevices().map(\.state) == Array(repeating: [UInt8(writesPerThread)], count: threads))
         #expect(

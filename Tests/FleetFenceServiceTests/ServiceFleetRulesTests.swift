@@ -199,6 +199,21 @@ struct ServiceLimitsTests {
         }
     }
 
+    @Test func fenceIDsThatDifferInBytesAreTwoFencesAcrossARestart() async throws {
+        try await withService { h in
+            let composed = "M\u{00FC}hle", decomposed = "Mu\u{0308}hle"
+            try await h.publish("fleetfence/fences/\(composed)/set", Fences.circleDefinition(radius: 50, name: "one"))
+            try await h.publish("fleetfence/fences/\(decomposed)/set", Fences.circleDefinition(radius: 80, name: "two"))
+            try await h.barrier()
+            await h.service?.terminate()
+            try await h.startService()
+            // Both came back from the journal, each with its own definition.
+            guard case let .inProcess(service)? = h.service else { throw TestError("in-process expected") }
+            let held = service.service.readModel.fences.compactMap(\.name)
+            #expect(Set(held) == ["one", "two", "Depot"], "\(held)")
+        }
+    }
+
     @Test func anIdLongerThan256BytesIsRefused() async throws {
         try await withService { h in
             let long = String(repeating: "x", count: 300)

@@ -37,9 +37,9 @@ struct StateRestorerTests {
         }
         fences.append(JournalFenceRow(id: "unreadable", record: Array("not a record".utf8), origin: .file))
         fences.append(fenceRow(circle("invalid", radius: -5), generation: 9_999, origin: .file))
-        var fileFences: [String: [UInt8]] = [:]
+        var fileFences: [ExactID: [UInt8]] = [:]
         for index in stride(from: 0, to: fenceCount, by: 2) {
-            fileFences["f-\(index)"] = FenceDefinitionEncoding.encode(circle("f-\(index)"))
+            fileFences[ExactID("f-\(index)")] = FenceDefinitionEncoding.encode(circle("f-\(index)"))
         }
         fileFences["garbled"] = Array("{".utf8)
         var devices = (0..<deviceCount).map { index in
@@ -82,7 +82,7 @@ struct StateRestorerTests {
         for index in [0, 1, 1_999, 2_000, 2_001, 4_999] {
             let generation = engine.fenceRecord(id: "f-\(index)")?.generation
             #expect(generation == UInt32(index + 1), "fence f-\(index)")
-            #expect(restored.origins["f-\(index)"] == (index % 2 == 0 ? .file : .runtime), "origin of f-\(index)")
+            #expect(restored.origins[ExactID("f-\(index)")] == (index % 2 == 0 ? .file : .runtime), "origin of f-\(index)")
         }
         #expect(restored.origins.count == Self.fenceCount)
         // The fence that no longer builds still counts: a device must never see a generation again.

@@ -31,9 +31,9 @@ struct FenceFile {
     /// Builds each definition that differs from `applied` (the record of the file as last applied)
     /// with `settings` (the engine's). Validation, geometry and encoding were most of applying a
     /// large file under the service's lock; here they run before it is taken, on every core.
-    static func prepare(_ contents: Contents, settings: GeofenceSettings, applied: [String: FenceDefinition]) -> FenceFile {
+    static func prepare(_ contents: Contents, settings: GeofenceSettings, applied: [ExactID: FenceDefinition]) -> FenceFile {
         let prepared = contents.definitions.concurrentMap { definition -> Result<PreparedFence, FenceError>? in
-            if applied[definition.id] == definition { return nil }
+            if applied[ExactID(definition.id)] == definition { return nil }
             return Result { () throws(FenceError) in
                 let fence = try Fence(definition: definition, settings: settings)
                 return PreparedFence(

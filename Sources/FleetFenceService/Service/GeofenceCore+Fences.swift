@@ -97,8 +97,8 @@ extension GeofenceCore {
             ?? engine.setFence(definition, now: now)
         let definitionJSON = prepared?.definitionJSON ?? FenceDefinitionEncoding.encode(definition)
         // The file bringing a fence exactly as held (set at run time, say) leaves its origin.
-        if update.unchanged, origin == .file, fenceOrigins[definition.id] != nil { return (definitionJSON, update) }
-        fenceOrigins[definition.id] = origin
+        if update.unchanged, origin == .file, fenceOrigins[ExactID(definition.id)] != nil { return (definitionJSON, update) }
+        fenceOrigins[ExactID(definition.id)] = origin
         counters.fenceChanges += 1
         effects.heldFences.append(update.fence)
         if let requested = update.fence.clampedFrom, let effective = update.fence.effectiveRadius {
@@ -161,7 +161,7 @@ extension GeofenceCore {
         effects.droppedFences += removal.fences
         for change in removal.changes { stateChanged(change, into: &effects) }
         for id in removal.fences {
-            fenceOrigins[id] = nil
+            fenceOrigins[ExactID(id)] = nil
             counters.fenceChanges += 1
             // An empty retained message clears the registry entry.
             if registryLeadership.isLeader { effects.publish(layout.fence(id), [], qos: 1, retain: true) }
@@ -209,9 +209,9 @@ extension GeofenceCore {
                 let definitionJSON = try applyFence(
                     definition, prepared: try prepared.get(), origin: .file, now: now, into: &effects
                 ).definitionJSON
-                lastFileFences[definition.id] = definition
+                lastFileFences[ExactID(definition.id)] = definition
                 // The file's record changes by what changed in the file, in the fence's transaction.
-                effects.changes.fileFences[definition.id] = definitionJSON
+                effects.changes.fileFences[ExactID(definition.id)] = definitionJSON
             } catch {
                 effects.log(.warning, "fence in file rejected", ["fence": "\(definition.id)", "reason": "\(error)"])
                 fenceFileProblem("fence \(definition.id): \(error)", path: path, into: &effects)
@@ -224,12 +224,12 @@ extension GeofenceCore {
         }
         let gone = fenceOrigins.compactMap { id, origin in
             origin == .file && !loaded.contents.listedIDs.contains(id) ? id : nil
-        }.sorted()
+        }.sorted().map(\.string)
         removeFences(ids: gone, now: now, into: &effects)
         for id in gone { effects.log(.notice, "fence removed from file", ["fence": "\(id)"]) }
         let unlisted = lastFileFences.keys.filter { !loaded.contents.listedIDs.contains($0) }
         for id in unlisted { lastFileFences[id] = nil }
-        effects.changes.removedFileFences += unlisted
+        effects.changes.removedFileFences += unlisted.map(\.string)
         emit(effects)
     }
 

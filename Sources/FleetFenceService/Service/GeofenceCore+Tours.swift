@@ -45,7 +45,7 @@ extension GeofenceCore {
         }
         clearProgress(of: update.clearedProgress, tour: id, into: &effects)
         let encoded = TourDefinitionEncoding.encode(definition)
-        effects.changes.tours[id] = encoded
+        effects.changes.tours[ExactID(id)] = encoded
         effects.heldTours.append(definition)
         if registryLeadership.isLeader { effects.publish(layout.tour(id), encoded, qos: 1, retain: true) }
         effects.log(.info, update.replaced ? "tour replaced" : "tour added", ["tour": "\(id)"])

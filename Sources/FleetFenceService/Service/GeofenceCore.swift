@@ -25,9 +25,9 @@ struct GeofenceCore {
     /// at a clean stop, so that a busy fleet is not a write per sample: a kill -9 forgets at most
     /// those seconds of "latest sample" times, never an alert.
     var clockOnlyDevices: Set<ExactID> = []
-    var fenceOrigins: [String: JournalFenceRow.Origin] = [:]
+    var fenceOrigins: [ExactID: JournalFenceRow.Origin] = [:]
     /// The fences file as last applied: a reload acts on the file's own changes only.
-    var lastFileFences: [String: FenceDefinition] = [:]
+    var lastFileFences: [ExactID: FenceDefinition] = [:]
     /// Devices whose view (position, fences inside) changed since the read model last took them.
     var changedViews: Set<ExactID> = []
     /// Taken from `changedViews`, not yet handed to the read model.

@@ -81,7 +81,7 @@ public final class GeofenceService: Service, Sendable {
         var core = GeofenceCore(engine: restored.engine, layout: layout, positionFilters: configuration.positionTopics)
         core.fenceOrigins = restored.origins
         core.lastFileFences = restored.fileFences
-        core.changedViews = Set(restored.devices.map(ExactID.init))
+        core.changedViews = Set(restored.devices.map { ExactID($0) })
         if configuration.integrations.homeAssistant {
             core.integrations.homeAssistantPrefix = configuration.integrations.homeAssistantPrefix
         }

@@ -10,9 +10,10 @@ import Logging
 enum StateRestorer {
     struct Restored {
         var engine: GeofenceEngine
-        var origins: [String: JournalFenceRow.Origin]
+        /// Keyed by the id's bytes, as the engine tells fences apart.
+        var origins: [ExactID: JournalFenceRow.Origin]
         /// The fences file as last applied.
-        var fileFences: [String: FenceDefinition]
+        var fileFences: [ExactID: FenceDefinition]
         /// The devices restored, for the read side to show before they report again.
         var devices: [String] = []
     }
@@ -33,7 +34,7 @@ enum StateRestorer {
         }
         for (id, error) in rejected {
             logger.warning("journal: fence no longer valid", metadata: ["fence": "\(id)", "reason": "\(error)"])
-            origins[id] = nil
+            origins[ExactID(id)] = nil
         }
         // Tours before devices: a device's progress is kept only for tours the engine holds.
         for (id, bytes) in try journal.loadTours() {
@@ -64,7 +65,7 @@ enum StateRestorer {
                     continue
                 }
                 // seq never goes back, even if a device row lagged behind its alerts.
-                record.seq = max(record.seq, UInt64(max(0, journaledSeq[row.device] ?? 0)))
+                record.seq = max(record.seq, UInt64(max(0, journaledSeq[ExactID(row.device)] ?? 0)))
                 if let arrival = record.lastArrival { record.lastArrival = max(arrival, now) }
                 engine.restore(record)
                 devices.append(row.device)
@@ -76,7 +77,7 @@ enum StateRestorer {
         let fileRows = Array(try journal.loadFileFences())
         // An unreadable entry counts as changed: the file's version is applied again.
         let fileDefinitions = fileRows.concurrentMap { try? FenceDecoder.decodeDefinition($0.value, idFromTopic: nil) }
-        var fileFences: [String: FenceDefinition] = [:]
+        var fileFences: [ExactID: FenceDefinition] = [:]
         fileFences.reserveCapacity(fileRows.count)
         for (row, definition) in zip(fileRows, fileDefinitions) { fileFences[row.key] = definition }
         return Restored(engine: engine, origins: origins, fileFences: fileFences, devices: devices)
@@ -85,19 +86,19 @@ enum StateRestorer {
     /// The journal's fence records, decoded on every core, with their origins; an unreadable row
     /// is logged and skipped.
     private static func fenceRecords(from journal: Journal, logger: Logger) throws
-        -> (records: [FenceRecord], origins: [String: JournalFenceRow.Origin])
+        -> (records: [FenceRecord], origins: [ExactID: JournalFenceRow.Origin])
     {
         let rows = try journal.loadFences()
         let decoded = rows.concurrentMap { row in Result { try JournalFenceRecord.decode(row.record) } }
         var records: [FenceRecord] = []
-        var origins: [String: JournalFenceRow.Origin] = [:]
+        var origins: [ExactID: JournalFenceRow.Origin] = [:]
         records.reserveCapacity(rows.count)
         origins.reserveCapacity(rows.count)
         for (row, result) in zip(rows, decoded) {
             switch result {
             case let .success(record):
                 records.append(record)
-                origins[row.id] = row.origin
+                origins[ExactID(row.id)] = row.origin
             case let .failure(error):
                 logger.warning("journal: unreadable fence skipped", metadata: ["fence": "\(row.id)", "reason": "\(error)"])
             }

@@ -48,3 +48,10 @@ extension String {
         ExactID(self) == ExactID(other)
     }
 }
+
+extension ExactID: ExpressibleByStringLiteral {
+    /// An id written in code (tests, tables): the literal's own bytes.
+    public init(stringLiteral value: String) {
+        self.init(value)
+    }
+}

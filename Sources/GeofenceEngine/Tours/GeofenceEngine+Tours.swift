@@ -34,7 +34,7 @@ extension GeofenceEngine {
             update.replaced = true
             update.unchanged = old.definition == definition
             if update.unchanged { return update }
-            let sameRoute = old.definition.stops.map(ExactID.init) == definition.stops.map(ExactID.init)
+            let sameRoute = old.definition.stops.map { ExactID($0) } == definition.stops.map { ExactID($0) }
                 && old.definition.ordered == definition.ordered
             unindexStops(of: old.definition, slot: slot)
             audiences.release(old.group)
