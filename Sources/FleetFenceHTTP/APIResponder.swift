@@ -1,4 +1,5 @@
 import FleetFenceService
+import GeofenceEngine
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -9,8 +10,8 @@ import Logging
 struct APIResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
-    let fences: FencesEndpoint
-    let tours: ToursEndpoint
+    let fences: DefinitionsEndpoint<Fence>
+    let tours: DefinitionsEndpoint<TourDefinition>
     let devices: DevicesEndpoint
     let events: EventsEndpoint
     let stream: StreamEndpoint

@@ -28,8 +28,8 @@ public final class HTTPInterface: Service, Sendable {
         let configuration = service.configuration
         let writes = WriteGuard(tokenFile: configuration.http.tokenFile, listensOnLoopback: WriteGuard.isLoopback(host: host))
         let responder = APIResponder(
-            fences: FencesEndpoint(service: service, writes: writes),
-            tours: ToursEndpoint(service: service, writes: writes),
+            fences: .fences(service, writes: writes),
+            tours: .tours(service, writes: writes),
             devices: DevicesEndpoint(service: service),
             events: EventsEndpoint(service: service),
             stream: StreamEndpoint(service: service),

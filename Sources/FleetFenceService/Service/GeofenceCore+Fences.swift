@@ -6,9 +6,10 @@ import GeofenceEngine
 /// "Fences"): validated, journaled, published in the registry, and what they do to devices.
 extension GeofenceCore {
 
-    /// What a fence `set` or delete did, for whoever asked (the HTTP interface answers with it).
-    enum FenceCommandOutcome: Sendable {
-        case set(Fence, created: Bool)
+    /// What a `set` or delete of a definition (a fence, a tour) did, for whoever asked: the
+    /// HTTP interface answers with it.
+    enum CommandOutcome<Held: Sendable>: Sendable {
+        case set(Held, created: Bool)
         case deleted
         case unknown
         case rejected(String)
@@ -19,7 +20,7 @@ extension GeofenceCore {
     @discardableResult
     mutating func handleFenceSet(
         id: String, payload: UnsafeRawBufferPointer, now: Double, into effects: inout Effects
-    ) -> FenceCommandOutcome {
+    ) -> CommandOutcome<Fence> {
         let topic = "\(layout.prefix)/fences/\(id)/set"
         guard !id.isEmpty else {
             let reason = "the topic's fence id is empty"
@@ -46,7 +47,7 @@ extension GeofenceCore {
     }
 
     /// The same, for a caller that waits for the outcome.
-    mutating func setFence(id: String, payload: [UInt8], now: Double) -> (Effects, FenceCommandOutcome) {
+    mutating func setFence(id: String, payload: [UInt8], now: Double) -> (Effects, CommandOutcome<Fence>) {
         var effects = Effects()
         let outcome = payload.withUnsafeBytes { handleFenceSet(id: id, payload: $0, now: now, into: &effects) }
         return (effects, outcome)

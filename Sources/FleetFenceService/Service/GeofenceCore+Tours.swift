@@ -5,20 +5,12 @@ import GeofenceEngine
 /// Tours (README, "Tours"): set and deleted like fences, journaled, retained on
 /// `<prefix>/tours/<id>`; a device's progress is retained on `<prefix>/progress/<device>/<tour>`.
 extension GeofenceCore {
-    /// What a tour `set` or delete did, for whoever asked.
-    enum TourCommandOutcome: Sendable {
-        case set(TourDefinition, created: Bool)
-        case deleted
-        case unknown
-        case rejected(String)
-    }
-
     /// A tour definition (`<prefix>/tours/<id>/set`, `PUT /api/tours/{id}`), or with an empty
     /// payload a delete: one path for both.
     @discardableResult
     mutating func handleTourSet(
         id: String, payload: UnsafeRawBufferPointer, into effects: inout Effects
-    ) -> TourCommandOutcome {
+    ) -> CommandOutcome<TourDefinition> {
         let topic = "\(layout.prefix)/tours/\(id)/set"
         guard !id.isEmpty else {
             return rejectTour(id: id, topic: topic, payload: payload, reason: "the topic's tour id is empty", into: &effects)
@@ -53,7 +45,7 @@ extension GeofenceCore {
     }
 
     /// The same, for a caller that waits for the outcome.
-    mutating func setTour(id: String, payload: [UInt8]) -> (Effects, TourCommandOutcome) {
+    mutating func setTour(id: String, payload: [UInt8]) -> (Effects, CommandOutcome<TourDefinition>) {
         var effects = Effects()
         let outcome = payload.withUnsafeBytes { handleTourSet(id: id, payload: $0, into: &effects) }
         return (effects, outcome)
@@ -61,7 +53,7 @@ extension GeofenceCore {
 
     private mutating func rejectTour(
         id: String, topic: String, payload: UnsafeRawBufferPointer, reason: String, into effects: inout Effects
-    ) -> TourCommandOutcome {
+    ) -> CommandOutcome<TourDefinition> {
         counters.fenceErrors += 1
         effects.publish(layout.errors("tours"), ErrorPayload.encode(reason: reason, topic: topic, payload: payload), qos: 0, retain: false)
         effects.log(.warning, "tour rejected", ["tour": "\(id)", "reason": "\(reason)"])

@@ -4,10 +4,10 @@ import GeofenceEngine
 /// What the HTTP interface asks of the running service: fence writes through the same path as the
 /// MQTT `set` topic, readiness, and the history (README, "The HTTP interface").
 extension GeofenceService {
-    /// What a fence write did.
-    public enum FenceWrite: Sendable {
-        case created(Fence)
-        case replaced(Fence)
+    /// What a write of a definition (a fence, a tour) did.
+    public enum Write<Held: Sendable>: Sendable {
+        case created(Held)
+        case replaced(Held)
         case deleted
         case notFound
         case invalid(String)
@@ -21,61 +21,44 @@ extension GeofenceService {
 
     /// `PUT /api/fences/{id}`: the body as a `<prefix>/fences/<id>/set` payload. Returns once the
     /// change is journaled and its registry entry published.
-    public func putFence(id: String, body: [UInt8]) async throws(Unavailable) -> FenceWrite {
+    public func putFence(id: String, body: [UInt8]) async throws(Unavailable) -> Write<Fence> {
         guard !body.isEmpty else {
             return .invalid("the body is empty: a fence definition is expected (DELETE removes a fence)")
         }
-        return try await fenceCommand(id: id, payload: body)
+        let now = GeofenceService.now()
+        return try await command { $0.setFence(id: id, payload: body, now: now) }
     }
 
     /// `DELETE /api/fences/{id}`: as an empty `set` payload; devices inside exit.
-    public func deleteFence(id: String) async throws(Unavailable) -> FenceWrite {
-        try await fenceCommand(id: id, payload: [])
-    }
-
-    private func fenceCommand(id: String, payload: [UInt8]) async throws(Unavailable) -> FenceWrite {
-        let loop = try runningLoop()
+    public func deleteFence(id: String) async throws(Unavailable) -> Write<Fence> {
         let now = GeofenceService.now()
-        let outcome = loop.stepReturning { $0.setFence(id: id, payload: payload, now: now) }
-        await loop.writer.waitUntilDelivered()
-        if let failure = loop.writer.failure { throw Unavailable(reason: "the journal cannot be written: \(failure)") }
-        return switch outcome {
-        case let .set(fence, created): created ? .created(fence) : .replaced(fence)
-        case .deleted: .deleted
-        case .unknown: .notFound
-        case let .rejected(reason): .invalid(reason)
-        }
-    }
-
-    /// What a tour write did.
-    public enum TourWrite: Sendable {
-        case created(TourDefinition)
-        case replaced(TourDefinition)
-        case deleted
-        case notFound
-        case invalid(String)
+        return try await command { $0.setFence(id: id, payload: [], now: now) }
     }
 
     /// `PUT /api/tours/{id}`: the body as a `<prefix>/tours/<id>/set` payload.
-    public func putTour(id: String, body: [UInt8]) async throws(Unavailable) -> TourWrite {
+    public func putTour(id: String, body: [UInt8]) async throws(Unavailable) -> Write<TourDefinition> {
         guard !body.isEmpty else {
             return .invalid("the body is empty: a tour definition is expected (DELETE removes a tour)")
         }
-        return try await tourCommand(id: id, payload: body)
+        return try await command { $0.setTour(id: id, payload: body) }
     }
 
     /// `DELETE /api/tours/{id}`.
-    public func deleteTour(id: String) async throws(Unavailable) -> TourWrite {
-        try await tourCommand(id: id, payload: [])
+    public func deleteTour(id: String) async throws(Unavailable) -> Write<TourDefinition> {
+        try await command { $0.setTour(id: id, payload: []) }
     }
 
-    private func tourCommand(id: String, payload: [UInt8]) async throws(Unavailable) -> TourWrite {
+    /// One step of the core that answers its caller, which hears once the step is journaled and
+    /// published: what a `set` payload would do, through the same code.
+    private func command<Held: Sendable>(
+        _ decide: (inout GeofenceCore) -> (Effects, GeofenceCore.CommandOutcome<Held>)
+    ) async throws(Unavailable) -> Write<Held> {
         let loop = try runningLoop()
-        let outcome = loop.stepReturning { $0.setTour(id: id, payload: payload) }
+        let outcome = loop.stepReturning(decide)
         await loop.writer.waitUntilDelivered()
         if let failure = loop.writer.failure { throw Unavailable(reason: "the journal cannot be written: \(failure)") }
         return switch outcome {
-        case let .set(tour, created): created ? .created(tour) : .replaced(tour)
+        case let .set(held, created): created ? .created(held) : .replaced(held)
         case .deleted: .deleted
         case .unknown: .notFound
         case let .rejected(reason): .invalid(reason)
