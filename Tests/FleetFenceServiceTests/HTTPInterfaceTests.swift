@@ -48,6 +48,26 @@ struct HTTPInterfaceTests {
         }
     }
 
+    @Test func toursAreSetReadAndDeletedAsOnTheirTopic() async throws {
+        try await withService(Self.options()) { h in
+            let http = try await Self.client(h)
+            let created = try await http.put("/api/tours/route", #"{"name":"Route","stops":["depot","gate"]}"#)
+            #expect(created.status == 201, "\(created)")
+            #expect(created.json?.strings("stops") == ["depot", "gate"])
+            let retained = try await h.waitForRetained("fleetfence/tours/route") { $0 != nil }
+            #expect(JSONObject(try #require(retained).payload)?.string("name") == "Route")
+            #expect(try await http.put("/api/tours/route", #"{"stops":["gate"]}"#).status == 200)
+            let listed = try #require(try await http.get("/api/tours").json?.object["tours"] as? [[String: Any]])
+            #expect(listed.map { $0["id"] as? String } == ["route"])
+            #expect(try await http.get("/api/tours/route").json?.strings("stops") == ["gate"])
+            let invalid = try await http.put("/api/tours/bad", #"{"stops":["a","a"]}"#)
+            #expect(invalid.status == 400 && invalid.error?.isEmpty == false, "\(invalid)")
+            #expect(try await http.delete("/api/tours/route").status == 204)
+            #expect(try await http.get("/api/tours/route").status == 404)
+            #expect(try await http.delete("/api/tours/route").status == 404)
+        }
+    }
+
     @Test func aSetOnMQTTIsSeenOverHTTP() async throws {
         try await withService(Self.options()) { h in
             let http = try await Self.client(h)
