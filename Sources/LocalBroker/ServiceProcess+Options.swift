@@ -2,6 +2,7 @@ extension ServiceProcess {
     /// The settings `fleetfence serve` is started with, all as flags (see `ServeCommandLine`).
     /// `nil`: the service's built-in default.
     public struct Options: Sendable {
+        /// One broker, or the nodes of a cluster separated by commas, tried in order (`--broker`).
         public var brokerURL: String
         public var fencesFile: String
         public var journalPath: String
@@ -18,6 +19,12 @@ extension ServiceProcess {
         public var positions: [String]?
         public var statsInterval: Double?
         public var logLevel: String?
+        /// `instance.name`: the status topic becomes `<prefix>/status/<name>` (README, "Several
+        /// instances"). `nil`: none.
+        public var instance: String?
+        /// `http.listen`; `""` turns the HTTP interface off, as instances that share a machine need
+        /// unless each gets its own port. `nil`: the service's default.
+        public var httpListen: String?
         /// Appended as given, e.g. `["--min-radius", "30"]`.
         public var extraArguments: [String]
 
@@ -26,7 +33,7 @@ extension ServiceProcess {
             debounce: Double? = nil, silentConfirm: Double? = nil, hysteresis: Double? = nil,
             minRadius: Double? = nil, maxRadius: Double? = nil, maxAccuracy: Double? = nil,
             prefix: String? = nil, positions: [String]? = nil, statsInterval: Double? = nil, logLevel: String? = nil,
-            extraArguments: [String] = []
+            instance: String? = nil, httpListen: String? = nil, extraArguments: [String] = []
         ) {
             self.brokerURL = brokerURL
             self.fencesFile = fencesFile
@@ -42,11 +49,22 @@ extension ServiceProcess {
             self.positions = positions
             self.statsInterval = statsInterval
             self.logLevel = logLevel
+            self.instance = instance
+            self.httpListen = httpListen
             self.extraArguments = extraArguments
         }
 
         /// The root of every topic the service writes.
         public var effectivePrefix: String { prefix ?? "fleetfence" }
+
+        /// Where the service says `online` and `offline`: `<prefix>/status`, or
+        /// `<prefix>/status/<instance>`.
+        public var statusTopic: String { effectivePrefix + "/status" + (instance.map { "/" + $0 } ?? "") }
+
+        /// Every broker of `brokerURL`, which may list a cluster's nodes separated by commas.
+        public var brokerURLs: [String] {
+            brokerURL.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
 
         /// These options as flags, with `configFile` as the service's (empty) config file.
         public func commandLine(configFile: String) -> ServeCommandLine {
@@ -64,6 +82,8 @@ extension ServiceProcess {
             ]
             for case let (flag, number?) in numbers { command.set(flag, number) }
             command[.logLevel] = logLevel
+            command[.instance] = instance
+            command[.http] = httpListen
             command.extraArguments = extraArguments
             return command
         }
