@@ -18,13 +18,16 @@ public struct ReceivedAlert: Sendable, Hashable, Decodable {
     public var dwellSeconds: Double?
     public var durationSeconds: Double?
     public var reason: String?
+    /// The instance that published it (`instance.name`), when several share a broker (README,
+    /// "Several instances").
+    public var instance: String?
     /// Wall clock when it arrived, seconds since the epoch (0 when unknown).
     public var received: Double = 0
 
     public init(
         event: AlertEvent, device: String, fence: String, name: String? = nil, at: Double, confirmedAt: Double,
         lat: Double? = nil, lon: Double? = nil, seq: UInt64? = nil, durationSeconds: Double? = nil,
-        dwellSeconds: Double? = nil, reason: String? = nil, received: Double = 0
+        dwellSeconds: Double? = nil, reason: String? = nil, instance: String? = nil, received: Double = 0
     ) {
         self.event = event
         self.device = device
@@ -38,11 +41,12 @@ public struct ReceivedAlert: Sendable, Hashable, Decodable {
         self.durationSeconds = durationSeconds
         self.dwellSeconds = dwellSeconds
         self.reason = reason
+        self.instance = instance
         self.received = received
     }
 
     enum CodingKeys: String, CodingKey {
-        case event, device, fence, name, at, lat, lon, seq, reason
+        case event, device, fence, name, at, lat, lon, seq, reason, instance
         case confirmedAt = "confirmed_at"
         case radius = "radius_m"
         case dwellSeconds = "dwell_s"
@@ -64,6 +68,7 @@ public struct ReceivedAlert: Sendable, Hashable, Decodable {
         dwellSeconds = try c.decodeIfPresent(Double.self, forKey: .dwellSeconds)
         durationSeconds = try c.decodeIfPresent(Double.self, forKey: .durationSeconds)
         reason = try c.decodeIfPresent(String.self, forKey: .reason)
+        instance = try c.decodeIfPresent(String.self, forKey: .instance)
     }
 
     /// RFC 3339 as the contract says; epoch seconds accepted too.
