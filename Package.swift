@@ -158,7 +158,8 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetSimulatorTests",
-            dependencies: ["FleetSimulator", "FleetFenceTesting", "FleetFenceCodecs", "SeededRandom"],
+            // FleetFenceService: several instances run in-process against a NATS cluster.
+            dependencies: ["FleetSimulator", "FleetFenceTesting", "FleetFenceCodecs", "SeededRandom", "FleetFenceService"],
             swiftSettings: strict
         ),
     ]
