@@ -1,10 +1,11 @@
+import FleetFenceJournal
 import FleetFenceTesting
 @testable import FleetSimulator
 
 /// Every alert a test subscriber saw on `<prefix>/alerts/#`, and what each instance says it did:
 /// the alerts it committed to its journal and the devices it holds (README, "Several instances").
 struct AlertLedger: CustomStringConvertible {
-    /// One instance's own account, read from its read model before it stopped.
+    /// One instance's own account, read from its journal.
     struct Instance {
         var committed: [ReceivedAlert]
         var devices: Set<String>
@@ -80,10 +81,12 @@ struct AlertLedger: CustomStringConvertible {
 }
 
 extension AlertLedger.Instance {
-    /// What `service` holds and committed (at most its read model's latest 1,000 alerts).
-    init(_ service: InProcessService) {
-        let model = service.service.readModel
-        committed = model.recentAlerts().compactMap { try? ReceivedAlert.decode($0.payload) }
-        devices = Set(model.devices(after: nil, limit: 100_000).map(\.device))
+    /// What the instance whose journal is at `path` committed and holds; read once it stopped.
+    init(journal path: String) throws {
+        let journal = try Journal(path: path, logger: testLogger("journal"))
+        defer { try? journal.close() }
+        committed = try journal.history(device: nil, fence: nil, from: nil, to: nil, limit: 1_000_000)
+            .compactMap { try? ReceivedAlert.decode($0.alertJSON) }
+        devices = Set(try journal.loadDevices().map(\.device))
     }
 }

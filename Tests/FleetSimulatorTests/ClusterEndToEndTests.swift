@@ -138,14 +138,13 @@ struct ClusterEndToEndTests {
         }
         await alerts.stop()
         var instances: [String: AlertLedger.Instance] = [:]
-        for service in services {
-            instances[service.configuration.instanceName ?? "service"] = AlertLedger.Instance(service)
-        }
         var logs = ""
         for service in services {
             let status = await service.stop()
             #expect(status == 0, "\(service.log.suffix(2000))")
-            logs += "--- \(service.configuration.instanceName ?? "service")\n" + service.log.suffix(1500) + "\n"
+            let name = service.configuration.instanceName ?? "service"
+            logs += "--- \(name)\n" + service.log.suffix(1500) + "\n"
+            instances[name] = try AlertLedger.Instance(journal: service.configuration.journalPath)
         }
         return Outcome(
             run: run, summary: ServiceEndToEndTests.Summary(run.output), ledger: AlertLedger(alerts.collected, instances: instances),

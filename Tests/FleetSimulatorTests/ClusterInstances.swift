@@ -20,7 +20,7 @@ enum ClusterInstances {
     /// `name` its name.
     static func configuration(
         _ cluster: LocalNATSCluster, partition: Int, directory: String, silentConfirm: Double,
-        name: String? = nil, positions: [String]? = nil
+        name: String? = nil, positions: [String]? = nil, statsInterval: Double = 60
     ) -> ServiceConfiguration {
         let name = name ?? Self.name(partition)
         return ServiceConfiguration(
@@ -28,7 +28,7 @@ enum ClusterInstances {
             positionTopics: positions ?? ["fleet/\(partition)/+/position"],
             fencesFile: Fixtures.packageRoot.path + "/Config/fences.geojson", journalPath: directory + "/\(name).db",
             geofence: GeofenceSettings(debounceSeconds: debounce, silentConfirmSeconds: silentConfirm),
-            statsIntervalSeconds: 60, instanceName: name, http: .init(listen: nil))
+            statsIntervalSeconds: statsInterval, instanceName: name, http: .init(listen: nil))
     }
 
     /// The same instance as a process, for what only a process shows (kill -9).

@@ -67,6 +67,36 @@ struct LocalNATSClusterTests {
         }
     }
 
+    /// Every QoS 1 message reaches every persistent subscriber. With replicated consumers
+    /// nats-server 2.9.10 lost some (see the template's `consumer_replicas`).
+    @Test func everyQoS1MessageReachesEverySubscriber() async throws {
+        try await withLocalNATSCluster(partitions: 2) { cluster in
+            var subscribers: [MessageCollector] = []
+            for name in ["a", "b", "c"] {
+                subscribers.append(try await MessageCollector.start(
+                    url: cluster.brokerList, filters: ["fleetfence/alerts/#"], clientID: "qos1-\(name)-\(getpid())",
+                    cleanSession: false))
+            }
+            var options = MQTTOptions(url: MQTTURL(host: "127.0.0.1"), clientID: "qos1-publisher-\(getpid())")
+            options.setBrokers(try MQTTURL.list(parsing: cluster.brokerList))
+            let publisher = try MQTTClient(options: options, logger: testLogger())
+            try await publisher.connect(timeout: .seconds(5))
+            let count = 400
+            for n in 0..<count {
+                _ = publisher.publish(topic: "fleetfence/alerts/truck-\(n % 7)/depot/enter", payload: Array(String(n).utf8), qos: 1)
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(await publisher.waitForPublishes(timeout: .seconds(30)))
+            await publisher.disconnect()
+            for subscriber in subscribers {
+                let received = await subscriber.messages(matching: "fleetfence/alerts/#", count: count, timeout: .seconds(20))
+                let missing = Set(0..<count).subtracting(received.compactMap { Int($0.text) })
+                #expect(missing.isEmpty, "\(subscriber.client.options.clientID ?? ""): missing \(missing.sorted())")
+                await subscriber.stop()
+            }
+        }
+    }
+
     @Test func theClusterLeavesNothingBehind() async throws {
         let (directory, pids) = try await withLocalNATSCluster(partitions: 1) { cluster in
             (cluster.workDirectory, cluster.nodes.indices.map { cluster.processID($0) })
