@@ -182,9 +182,14 @@ public final class LocalNATSCluster: Sendable {
         }
     }
 
-    /// Starts node `node` if it is not running; returns once its MQTT port accepts TCP.
+    /// Starts node `node` if it is not running (also after it was killed from outside); returns
+    /// once its MQTT port accepts TCP.
     private func launch(_ node: Int) throws(LocalBrokerError) {
         let failure = running.withLock { running -> LocalBrokerError? in
+            if let ended = running[node], !ended.broker.isRunning {
+                ended.terminate(signal: SIGKILL)
+                running[node] = nil
+            }
             guard running[node] == nil else { return nil }
             do throws(LocalBrokerError) {
                 running[node] = try RunningBroker.launch(
