@@ -25,6 +25,11 @@ struct BenchSettings: Sendable {
     var keepFiles = false
     /// mosquitto.conf lines added to the broker's (e.g. `set_tcp_nodelay true`).
     var brokerConfig: [String] = []
+    /// `--cluster`: one instance on mosquitto beside P instances on NATS, instead of the phases.
+    var cluster = false
+    var clusterMessages = 100_000
+    var clusterQ1Messages = 30_000
+    var clusterPartitions = [1, 2, 4]
 
     var needsService: Bool {
         !phases.isDisjoint(with: [.throughput, .latency, .scale])
