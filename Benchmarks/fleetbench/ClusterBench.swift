@@ -37,6 +37,10 @@ final class ClusterBench {
         let most = settings.clusterPartitions.max() ?? 1
         progress("preparing \(settings.clusterMessages) + \(settings.clusterQ1Messages) positions for \(settings.devices) devices and \(settings.fences) fences")
         var fleet = Fleet(count: settings.devices, area: area, seed: settings.seed)
+        // Every device once before the measured streams: a first sight publishes the device's
+        // retained state, which on NATS costs a replicated JetStream write (README, "Several
+        // instances"); the streams then measure devices already known, as in steady operation.
+        let warmUp = fleet.stream(messages: settings.devices)
         let markersQ0 = Fleet.partitionMarkers("bench-end-q0", partitions: most, debounce: settings.debounce)
         let markersQ1 = Fleet.partitionMarkers("bench-end-q1", partitions: most, debounce: settings.debounce)
         let streamQ0 = fleet.stream(messages: settings.clusterMessages, framedBy: markersQ0)
@@ -58,12 +62,28 @@ final class ClusterBench {
             let target = try start()
             self.target = target
             try target.waitUntilReady(limit: settings.phaseLimit)
+            try await warm(target, with: warmUp)
             for (stream, markers, qos) in [(streamQ0, markersQ0, Int32(0)), (streamQ1, markersQ1, Int32(1))] {
                 // Markers of partitions this target does not have still go to one of its instances.
                 measurements.append(try await measure(target, stream: stream, markers: markers, qos: qos))
             }
             target.stop()
             self.target = nil
+        }
+    }
+
+    /// Publishes `stream` at QoS 0 and waits until the instances counted all of it.
+    private func warm(_ target: ClusterTarget, with stream: PositionStream) async throws {
+        let publisher = try await StreamPublisher.connect(url: target.url, clientID: "fleetbench-cluster-warm-up")
+        _ = publisher.burst(stream, qos: 0)
+        await publisher.finish()
+        let start = Monotonic.nanos()
+        while target.instances.map({ $0.log.snapshot.positions }).reduce(0, +) < stream.count {
+            for instance in target.instances { try instance.ensureRunning() }
+            guard Monotonic.since(start) < settings.phaseLimit else {
+                throw BenchError.timedOut("\(target.name): the warm-up round was not processed within \(settings.phaseLimit) s")
+            }
+            Monotonic.sleep(nanoseconds: 20_000_000)
         }
     }
 
