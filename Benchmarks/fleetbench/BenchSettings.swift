@@ -28,7 +28,7 @@ struct BenchSettings: Sendable {
     /// `--cluster`: one instance on mosquitto beside P instances on NATS, instead of the phases.
     var cluster = false
     var clusterMessages = 100_000
-    var clusterQ1Messages = 30_000
+    var clusterQ1Messages = 10_000
     var clusterPartitions = [1, 2, 4]
 
     var needsService: Bool {

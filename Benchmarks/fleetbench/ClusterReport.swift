@@ -3,6 +3,7 @@ import Foundation
 /// `fleetbench --cluster`'s table and RESULT line.
 struct ClusterReport {
     let measurements: [ClusterMeasurement]
+    let notes: [String]
     let settings: BenchSettings
 
     func print() {
@@ -20,6 +21,7 @@ struct ClusterReport {
                 "\(each) (\(String(format: "%.1f", m.meanMicrosecondsPerPosition)))", threads,
                 m.brokerMicrosecondsPerMessage.map { String(format: "%.1f", $0) } ?? "n/a"))
         }
+        for note in notes { lines.append("note: " + note) }
         var result = "RESULT cluster"
         for m in measurements {
             let key = m.target.hasPrefix("mosquitto") ? "mosquitto" : "nats\(m.partitions)"

@@ -53,7 +53,8 @@ final class ClusterTarget {
     /// P instances on three NATS nodes. Instance k lists the nodes starting at node k mod 3, so
     /// that the instances spread over the nodes and positions cross routes as in a deployment.
     static func nats(_ settings: BenchSettings, partitions: Int, executable: String, fencesFile: String, directory: String) throws -> ClusterTarget {
-        let cluster = try LocalNATSCluster.start(partitions: partitions)
+        // In the run's directory, so that --keep-files keeps the nodes' logs too.
+        let cluster = try LocalNATSCluster.start(partitions: partitions, workDirectory: directory + "/nats-\(partitions)/nodes")
         var services: [BenchService] = []
         do {
             for k in 0..<partitions {

@@ -102,7 +102,7 @@ struct FleetBench: AsyncParsableCommand {
     var clusterMessages = 100_000
 
     @Option(help: "With --cluster: positions in the QoS 1 stream.")
-    var clusterQ1Messages = 30_000
+    var clusterQ1Messages = 10_000
 
     @Option(help: "With --cluster: the instance counts on NATS, comma-separated.")
     var clusterPartitions = "1,2,4"
@@ -164,11 +164,11 @@ struct FleetBench: AsyncParsableCommand {
             } catch {
                 bench.progress("FAILED: \(error)")
                 bench.shutdown()
-                ClusterReport(measurements: bench.measurements, settings: settings).print()
+                ClusterReport(measurements: bench.measurements, notes: bench.notes, settings: settings).print()
                 throw ExitCode(1)
             }
             bench.shutdown()
-            ClusterReport(measurements: bench.measurements, settings: settings).print()
+            ClusterReport(measurements: bench.measurements, notes: bench.notes, settings: settings).print()
             return
         }
         let run = try BenchRun(settings: settings)
