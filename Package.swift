@@ -188,7 +188,12 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetSimulatorTests",
-            dependencies: ["FleetSimulator", "FleetFenceTesting", "FleetFenceCodecs", "SeededRandom"],
+            // FleetFenceService: several instances run in-process against a NATS cluster;
+            // FleetFenceJournal: what each committed and holds, read from its journal.
+            dependencies: [
+                "FleetSimulator", "FleetFenceTesting", "FleetFenceCodecs", "SeededRandom", "FleetFenceService",
+                "FleetFenceJournal",
+            ],
             swiftSettings: strict
         ),
     ]

@@ -29,6 +29,11 @@ struct BenchSettings: Sendable {
     var httpLoad = false
     /// Home Assistant discovery on in every service.
     var homeAssistant = false
+    /// `--cluster`: one instance on mosquitto beside P instances on NATS, instead of the phases.
+    var cluster = false
+    var clusterMessages = 100_000
+    var clusterQ1Messages = 10_000
+    var clusterPartitions = [1, 2, 4]
 
     var needsService: Bool {
         !phases.isDisjoint(with: [.throughput, .latency, .scale])

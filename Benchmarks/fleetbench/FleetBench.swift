@@ -19,6 +19,9 @@
 //     gives the broker path's own latency; where the service saturates, a second run at half its own rate.
 //  4. scale: VmRSS of the service after 100,000 and 1,000,000 more devices sent one position each.
 //  5. start-up with 100,000 fences: process start -> `status` online and -> `fences loaded`.
+// `--cluster` runs instead the same streams through one instance on mosquitto and through 1, 2 and 4
+// instances on a private three-node NATS cluster (README, "Several instances"): positions/s, each
+// instance's CPU per position, and the brokers' CPU per message.
 // It prints a table and a RESULT line; everything it started is stopped, also on error (and by
 // watchdogs if this process dies). `--only`, `--q0-messages` etc. make smaller runs; `--wrap` runs the
 // service under a profiler, e.g. `--wrap "valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out"`;
@@ -98,6 +101,18 @@ struct FleetBench: AsyncParsableCommand {
     @Flag(help: "Home Assistant discovery on in every service (its first-sight burst shows in the scale phase).")
     var homeAssistant = false
 
+    @Flag(help: "Instead of the phases: one instance on mosquitto beside P instances on a three-node NATS cluster (README, \"Several instances\").")
+    var cluster = false
+
+    @Option(help: "With --cluster: positions in the QoS 0 stream.")
+    var clusterMessages = 100_000
+
+    @Option(help: "With --cluster: positions in the QoS 1 stream.")
+    var clusterQ1Messages = 10_000
+
+    @Option(help: "With --cluster: the instance counts on NATS, comma-separated.")
+    var clusterPartitions = "1,2,4"
+
     func validate() throws {
         guard q1Messages <= 1_000_000, q0Messages > 0, devices > 0, fences >= 10, probes > 0 else {
             throw ValidationError("sizes must be positive (fences >= 10)")
@@ -109,6 +124,12 @@ struct FleetBench: AsyncParsableCommand {
         }
         guard scaleSteps.split(separator: ",").allSatisfy({ Int($0) != nil }) else {
             throw ValidationError("--scale-steps takes comma-separated numbers")
+        }
+        let partitions = clusterPartitions.split(separator: ",").compactMap { Int($0) }
+        guard !partitions.isEmpty, partitions.count == clusterPartitions.split(separator: ",").count,
+            partitions.allSatisfy({ (1...16).contains($0) }), clusterMessages > 0, clusterQ1Messages > 0
+        else {
+            throw ValidationError("--cluster-partitions takes comma-separated counts from 1 to 16; stream sizes must be positive")
         }
     }
 
@@ -134,12 +155,31 @@ struct FleetBench: AsyncParsableCommand {
         settings.brokerConfig = brokerConfig
         settings.httpLoad = httpLoad
         settings.homeAssistant = homeAssistant
+
+        settings.cluster = cluster
+        settings.clusterMessages = clusterMessages
+        settings.clusterQ1Messages = clusterQ1Messages
+        settings.clusterPartitions = clusterPartitions.split(separator: ",").compactMap { Int($0) }
         return settings
     }
 
     func run() async throws {
         TimeLimit.arm(seconds: timeLimit)
         let settings = settings
+        if settings.cluster {
+            let bench = try ClusterBench(settings: settings)
+            do {
+                try await bench.run()
+            } catch {
+                bench.progress("FAILED: \(error)")
+                bench.shutdown()
+                ClusterReport(measurements: bench.measurements, notes: bench.notes, settings: settings).print()
+                throw ExitCode(1)
+            }
+            bench.shutdown()
+            ClusterReport(measurements: bench.measurements, notes: bench.notes, settings: settings).print()
+            return
+        }
         let run = try BenchRun(settings: settings)
         do {
             try await run.run()

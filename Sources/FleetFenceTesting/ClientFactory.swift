@@ -20,12 +20,15 @@ extension LocalMosquitto {
     }
 }
 
-/// Connects, publishes one message, waits for its acknowledgement (QoS 1), disconnects.
+/// Connects, publishes one message, waits for its acknowledgement (QoS 1), disconnects. `url`
+/// may list a cluster's nodes, separated by commas.
 public func publishOnce(
     url: String, topic: String, payload: [UInt8], qos: Int32 = 1, retain: Bool = false,
     timeout: Duration = .seconds(5)
 ) async throws {
-    let client = try MQTTClient(options: MQTTOptions(url: MQTTURL(parsing: url)), logger: testLogger("mqtt"))
+    var options = MQTTOptions(url: MQTTURL(host: "127.0.0.1"))
+    options.setBrokers(try MQTTURL.list(parsing: url))
+    let client = try MQTTClient(options: options, logger: testLogger("mqtt"))
     try await client.connect(timeout: timeout)
     let result = client.publish(topic: topic, payload: payload, qos: qos, retain: retain)
     let acknowledged = await client.waitForPublishes(timeout: timeout)

@@ -15,16 +15,18 @@ public final class MessageCollector: Sendable {
     }
 
     /// Connects, subscribes to `filters` and returns once the broker acknowledged them,
-    /// so that anything published afterwards is collected.
+    /// so that anything published afterwards is collected. `url` may list a cluster's nodes,
+    /// separated by commas: the collector fails over between them.
     public static func start(
         url: String, filters: [String], qos: Int32 = 1,
         clientID: String? = nil, cleanSession: Bool = true, timeout: Duration = .seconds(5)
     ) async throws -> MessageCollector {
-        let options = MQTTOptions(
-            url: try MQTTURL(parsing: url),
+        var options = MQTTOptions(
+            url: MQTTURL(host: "127.0.0.1"),
             clientID: clientID ?? "collector-\(UUID().uuidString.prefix(8))",
             cleanSession: cleanSession
         )
+        options.setBrokers(try MQTTURL.list(parsing: url))
         return try await start(options: options, filters: filters, qos: qos, timeout: timeout)
     }
 

@@ -4,8 +4,8 @@ import MQTT
 
 extension ServiceProcess {
     /// Launches `fleetfence serve` (see LocalBroker's `ServiceProcess`) in `workingDirectory` and
-    /// returns once it published `online` on `<prefix>/status` (a live message, not a retained one
-    /// left by an earlier run). Throws, with the service's log, when it exits or stays silent for
+    /// returns once it published `online` on its status topic (`<prefix>/status`, or
+    /// `<prefix>/status/<instance>`; a live message, not a retained one left by an earlier run). Throws, with the service's log, when it exits or stays silent for
     /// `readyTimeout`.
     ///
     /// Each start has its own log and config file, so that a restarted service's log is kept
@@ -17,7 +17,7 @@ extension ServiceProcess {
         options.statsInterval = options.statsInterval ?? 1
         options.logLevel = options.logLevel ?? "info"
         let executable = try locateExecutable()
-        let statusTopic = options.effectivePrefix + "/status"
+        let statusTopic = options.statusTopic
         let watcher = try await MessageCollector.start(url: options.brokerURL, filters: [statusTopic])
         let name = workingDirectory + "/fleetfence-\(UUID().uuidString.prefix(8))"
         let service: ServiceProcess

@@ -31,7 +31,7 @@ public final class LocalMosquitto: Sendable {
     ///     `nil` runs without persistence.
     ///   - port: a fixed port; `nil` picks a free one.
     public static func start(extraConfig: String = "", persistenceDirectory: String? = nil, port: Int? = nil) throws -> LocalMosquitto {
-        let executable = try MosquittoExecutable.locate()
+        let executable = try BrokerExecutable.mosquitto()
         // A free port can be taken by someone else before mosquitto binds it: try another.
         let attempts = port == nil ? 5 : 1
         var lastError: LocalBrokerError?
@@ -45,7 +45,7 @@ public final class LocalMosquitto: Sendable {
                 try broker.launch()
                 return broker
             } catch {
-                guard case let .exitedEarly(_, output) = error, output.contains("Address already in use") else { throw error }
+                guard case let .exitedEarly(_, _, output) = error, output.contains("Address already in use") else { throw error }
                 lastError = error
             }
         }
@@ -125,7 +125,8 @@ public final class LocalMosquitto: Sendable {
         let failure = running.withLock { running -> LocalBrokerError? in
             guard running == nil else { return nil }
             do throws(LocalBrokerError) {
-                running = try RunningBroker.launch(executable: executable, configPath: configPath, logPath: logPath, port: port)
+                running = try RunningBroker.launch(
+                    program: "mosquitto", executable: executable, configPath: configPath, logPath: logPath, port: port)
                 return nil
             } catch {
                 return error

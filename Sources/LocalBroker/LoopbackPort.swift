@@ -29,14 +29,25 @@ enum LoopbackPort {
 
     /// `true` if something accepts a TCP connection on 127.0.0.1:`port` right now.
     static func accepts(_ port: Int) -> Bool {
+        guard let fd = connected(to: port) else { return false }
+        close(fd)
+        return true
+    }
+
+    /// A socket connected to 127.0.0.1:`port` (close-on-exec), or `nil`; the caller closes it.
+    static func connected(to port: Int) -> Int32? {
         let fd = socket(AF_INET, streamSocket, 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
+        guard fd >= 0 else { return nil }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         var address = loopback(port: port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        return connected == 0
+        guard connected == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
     }
 
     #if canImport(Glibc)

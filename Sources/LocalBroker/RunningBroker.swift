@@ -6,12 +6,17 @@ import Glibc
 import Darwin
 #endif
 
-/// One mosquitto process, watched (see `WatchedChild`): no mosquitto is left behind by a crashed
-/// or killed test run.
+/// One broker process (mosquitto, or a NATS node), started with `-c CONFIG` and watched (see
+/// `WatchedChild`): no broker is left behind by a crashed or killed test run.
 struct RunningBroker {
     let broker: WatchedChild
 
-    static func launch(executable: String, configPath: String, logPath: String, port: Int) throws(LocalBrokerError) -> RunningBroker {
+    /// Returns once `port` accepts TCP connections.
+    ///
+    /// - Parameter program: names the broker in errors ("mosquitto", "nats-server n1").
+    static func launch(
+        program: String, executable: String, configPath: String, logPath: String, port: Int
+    ) throws(LocalBrokerError) -> RunningBroker {
         // Where this run's lines start: the log is kept across restarts.
         let logStart = (try? FileManager.default.attributesOfItem(atPath: logPath)[.size] as? NSNumber)?.int64Value ?? 0
         let running = RunningBroker(
@@ -23,7 +28,7 @@ struct RunningBroker {
         while ContinuousClock.now < deadline {
             if let status = broker.terminationStatus {
                 running.terminate(signal: SIGTERM)
-                throw .exitedEarly(status: status, output: logText(logPath, from: logStart))
+                throw .exitedEarly(program: program, status: status, output: logText(logPath, from: logStart))
             }
             if LoopbackPort.accepts(port), broker.isRunning {
                 return running
@@ -31,16 +36,16 @@ struct RunningBroker {
             usleep(10_000)
         }
         running.terminate(signal: SIGKILL)
-        throw .notReady(port: port, output: logText(logPath, from: logStart))
+        throw .notReady(program: program, port: port, output: logText(logPath, from: logStart))
     }
 
     /// Ends the broker (SIGKILL after 5 s) and waits for it. mosquitto saves its persistence
-    /// file on SIGTERM.
+    /// file on SIGTERM; a NATS node leaves the cluster cleanly.
     func terminate(signal: Int32) {
         broker.stop(with: signal, grace: .seconds(5))
     }
 
-    private static func logText(_ path: String, from offset: Int64) -> String {
+    static func logText(_ path: String, from offset: Int64) -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
         defer { try? handle.close() }
         handle.seek(toFileOffset: UInt64(max(0, offset)))

@@ -21,6 +21,8 @@ final class AlertCollector: Sendable {
 
     /// `onAlert` runs on the client's network thread, one alert at a time.
     init(options: MQTTOptions, prefix: String, logger: Logger, onAlert: (@Sendable (ReceivedAlert) -> Void)?) throws {
+        self.options = options
+        self.logger = logger
         client = try MQTTClient(options: options, logger: logger)
         let store = Store()
         self.store = store
@@ -39,12 +41,31 @@ final class AlertCollector: Sendable {
         }
     }
 
+    private let options: MQTTOptions
+    private let logger: Logger
+
     /// Connects and returns once the subscription is acknowledged: every alert after that is seen.
     func start(timeout: Duration) async throws {
         try await client.connect(timeout: timeout)
         guard await client.waitForSubscriptions(timeout: timeout) else {
             await client.disconnect()
             throw SimulationError.subscriptionTimedOut
+        }
+    }
+
+    /// Disconnects. A persistent session (several brokers) is then ended with a clean connect
+    /// under the same client id, so that no broker keeps queueing alerts for a run that is over.
+    func finish() async {
+        await client.disconnect()
+        guard !options.cleanSession else { return }
+        var clean = options
+        clean.cleanSession = true
+        do {
+            let ending = try MQTTClient(options: clean, logger: logger)
+            try await ending.connect(timeout: .seconds(5))
+            await ending.disconnect()
+        } catch {
+            logger.notice("could not end the alerts session \(options.clientID ?? ""): \(error)")
         }
     }
 }

@@ -28,6 +28,9 @@ public struct ReceivedAlert: Sendable, Hashable, Decodable {
     /// `speeding`: the episode's highest speed and the fence's limit, km/h.
     public var maxSpeedKmh: Double?
     public var limitKmh: Double?
+    /// The instance that published it (`instance.name`), when several share a broker (README,
+    /// "Several instances").
+    public var instance: String?
     /// Wall clock when it arrived, seconds since the epoch (0 when unknown).
     public var received: Double = 0
 
@@ -35,7 +38,7 @@ public struct ReceivedAlert: Sendable, Hashable, Decodable {
         event: AlertEvent, device: String, fence: String, name: String? = nil, at: Double, confirmedAt: Double?,
         lat: Double? = nil, lon: Double? = nil, seq: UInt64? = nil, durationSeconds: Double? = nil,
         dwellSeconds: Double? = nil, reason: String? = nil, tour: String? = nil, stopIndex: Int? = nil,
-        maxSpeedKmh: Double? = nil, limitKmh: Double? = nil, received: Double = 0
+        maxSpeedKmh: Double? = nil, limitKmh: Double? = nil, instance: String? = nil, received: Double = 0
     ) {
         self.event = event
         self.device = device
@@ -53,11 +56,12 @@ public struct ReceivedAlert: Sendable, Hashable, Decodable {
         self.stopIndex = stopIndex
         self.maxSpeedKmh = maxSpeedKmh
         self.limitKmh = limitKmh
+        self.instance = instance
         self.received = received
     }
 
     enum CodingKeys: String, CodingKey {
-        case event, device, fence, name, at, lat, lon, seq, reason, tour, stop
+        case event, device, fence, name, at, lat, lon, seq, reason, tour, stop, instance
         case confirmedAt = "confirmed_at"
         case radius = "radius_m"
         case dwellSeconds = "dwell_s"
@@ -90,6 +94,7 @@ public struct ReceivedAlert: Sendable, Hashable, Decodable {
         reason = try c.decodeIfPresent(String.self, forKey: .reason)
         maxSpeedKmh = try c.decodeIfPresent(Double.self, forKey: .maxSpeedKmh)
         limitKmh = try c.decodeIfPresent(Double.self, forKey: .limitKmh)
+        instance = try c.decodeIfPresent(String.self, forKey: .instance)
     }
 
     /// RFC 3339 as README "Topics and payloads" says; epoch seconds accepted too.

@@ -79,8 +79,7 @@ public final class Simulation: Sendable {
                 forward = { @Sendable alert in progress.printAbove { onAlert(AlertLine.format(alert)) } }
             }
             let subscriber = try AlertCollector(
-                options: try clientOptions(id: "\(options.clientIDPrefix)alerts"), prefix: options.alertsPrefix,
-                logger: mqttLogger, onAlert: forward)
+                options: try alertOptions(), prefix: options.alertsPrefix, logger: mqttLogger, onAlert: forward)
             do {
                 try await subscriber.start(timeout: .seconds(10))
             } catch {
@@ -96,7 +95,7 @@ public final class Simulation: Sendable {
             publisher = try TruckPublisher(options: options, plan: plan, logger: mqttLogger)
             try await publisher.connect(timeout: .seconds(10))
         } catch {
-            await collector?.client.disconnect()
+            await collector?.finish()
             throw error
         }
         let rate = Double(plan.trucks.count) / options.fleet.interval * options.speedup
@@ -112,7 +111,7 @@ public final class Simulation: Sendable {
         logger.info("published \(sent) positions (\(dropped) dropped) over \(Int(through - clock.simulatedStart)) simulated seconds")
 
         guard let verify = options.verify, let collector else {
-            await collector?.client.disconnect()
+            await collector?.finish()
             return nil
         }
         // Ground truth is heavy for big fleets: work it out while the service settles.
@@ -125,7 +124,7 @@ public final class Simulation: Sendable {
         }
         await settle(seconds: settleSeconds, progress: progress, collector: collector)
         progress.clear()
-        await collector.client.disconnect()
+        await collector.finish()
 
         // Alerts from an earlier run for the same device names are not this run's.
         let received = collector.alerts
@@ -197,10 +196,26 @@ public final class Simulation: Sendable {
         }
     }
 
+    /// A short-lived client (the tour setter's): every broker, a clean session.
     private func clientOptions(id: String) throws -> MQTTOptions {
-        MQTTOptions(
-            url: try MQTTURL(parsing: options.broker), clientID: id, cleanSession: true,
+        let urls = try MQTTURL.list(parsing: options.broker)
+        var client = MQTTOptions(
+            url: urls[0], clientID: id, cleanSession: true, username: options.username, password: options.password,
+            caFile: options.caFile)
+        client.setBrokers(urls)
+        return client
+    }
+
+    /// The alert subscriber's client. With several brokers (a cluster) its session is persistent,
+    /// so that alerts published while it fails over from a lost node wait for it; `AlertCollector`
+    /// ends that session when the run is over.
+    private func alertOptions() throws -> MQTTOptions {
+        let urls = try MQTTURL.list(parsing: options.broker)
+        var client = MQTTOptions(
+            url: urls[0], clientID: "\(options.clientIDPrefix)alerts", cleanSession: urls.count == 1,
             username: options.username, password: options.password, caFile: options.caFile)
+        client.setBrokers(urls)
+        return client
     }
 
     private static func validate(_ options: SimulationOptions) throws(SimulationError) {
@@ -222,7 +237,7 @@ public final class Simulation: Sendable {
         try require(!options.topicTemplate.contains("+") && !options.topicTemplate.contains("#"),
                     "--topic-template cannot contain MQTT wildcards")
         do {
-            _ = try MQTTURL(parsing: options.broker)
+            _ = try MQTTURL.list(parsing: options.broker)
         } catch {
             throw .invalidOptions("--broker \(options.broker): \(error)")
         }

@@ -3,7 +3,9 @@ import GeofenceEngine
 
 /// Everything a simulation run needs; `fleetsim` fills it from flags, `fleetfence demo` in code.
 public struct SimulationOptions: Sendable {
-    /// `mqtt://` or `mqtts://` URL.
+    /// `mqtt://` or `mqtts://` URL, or the nodes of a cluster separated by commas: every client
+    /// connects to the first that answers and fails over in order, as the service does (README,
+    /// "Several instances").
     public var broker = "mqtt://127.0.0.1:1883"
     public var username: String?
     public var password: String?

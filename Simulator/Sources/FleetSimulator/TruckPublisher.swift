@@ -21,13 +21,13 @@ final class TruckPublisher: Sendable {
 
     init(options: SimulationOptions, plan: FleetPlan, logger: Logger) throws {
         let count = max(1, min(plan.trucks.count, options.maxConnections))
-        let url = try MQTTURL(parsing: options.broker)
+        let urls = try MQTTURL.list(parsing: options.broker)
         clients = try (0..<count).map { n in
-            try MQTTClient(
-                options: MQTTOptions(
-                    url: url, clientID: "\(options.clientIDPrefix)\(n + 1)", cleanSession: true,
-                    username: options.username, password: options.password, caFile: options.caFile),
-                logger: logger)
+            var client = MQTTOptions(
+                url: urls[0], clientID: "\(options.clientIDPrefix)\(n + 1)", cleanSession: true,
+                username: options.username, password: options.password, caFile: options.caFile)
+            client.setBrokers(urls)
+            return try MQTTClient(options: client, logger: logger)
         }
         topics = plan.trucks.map { options.topicTemplate.replacingOccurrences(of: "{device}", with: $0.device) }
         qos = options.qos

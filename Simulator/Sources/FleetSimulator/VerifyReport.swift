@@ -35,8 +35,13 @@ public struct VerifyReport: Sendable {
     public var ambiguousAlerted = 0
     /// Alerts not scored: other devices, fences not in the fences file, `fence_removed` exits.
     public var ignored = 0
-    /// The same alert received twice (same device and `seq`): counted once.
+    /// The same alert received twice (same instance, device and `seq`): counted once.
     public var duplicates = 0
+    /// Alerts (duplicates counted once) per `instance` they name; empty when none names one.
+    public var alertsByInstance: [String: Int] = [:]
+    /// Devices whose alerts came from more than one instance, with those instances: a partition
+    /// that two instances follow (README, "Several instances").
+    public var devicesOnSeveralInstances: [String: Set<String>] = [:]
     /// Expected and matched per event.
     public var byEvent: [AlertEvent: (expected: Int, matched: Int)] = [:]
     /// Arrival minus the wall-clock moment the simulation reached `confirmed_at`, seconds: the
@@ -116,6 +121,11 @@ extension VerifyReport: CustomStringConvertible {
         if ignored > 0 || duplicates > 0 {
             lines.append("  ignored   \(pad(ignored))   duplicates \(duplicates)")
         }
+        if !alertsByInstance.isEmpty {
+            let counts = alertsByInstance.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            lines.append("  instances " + counts.joined(separator: ", ") + "; devices alerted by more than one: "
+                + "\(devicesOnSeveralInstances.count)")
+        }
         if let delays {
             lines.append(String(
                 format: "  delay, confirmed_at - true crossing (sim s): median %.1f  p95 %.1f  max %.1f  (n=%d)",
@@ -136,11 +146,18 @@ extension VerifyReport: CustomStringConvertible {
             }
             if missed.count > shown { lines.append("  ... and \(missed.count - shown) more") }
         }
+        if !devicesOnSeveralInstances.isEmpty {
+            lines.append("devices alerted by more than one instance (two instances follow one partition?):")
+            for (device, instances) in devicesOnSeveralInstances.sorted(by: { $0.key < $1.key }).prefix(shown) {
+                lines.append("  \(device): \(instances.sorted().joined(separator: ", "))")
+            }
+            if devicesOnSeveralInstances.count > shown { lines.append("  ... and \(devicesOnSeveralInstances.count - shown) more") }
+        }
         if !falseAlerts.isEmpty {
             lines.append("false:")
             for alert in falseAlerts.prefix(shown) {
                 lines.append("  \(Self.label(alert)) at \(RFC3339.format(alert.at))"
-                    + (alert.confirmedAt.map { " confirmed \(RFC3339.format($0))" } ?? ""))
+                    + (alert.confirmedAt.map { " confirmed \(RFC3339.format($0))" } ?? "") + (alert.instance.map { " from \($0)" } ?? ""))
             }
             if falseAlerts.count > shown { lines.append("  ... and \(falseAlerts.count - shown) more") }
         }

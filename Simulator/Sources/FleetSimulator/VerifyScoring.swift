@@ -7,6 +7,11 @@ import GeofenceEngine
 /// the device stays on the new side, or over the limit, for the whole debounce) and matches
 /// nothing: it counts as false. A `tour_completed` whose `duration_s` is further than the
 /// tolerance from where it may fall matches nothing either.
+///
+/// Alerts that name their instance (README, "Several instances") are also counted per instance,
+/// and a device alerted by more than one is listed: each device belongs to one instance, so two
+/// mean two instances follow the same partition. Their alerts are scored as any other: an alert
+/// two instances both send is matched once and false once.
 public enum VerifyScoring {
     /// `devices`/`fences`/`tours`: what the simulation knows; alerts about anything else are ignored.
     /// `wallTime` maps a simulated time to the wall clock at which the simulation reached it.
@@ -20,13 +25,19 @@ public enum VerifyScoring {
         }
         var seen = Set<String>()
         var alertsByKey: [Key: [ReceivedAlert]] = [:]
+        var instancesByDevice: [String: Set<String>] = [:]
         for alert in received {
-            // Redelivered QoS 1 messages carry the same seq: count them once.
-            let identity = alert.seq.map { "\(alert.device)#\($0)" }
-                ?? "\(alert.device)|\(alert.fence)|\(alert.event)|\(alert.tour ?? "")|\(alert.stopIndex ?? -1)|\(alert.at)"
+            // Redelivered QoS 1 messages carry the same seq: count them once. Another instance's
+            // alert with the same seq is not a redelivery: each instance counts its own.
+            let identity = (alert.instance.map { $0 + "/" } ?? "") + (alert.seq.map { "\(alert.device)#\($0)" }
+                ?? "\(alert.device)|\(alert.fence)|\(alert.event)|\(alert.tour ?? "")|\(alert.stopIndex ?? -1)|\(alert.at)")
             guard seen.insert(identity).inserted else {
                 report.duplicates += 1
                 continue
+            }
+            if let instance = alert.instance {
+                report.alertsByInstance[instance, default: 0] += 1
+                instancesByDevice[alert.device, default: []].insert(instance)
             }
             let known = alert.event.isTourEvent ? alert.tour.map(tours.contains) ?? false : fences.contains(alert.fence)
             guard devices.contains(alert.device), known, alert.reason == nil else {
@@ -104,6 +115,7 @@ public enum VerifyScoring {
                 report.falseAlerts.append(alert)
             }
         }
+        report.devicesOnSeveralInstances = instancesByDevice.filter { $0.value.count > 1 }
         report.missed.sort { ($0.at, $0.device) < ($1.at, $1.device) }
         report.falseAlerts.sort { ($0.at, $0.device) < ($1.at, $1.device) }
         report.matchedAlerts.sort { ($0.truth.at, $0.alert.device) < ($1.truth.at, $1.alert.device) }

@@ -25,7 +25,7 @@ struct Fleetsim: AsyncParsableCommand {
 
     // MARK: Broker and topics
 
-    @Option(help: "Broker URL, mqtt:// or mqtts:// [env FLEETFENCE_BROKER_URL; default mqtt://127.0.0.1:1883]")
+    @Option(help: "Broker URL, mqtt:// or mqtts://, or a cluster's nodes separated by commas, tried in order [env FLEETFENCE_BROKER_URL; default mqtt://127.0.0.1:1883]")
     var broker: String?
     @Option(help: "Broker user name [env FLEETFENCE_BROKER_USERNAME]")
     var username: String?

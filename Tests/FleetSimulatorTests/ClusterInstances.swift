@@ -1,0 +1,64 @@
+import FleetFenceService
+import FleetFenceTesting
+import Foundation
+import GeofenceEngine
+
+/// How the tests run several instances of `fleetfence serve` on a private NATS cluster, as
+/// `fleetfence cluster` does (README, "Several instances"): instance k is named `p<k>`, follows
+/// partition k, and lists every node.
+enum ClusterInstances {
+    static let debounce = ServiceEndToEndTests.debounce
+
+    static func name(_ partition: Int) -> String { "p\(partition)" }
+
+    /// The instance a device's alerts must come from.
+    static func owner(of device: String, partitions: Int) -> String {
+        name(NATSPartition.of(device: device, partitions: partitions))
+    }
+
+    /// Instance `partition` in-process. `positions` overrides its filter (to misconfigure it),
+    /// `name` its name.
+    static func configuration(
+        _ cluster: LocalNATSCluster, partition: Int, directory: String, silentConfirm: Double,
+        name: String? = nil, positions: [String]? = nil, statsInterval: Double = 60
+    ) -> ServiceConfiguration {
+        let name = name ?? Self.name(partition)
+        return ServiceConfiguration(
+            brokerURLs: cluster.mqttURLs, clientID: "fleetfence-\(name)-\(getpid())",
+            positionTopics: positions ?? ["fleet/\(partition)/+/position"],
+            fencesFile: Fixtures.packageRoot.path + "/Config/fences.geojson", journalPath: directory + "/\(name).db",
+            geofence: GeofenceSettings(debounceSeconds: debounce, silentConfirmSeconds: silentConfirm),
+            statsIntervalSeconds: statsInterval, instanceName: name, http: .init(listen: nil))
+    }
+
+    /// The same instance as a process, for what only a process shows (kill -9).
+    static func processOptions(
+        _ cluster: LocalNATSCluster, partition: Int, directory: String, silentConfirm: Double
+    ) -> ServiceProcess.Options {
+        let name = Self.name(partition)
+        return ServiceProcess.Options(
+            brokerURL: cluster.brokerList, fencesFile: Fixtures.packageRoot.path + "/Config/fences.geojson",
+            journalPath: directory + "/\(name).db", clientID: "fleetfence-\(name)-\(getpid())",
+            debounce: debounce, silentConfirm: silentConfirm, positions: ["fleet/\(partition)/+/position"],
+            statsInterval: 60, instance: name, http: "")
+    }
+
+    /// fleetsim's flags for the bundled routes against `broker` (one URL or a list), as the
+    /// single-instance end-to-end test runs them, at QoS 1 so that a position outlives a lost node
+    /// or a killed instance.
+    static func fleetsimArguments(broker: String, seed: UInt64, silentConfirm: Double) -> [String] {
+        [
+            "--broker", broker,
+            "--routes", "Simulator/Routes",
+            "--trucks", String(ServiceEndToEndTests.trucks),
+            "--speedup", String(ServiceEndToEndTests.speedup),
+            "--noise", "10",
+            "--seed", String(seed),
+            "--qos", "1",
+            "--verify", "--strict",
+            "--fences", "Config/fences.geojson",
+            "--debounce", String(debounce),
+            "--silent-confirm", String(silentConfirm),
+        ]
+    }
+}
