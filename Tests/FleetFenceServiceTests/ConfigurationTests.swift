@@ -303,6 +303,16 @@ struct ConfigurationTests {
         #expect(ProcessInfo.processInfo.hostName.hasPrefix(host))
     }
 
+    /// Two named instances on one machine must not take each other's session; an id the
+    /// operator set is kept as written.
+    @Test func aNamedInstanceGetsItsOwnDefaultClientID() async throws {
+        let scratch = try ScratchDirectory()
+        let named = try await load(flags: ["instance.name": "p2"], scratch: scratch)
+        #expect(named.clientID == "fleetfence-\(HostName.current)-p2")
+        let chosen = try await load(flags: ["instance.name": "p2", "broker.client_id": "mine"], scratch: scratch)
+        #expect(chosen.clientID == "mine")
+    }
+
     @Test func emptyAndNullClearOptionalValues() async throws {
         let scratch = try ScratchDirectory()
         let file = try scratch.file("config.yaml", "broker:\n  username: from-file\n")

@@ -50,7 +50,7 @@ struct ConfigurationReading {
             username: try optionalText(.username)?.value,
             passwordFile: passwordFile?.value,
             caFile: caFile?.value,
-            clientID: try requiredText(.clientID).value,
+            clientID: try clientID(),
             positionTopics: try positionTopics(),
             prefix: prefix.value,
             fencesFile: try requiredText(.fencesFile).value,
@@ -66,6 +66,14 @@ struct ConfigurationReading {
                 homeAssistantPrefix: try homeAssistantPrefix(),
                 ownTracksTransitions: try boolean(.ownTracksTransitions)),
             retentionDays: try number(.retentionDays, zeroAllowed: false).value)
+    }
+
+    /// `broker.client_id`; by default `fleetfence-<host>`, and `fleetfence-<host>-<instance>` for a
+    /// named instance, so that two instances on one machine never take each other's session.
+    private func clientID() throws(ConfigurationError) -> String {
+        let id = try requiredText(.clientID)
+        guard case .builtInDefault = id.layer, let instance = try topicLevel(.instanceName) else { return id.value }
+        return "\(id.value)-\(instance)"
     }
 
     /// `broker.url`: one URL or several of one cluster, all plain or all TLS.
