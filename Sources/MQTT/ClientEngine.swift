@@ -171,8 +171,7 @@ final class ClientEngine: Sendable {
         subscriptions.withLock { book in
             let changed = book.add(valid, qos: qos)
             guard !changed.isEmpty, connected.load(ordering: .acquiring) else { return }
-            let (mids, _) = handle.subscribe(changed)
-            book.awaitingAck.formUnion(mids)
+            book.sending(handle.subscribe(changed).sent)
             wakeToWrite()
         }
     }
@@ -194,12 +193,29 @@ final class ClientEngine: Sendable {
         subscriptions.withLock { book in
             connected.store(true, ordering: .releasing)
             book.awaitingAck.removeAll()
+            book.sent.removeAll()
             guard !book.entries.isEmpty else { return }
-            let (mids, failure) = handle.subscribe(book.entries)
-            book.awaitingAck.formUnion(mids)
+            let (sent, failure) = handle.subscribe(book.entries)
+            book.sending(sent)
             if let failure {
                 logger.error("MQTT subscribe failed", metadata: ["reason": "\(MosquittoLibrary.describe(failure))"])
             }
+        }
+    }
+
+    /// Filters the broker refused, sorted.
+    var refusedSubscriptions: [String] {
+        subscriptions.withLock { $0.refused.sorted() }
+    }
+
+    /// Asks again for the filters the broker refused (its ACL may have changed, or a cluster node
+    /// that could not take the subscription is back).
+    func retryRefusedSubscriptions() {
+        subscriptions.withLock { book in
+            let entries = book.entries.filter { book.refused.contains($0.filter) }
+            guard !entries.isEmpty, connected.load(ordering: .acquiring) else { return }
+            book.sending(handle.subscribe(entries).sent)
+            wakeToWrite()
         }
     }
 

@@ -87,6 +87,14 @@ public final class MQTTClient: Sendable {
         return payload.withUTF8 { engine.publish(topic: topic, payload: UnsafeRawBufferPointer($0), qos: qos, retain: retain) }
     }
 
+    /// Filters the broker refused to subscribe (SUBACK 0x80), until it grants them.
+    public var refusedSubscriptions: [String] { engine.refusedSubscriptions }
+
+    /// Subscribes again to the filters the broker refused.
+    public func retryRefusedSubscriptions() {
+        engine.retryRefusedSubscriptions()
+    }
+
     /// QoS 1 publishes accepted but not yet acknowledged by the broker.
     public var unacknowledgedPublishes: Int { engine.unacknowledgedPublishes }
 

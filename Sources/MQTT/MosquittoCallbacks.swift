@@ -59,9 +59,10 @@ private func mqttDidDisconnect(_: OpaquePointer?, _ userdata: UnsafeMutableRawPo
 
 private func mqttDidSubscribe(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ mid: Int32, _ count: Int32, _ granted: UnsafePointer<Int32>?) {
     guard let context = context(userdata) else { return }
-    context.engine.subscriptions.withLock { _ = $0.awaitingAck.remove(mid) }
+    let answers = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
+    context.engine.subscriptions.withLock { $0.acknowledged(mid: mid, granted: answers) }
     // 0x80 in a SUBACK means the broker refused that filter (typically its ACL).
-    if let granted, UnsafeBufferPointer(start: granted, count: Int(count)).contains(0x80) {
+    if answers.contains(0x80) {
         context.logger.error("the MQTT broker refused a subscription (check its ACL)", metadata: ["mid": "\(mid)"])
     }
 }

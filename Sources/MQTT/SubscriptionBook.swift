@@ -17,6 +17,27 @@ struct SubscriptionBook {
     private(set) var entries: [Entry] = []
     /// mids of SUBSCRIBE and UNSUBSCRIBE packets whose acknowledgement is outstanding.
     var awaitingAck: Set<Int32> = []
+    /// The filters of each SUBSCRIBE awaiting its SUBACK, in the order the SUBACK answers them.
+    var sent: [Int32: [String]] = [:]
+    /// Filters the broker refused (SUBACK 0x80, typically its ACL), until a later SUBACK grants them.
+    var refused: Set<String> = []
+
+    /// A SUBACK: which of the filters it answers were granted.
+    mutating func acknowledged(mid: Int32, granted: [Int32]) {
+        awaitingAck.remove(mid)
+        guard let filters = sent.removeValue(forKey: mid) else { return }
+        for (filter, answer) in zip(filters, granted) {
+            if answer == 0x80 { refused.insert(filter) } else { refused.remove(filter) }
+        }
+    }
+
+    /// Notes SUBSCRIBEs just sent.
+    mutating func sending(_ subscribes: [(mid: Int32, filters: [String])]) {
+        for subscribe in subscribes {
+            awaitingAck.insert(subscribe.mid)
+            sent[subscribe.mid] = subscribe.filters
+        }
+    }
 
     /// Adds or updates filters; returns those that changed and must be sent.
     mutating func add(_ filters: [String], qos: Int32) -> [Entry] {
@@ -38,16 +59,17 @@ struct SubscriptionBook {
     mutating func remove(_ filters: [String]) -> [String] {
         let known = filters.filter { filter in entries.contains { $0.filter == filter } }
         entries.removeAll { known.contains($0.filter) }
+        refused.subtract(known)
         return known
     }
 }
 
 extension MosquittoHandle {
-    /// Sends one SUBSCRIBE per QoS level. Returns the mids to await, and the libmosquitto
+    /// Sends one SUBSCRIBE per QoS level. Returns each one's mid and filters, and the libmosquitto
     /// code of the first failure (`MOSQ_ERR_NO_CONN` is expected while disconnected:
     /// the next on_connect sends them again).
-    func subscribe(_ entries: [SubscriptionBook.Entry]) -> (mids: [Int32], failure: Int32?) {
-        var mids: [Int32] = []
+    func subscribe(_ entries: [SubscriptionBook.Entry]) -> (sent: [(mid: Int32, filters: [String])], failure: Int32?) {
+        var sent: [(mid: Int32, filters: [String])] = []
         var failure: Int32?
         for qos in Set(entries.map(\.qos)).sorted() {
             let filters = entries.filter { $0.qos == qos }.map(\.filter)
@@ -55,9 +77,9 @@ extension MosquittoHandle {
             let rc = withCStrings(filters) { pointers in
                 mosquitto_subscribe_multiple(raw, &mid, Int32(pointers.count), pointers.baseAddress, qos, 0, nil)
             }
-            if rc == MosquittoCode.success { mids.append(mid) } else if failure == nil { failure = rc }
+            if rc == MosquittoCode.success { sent.append((mid, filters)) } else if failure == nil { failure = rc }
         }
-        return (mids, failure)
+        return (sent, failure)
     }
 
     /// Sends one UNSUBSCRIBE; returns its mid, `nil` if it could not be sent.

@@ -277,6 +277,29 @@ struct HTTPInterfaceTests {
         }
     }
 
+    /// A broker whose ACL refuses the position subscription leaves the service connected but
+    /// deaf: /readyz says so, and the service asks again until the ACL is fixed.
+    @Test func aRefusedSubscriptionIsNotReadyUntilTheBrokerGrantsIt() async throws {
+        try await withTemporaryDirectory { directory in
+            var options = Self.options()
+            options.brokerConfig = try DynamicSecurity.brokerConfig(allowingSubscriptionsTo: ["fleetfence/#"], directory: directory)
+            try await withService(options) { h in
+                let http = try await Self.client(h)
+                #expect(await eventuallyAsync { (try? await http.get("/readyz").status) == 503 })
+                let notReady = try #require(try await http.get("/readyz").json)
+                #expect(notReady.strings("reasons")?.contains { $0.contains("refused the subscription to fleet/+/position") } == true,
+                        "\(notReady)")
+
+                DynamicSecurity.allowSubscriptions(to: "fleet/#", using: h.publisher)
+                #expect(await eventuallyAsync(timeout: .seconds(15)) { (try? await http.get("/readyz").status) == 200 })
+                try await h.position("m", north: 500, ts: T)
+                try await h.position("m", north: 100, ts: T + 8)
+                try await h.position("m", north: 100, ts: T + 10)
+                #expect(await h.waitForAlerts("m", count: 1).map(\.event) == ["enter"])
+            }
+        }
+    }
+
     @Test func theMapAndItsScriptsAreServedByTheServiceItself() async throws {
         try await withService(Self.options()) { h in
             let http = try await Self.client(h)

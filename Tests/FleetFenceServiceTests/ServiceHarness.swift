@@ -170,6 +170,8 @@ struct HarnessOptions {
     var barrierDevice = "zz-barrier"
     /// Broker persistence (for restarting the broker), in the test's directory.
     var brokerPersistence = false
+    /// Lines added to the broker's configuration, e.g. ``DynamicSecurity/brokerConfig(allowingSubscriptionsTo:directory:)``.
+    var brokerConfig = ""
     /// A journal path relative to the service's working directory (the test's directory);
     /// `nil`: an absolute path in it. Only a process has a working directory of its own.
     var relativeJournal: String?
@@ -263,7 +265,7 @@ final class ServiceHarness {
     static func start(_ options: HarnessOptions, directory: String) async throws -> ServiceHarness {
         let persistence = options.brokerPersistence ? directory + "/mosquitto" : nil
         if let persistence { try FileManager.default.createDirectory(atPath: persistence, withIntermediateDirectories: true) }
-        let broker = try LocalMosquitto.start(persistenceDirectory: persistence)
+        let broker = try LocalMosquitto.start(extraConfig: options.brokerConfig, persistenceDirectory: persistence)
         var collector: MessageCollector?
         var publisher: MQTTClient?
         do {

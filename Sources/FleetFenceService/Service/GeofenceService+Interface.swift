@@ -79,6 +79,10 @@ extension GeofenceService {
         var reasons: [String] = []
         if let failure = running.loop.writer.failure { reasons.append("the journal cannot be written: \(failure)") }
         if !running.client.isConnected { reasons.append("not connected to the MQTT broker") }
+        let refused = running.client.refusedSubscriptions
+        if !refused.isEmpty {
+            reasons.append("the broker refused the subscription to \(refused.joined(separator: ", ")) (its ACL?)")
+        }
         if !isReady { reasons.append("the fences file is not applied yet") }
         return reasons
     }

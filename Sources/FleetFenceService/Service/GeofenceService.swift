@@ -318,6 +318,7 @@ public final class GeofenceService: Service, Sendable {
         let forgetSweepInterval = min(
             Self.forgetSweepInterval, .milliseconds(Int64(max(250, configuration.geofence.forgetAfterSeconds * 250))))
         var nextForgetSweep = clock.now + forgetSweepInterval
+        var nextSubscriptionRetry = clock.now + .seconds(5)
         while true {
             try await Task.sleep(for: tickInterval)
             let now = GeofenceService.now()
@@ -338,6 +339,12 @@ public final class GeofenceService: Service, Sendable {
                 // per sample (its fences changing are sent at once).
                 nextHomeAssistant = clock.now + Self.homeAssistantInterval
                 loop.step { $0.homeAssistantPositions() }
+            }
+            if clock.now >= nextSubscriptionRetry {
+                // A refused subscription leaves the service deaf to those topics: asked again
+                // until the broker grants it (an ACL fixed, a cluster node back).
+                nextSubscriptionRetry = clock.now + .seconds(5)
+                running.withLock { $0?.client }?.retryRefusedSubscriptions()
             }
             if clock.now >= nextForgetSweep {
                 nextForgetSweep = clock.now + forgetSweepInterval
