@@ -96,7 +96,7 @@ public final class Simulation: Sendable {
             publisher = try TruckPublisher(options: options, plan: plan, logger: mqttLogger)
             try await publisher.connect(timeout: .seconds(10))
         } catch {
-            await collector?.client.disconnect()
+            await collector?.stop()
             throw error
         }
         let rate = Double(plan.trucks.count) / options.fleet.interval * options.speedup
@@ -112,7 +112,7 @@ public final class Simulation: Sendable {
         logger.info("published \(sent) positions (\(dropped) dropped) over \(Int(through - clock.simulatedStart)) simulated seconds")
 
         guard let verify = options.verify, let collector else {
-            await collector?.client.disconnect()
+            await collector?.stop()
             return nil
         }
         // Ground truth is heavy for big fleets: work it out while the service settles.
@@ -125,7 +125,7 @@ public final class Simulation: Sendable {
         }
         await settle(seconds: settleSeconds, progress: progress, collector: collector)
         progress.clear()
-        await collector.client.disconnect()
+        await collector.stop()
 
         // Alerts from an earlier run for the same device names are not this run's.
         let received = collector.alerts
