@@ -2,9 +2,11 @@
 struct BenchSettings: Sendable {
     enum Phase: String, CaseIterable, Sendable {
         case ceiling, throughput, latency, scale, startup
+        /// Alone, and never by default: minutes to hours (`Scripts/soak`, README "Soak").
+        case soak
     }
 
-    var phases: Set<Phase> = Set(Phase.allCases)
+    var phases: Set<Phase> = Set(Phase.allCases).subtracting([.soak])
     var q0Messages = 300_000
     var q1Messages = 100_000
     var devices = 10_000
@@ -25,6 +27,7 @@ struct BenchSettings: Sendable {
     var keepFiles = false
     /// mosquitto.conf lines added to the broker's (e.g. `set_tcp_nodelay true`).
     var brokerConfig: [String] = []
+    var soak = SoakSettings()
 
     var needsService: Bool {
         !phases.isDisjoint(with: [.throughput, .latency, .scale])

@@ -19,6 +19,9 @@
 //     gives the broker path's own latency; where the service saturates, a second run at half its own rate.
 //  4. scale: VmRSS of the service after 100,000 and 1,000,000 more devices sent one position each.
 //  5. start-up with 100,000 fences: process start -> `status` online and -> `fences loaded`.
+// Not by default, and alone: `--only soak` (Scripts/soak) keeps half the ceiling going for
+// `--soak-minutes` with a churning fleet, a stalled subscriber and a slow stream reader, and prints
+// a line of figures a minute and their trends (SoakPhase).
 // It prints a table and a RESULT line; everything it started is stopped, also on error (and by
 // watchdogs if this process dies). `--only`, `--q0-messages` etc. make smaller runs; `--wrap` runs the
 // service under a profiler, e.g. `--wrap "valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out"`;
@@ -35,7 +38,7 @@ struct FleetBench: AsyncParsableCommand {
         abstract: "Measure FleetFence end to end against the broker's own ceiling (loopback, private mosquitto)."
     )
 
-    @Option(help: "Phases to run, comma-separated: ceiling, throughput, latency, scale, startup.")
+    @Option(help: "Phases to run, comma-separated: ceiling, throughput, latency, scale, startup; or soak, alone (Scripts/soak).")
     var only: String?
 
     @Option(help: "Positions in the QoS 0 stream.")
@@ -89,6 +92,21 @@ struct FleetBench: AsyncParsableCommand {
     @Option(help: "A mosquitto.conf line for the private broker (repeatable), e.g. \"set_tcp_nodelay false\".")
     var brokerConfig: [String] = []
 
+    @Option(help: "Soak: minutes of load.")
+    var soakMinutes = 60.0
+
+    @Option(help: "Soak: positions per second (default: half the broker's QoS 0 ceiling, measured first).")
+    var soakRate: Double?
+
+    @Option(help: "Soak: seconds between two positions of a device (the fleet is rate x this many devices).")
+    var soakInterval = 5.0
+
+    @Option(help: "Soak: percent of the fleet replaced by new device ids every minute.")
+    var soakChurn = 2.0
+
+    @Option(help: "Soak: the service's geofence.forget_after_s.")
+    var soakForgetAfter = 120.0
+
     @Flag(help: "Keep the run's directory (journals, service logs, fences files).")
     var keepFiles = false
 
@@ -100,6 +118,13 @@ struct FleetBench: AsyncParsableCommand {
             for name in only.split(separator: ",") where BenchSettings.Phase(rawValue: String(name)) == nil {
                 throw ValidationError("unknown phase \(name)")
             }
+        }
+        if let only, only.split(separator: ",").contains("soak"), only != "soak" {
+            throw ValidationError("soak runs alone: --only soak")
+        }
+        guard soakMinutes > 0, soakInterval > 0, (0..<100).contains(soakChurn), soakForgetAfter > 0, soakRate.map({ $0 > 0 }) ?? true
+        else {
+            throw ValidationError("soak settings must be positive (churn a percentage below 100)")
         }
         guard scaleSteps.split(separator: ",").allSatisfy({ Int($0) != nil }) else {
             throw ValidationError("--scale-steps takes comma-separated numbers")
@@ -126,22 +151,27 @@ struct FleetBench: AsyncParsableCommand {
         settings.wrapper = wrap.map { $0.split(separator: " ").map(String.init) } ?? []
         settings.keepFiles = keepFiles
         settings.brokerConfig = brokerConfig
+        settings.soak = SoakSettings(
+            minutes: soakMinutes, rate: soakRate, interval: soakInterval, churnPercent: soakChurn, forgetAfter: soakForgetAfter)
         return settings
     }
 
     func run() async throws {
-        TimeLimit.arm(seconds: timeLimit)
         let settings = settings
+        // A soak is as long as it is asked to be, plus its ceiling, start-up and the clean stop.
+        TimeLimit.arm(seconds: settings.phases == [.soak] ? max(timeLimit, settings.soak.minutes * 60 + 600) : timeLimit)
         let run = try BenchRun(settings: settings)
+        // A soak prints its own figures as it goes (SoakPhase).
+        let report = settings.phases != [.soak]
         do {
             try await run.run()
         } catch {
             run.progress("FAILED: \(error)")
             await run.shutdown()
-            Report(results: run.results, settings: settings).print()
+            if report { Report(results: run.results, settings: settings).print() }
             throw ExitCode(1)
         }
         await run.shutdown()
-        Report(results: run.results, settings: settings).print()
+        if report { Report(results: run.results, settings: settings).print() }
     }
 }
