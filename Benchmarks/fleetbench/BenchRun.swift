@@ -11,11 +11,14 @@ import Darwin
 final class BenchRun {
     let settings: BenchSettings
     let directory: String
-    private(set) var broker: LocalMosquitto?
-    private(set) var observer: Observer?
+    var broker: LocalMosquitto?
+    var observer: Observer?
     private(set) var publisher: StreamPublisher?
-    private var service: BenchService?
+    /// The running service, stopped by `shutdown()` whatever happened.
+    var service: BenchService?
     private(set) var launcher: BenchServices!
+    /// The soak's own clients and threads (`SoakPhase`).
+    var soakParts: SoakParts?
     var results = BenchResults()
     var brokerURL: String { broker?.url ?? "" }
     /// The private broker's CPU time so far (user + system).
@@ -35,6 +38,10 @@ final class BenchRun {
     }
 
     func run() async throws {
+        if settings.phases == [.soak] {
+            try await soak()
+            return
+        }
         let area = FleetArea()
         let executable = try ServiceProcess.locateExecutable(override: settings.serviceExecutable)
 
@@ -115,6 +122,8 @@ final class BenchRun {
 
     /// Stops whatever is still running and removes the run's files. Safe after a failure.
     func shutdown() async {
+        await soakParts?.stop()
+        soakParts = nil
         service?.stop(grace: 5)
         service = nil
         await publisher?.finish()

@@ -57,12 +57,7 @@ final class BenchService: Sendable {
 
     /// VmRSS from /proc/<pid>/status, in bytes.
     var residentBytes: Int? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let kilobytes = line.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Int($0) }
-            return kilobytes.map { $0 * 1024 }
-        }
-        return nil
+        ProcMemory.residentBytes(pid: pid)
     }
 
     /// User plus system CPU time the service has used so far, from /proc/<pid>/stat.

@@ -2,9 +2,11 @@
 struct BenchSettings: Sendable {
     enum Phase: String, CaseIterable, Sendable {
         case ceiling, throughput, latency, scale, startup
+        /// Alone, and never by default: minutes to hours (`Scripts/soak`, README "Soak").
+        case soak
     }
 
-    var phases: Set<Phase> = Set(Phase.allCases)
+    var phases: Set<Phase> = Set(Phase.allCases).subtracting([.soak])
     var q0Messages = 300_000
     var q1Messages = 100_000
     var devices = 10_000
@@ -34,6 +36,7 @@ struct BenchSettings: Sendable {
     var clusterMessages = 100_000
     var clusterQ1Messages = 10_000
     var clusterPartitions = [1, 2, 4]
+    var soak = SoakSettings()
 
     var needsService: Bool {
         !phases.isDisjoint(with: [.throughput, .latency, .scale])

@@ -22,6 +22,9 @@
 // `--cluster` runs instead the same streams through one instance on mosquitto and through 1, 2 and 4
 // instances on a private three-node NATS cluster (README, "Several instances"): positions/s, each
 // instance's CPU per position, and the brokers' CPU per message.
+// Not by default, and alone: `--only soak` (Scripts/soak) keeps half the ceiling going for
+// `--soak-minutes` with a churning fleet, a stalled subscriber and a slow stream reader, and prints
+// a line of figures a minute and their trends (SoakPhase).
 // It prints a table and a RESULT line; everything it started is stopped, also on error (and by
 // watchdogs if this process dies). `--only`, `--q0-messages` etc. make smaller runs; `--wrap` runs the
 // service under a profiler, e.g. `--wrap "valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out"`;
@@ -38,7 +41,7 @@ struct FleetBench: AsyncParsableCommand {
         abstract: "Measure FleetFence end to end against the broker's own ceiling (loopback, private mosquitto)."
     )
 
-    @Option(help: "Phases to run, comma-separated: ceiling, throughput, latency, scale, startup.")
+    @Option(help: "Phases to run, comma-separated: ceiling, throughput, latency, scale, startup; or soak, alone (Scripts/soak).")
     var only: String?
 
     @Option(help: "Positions in the QoS 0 stream.")
@@ -92,6 +95,21 @@ struct FleetBench: AsyncParsableCommand {
     @Option(help: "A mosquitto.conf line for the private broker (repeatable), e.g. \"set_tcp_nodelay false\".")
     var brokerConfig: [String] = []
 
+    @Option(help: "Soak: minutes of load.")
+    var soakMinutes = 60.0
+
+    @Option(help: "Soak: positions per second (default: half the broker's QoS 0 ceiling, measured first).")
+    var soakRate: Double?
+
+    @Option(help: "Soak: seconds between two positions of a device (the fleet is rate x this many devices).")
+    var soakInterval = 5.0
+
+    @Option(help: "Soak: percent of the fleet replaced by new device ids every minute.")
+    var soakChurn = 2.0
+
+    @Option(help: "Soak: the service's geofence.forget_after_s.")
+    var soakForgetAfter = 120.0
+
     @Flag(help: "Keep the run's directory (journals, service logs, fences files).")
     var keepFiles = false
 
@@ -121,6 +139,13 @@ struct FleetBench: AsyncParsableCommand {
             for name in only.split(separator: ",") where BenchSettings.Phase(rawValue: String(name)) == nil {
                 throw ValidationError("unknown phase \(name)")
             }
+        }
+        if let only, only.split(separator: ",").contains("soak"), only != "soak" {
+            throw ValidationError("soak runs alone: --only soak")
+        }
+        guard soakMinutes > 0, soakInterval > 0, (0..<100).contains(soakChurn), soakForgetAfter > 0, soakRate.map({ $0 > 0 }) ?? true
+        else {
+            throw ValidationError("soak settings must be positive (churn a percentage below 100)")
         }
         guard scaleSteps.split(separator: ",").allSatisfy({ Int($0) != nil }) else {
             throw ValidationError("--scale-steps takes comma-separated numbers")
@@ -160,12 +185,16 @@ struct FleetBench: AsyncParsableCommand {
         settings.clusterMessages = clusterMessages
         settings.clusterQ1Messages = clusterQ1Messages
         settings.clusterPartitions = clusterPartitions.split(separator: ",").compactMap { Int($0) }
+
+        settings.soak = SoakSettings(
+            minutes: soakMinutes, rate: soakRate, interval: soakInterval, churnPercent: soakChurn, forgetAfter: soakForgetAfter)
         return settings
     }
 
     func run() async throws {
-        TimeLimit.arm(seconds: timeLimit)
         let settings = settings
+        // A soak is as long as it is asked to be, plus its ceiling, start-up and the clean stop.
+        TimeLimit.arm(seconds: settings.phases == [.soak] ? max(timeLimit, settings.soak.minutes * 60 + 600) : timeLimit)
         if settings.cluster {
             let bench = try ClusterBench(settings: settings)
             do {
@@ -181,15 +210,17 @@ struct FleetBench: AsyncParsableCommand {
             return
         }
         let run = try BenchRun(settings: settings)
+        // A soak prints its own figures as it goes (SoakPhase).
+        let report = settings.phases != [.soak]
         do {
             try await run.run()
         } catch {
             run.progress("FAILED: \(error)")
             await run.shutdown()
-            Report(results: run.results, settings: settings).print()
+            if report { Report(results: run.results, settings: settings).print() }
             throw ExitCode(1)
         }
         await run.shutdown()
-        Report(results: run.results, settings: settings).print()
+        if report { Report(results: run.results, settings: settings).print() }
     }
 }

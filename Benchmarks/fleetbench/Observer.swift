@@ -22,12 +22,15 @@ final class Observer: Sendable {
         self.board = board
     }
 
-    /// `statusTopics` are watched for `online`; alerts are read under every prefix's `alerts/#`.
-    static func start(url: String, prefixes: [String]) async throws -> Observer {
+    /// `statusTopics` are watched for `online`; alerts are read under every prefix's `alerts/#`, or
+    /// on `alertFilters` alone when given (`<prefix>/alerts/<device>/<fence>/<event>` each).
+    static func start(url: String, prefixes: [String], alertFilters: [String]? = nil, clientID: String = "fleetbench-observer")
+        async throws -> Observer
+    {
         let box = Board()
         let client = try await BenchClients.connect(
-            url: url, clientID: "fleetbench-observer",
-            subscribing: prefixes.flatMap { ["\($0)/alerts/#", "\($0)/status"] }, qos: 1,
+            url: url, clientID: clientID,
+            subscribing: prefixes.map { "\($0)/status" } + (alertFilters ?? prefixes.map { "\($0)/alerts/#" }), qos: 1,
             onMessage: { @Sendable message in
                 let now = Monotonic.nanos()
                 let topic = message.topic

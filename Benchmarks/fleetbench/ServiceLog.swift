@@ -21,6 +21,8 @@ final class ServiceLog: Sendable {
         var lastStatsNanos: UInt64 = 0
         var lastStatsLine = ""
         var servingNanos: UInt64?
+        /// The HTTP interface's port, from `http listening ... port=N`.
+        var httpPort: Int?
         var fencesLoadedNanos: UInt64?
         var fencesAdded = 0
         var warnings = 0
@@ -78,6 +80,8 @@ final class ServiceLog: Sendable {
                 snapshot.fencesAdded += 1
             } else if line.contains("fences loaded") {
                 snapshot.fencesLoadedNanos = now
+            } else if line.contains("http listening") {
+                snapshot.httpPort = Self.number(after: " port=", in: line)
             } else if line.contains("fleetfence serving") {
                 snapshot.servingNanos = now
             } else if line.contains(" warning ") || line.contains(" error ") {

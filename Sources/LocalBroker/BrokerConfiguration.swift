@@ -14,6 +14,8 @@ struct BrokerConfiguration {
             ("allow_anonymous", "allow_anonymous true", "mosquitto 2 refuses anonymous clients unless told"),
             ("max_queued_messages", "max_queued_messages 1000000",
              "the default 1000 silently drops QoS 1 messages queued for an offline persistent client"),
+            ("queue_qos0_messages", "queue_qos0_messages true",
+             "QoS 0 positions are queued for the service's session while it restarts, as Config/mosquitto.conf does"),
             ("max_inflight_messages", "max_inflight_messages 1000", "QoS 1 window per client, default 20 is slow"),
             ("set_tcp_nodelay", "set_tcp_nodelay true",
              "without it a busy subscriber (the service) gets each message up to a delayed ACK late: ~25 ms"),

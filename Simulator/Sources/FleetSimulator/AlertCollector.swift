@@ -5,9 +5,14 @@ import Synchronization
 
 /// Subscribes to the service's alerts and tour events and keeps them, each stamped with its
 /// arrival time.
+///
+/// Its session is persistent (clean session off) while the run lasts, so that a broker restarted
+/// from its persistence file in the middle of a run queues the alerts the service publishes before
+/// this client is back (README, "Simulator"); `stop()` discards the session again.
 final class AlertCollector: Sendable {
     let client: MQTTClient
     private let store: Store
+    private let logger: Logger
 
     /// Separate from the collector, so that the client's handler does not keep the collector.
     private final class Store: Sendable {
@@ -21,9 +26,10 @@ final class AlertCollector: Sendable {
 
     /// `onAlert` runs on the client's network thread, one alert at a time.
     init(options: MQTTOptions, prefix: String, logger: Logger, onAlert: (@Sendable (ReceivedAlert) -> Void)?) throws {
-        self.options = options
-        self.logger = logger
+        var options = options
+        options.cleanSession = false
         client = try MQTTClient(options: options, logger: logger)
+        self.logger = logger
         let store = Store()
         self.store = store
         // A tour's events are three levels under `progress/`; its retained progress, two (README "Tours").
@@ -41,11 +47,10 @@ final class AlertCollector: Sendable {
         }
     }
 
-    private let options: MQTTOptions
-    private let logger: Logger
-
     /// Connects and returns once the subscription is acknowledged: every alert after that is seen.
     func start(timeout: Duration) async throws {
+        // Alerts queued for a session an earlier run with this client id left behind are not this run's.
+        try await Self.discardSession(client.options, timeout: timeout, logger: logger)
         try await client.connect(timeout: timeout)
         guard await client.waitForSubscriptions(timeout: timeout) else {
             await client.disconnect()
@@ -53,19 +58,19 @@ final class AlertCollector: Sendable {
         }
     }
 
-    /// Disconnects. A persistent session (several brokers) is then ended with a clean connect
-    /// under the same client id, so that no broker keeps queueing alerts for a run that is over.
-    func finish() async {
+    /// Disconnects and discards the session: a broker would otherwise queue alerts for it until
+    /// its `persistent_client_expiration`.
+    func stop() async {
         await client.disconnect()
-        guard !options.cleanSession else { return }
+        try? await Self.discardSession(client.options, timeout: .seconds(5), logger: logger)
+    }
+
+    /// A connection with clean session on ends the stored session of its client id (MQTT 3.1.1).
+    private static func discardSession(_ options: MQTTOptions, timeout: Duration, logger: Logger) async throws {
         var clean = options
         clean.cleanSession = true
-        do {
-            let ending = try MQTTClient(options: clean, logger: logger)
-            try await ending.connect(timeout: .seconds(5))
-            await ending.disconnect()
-        } catch {
-            logger.notice("could not end the alerts session \(options.clientID ?? ""): \(error)")
-        }
+        let client = try MQTTClient(options: clean, logger: logger)
+        try await client.connect(timeout: timeout)
+        await client.disconnect()
     }
 }

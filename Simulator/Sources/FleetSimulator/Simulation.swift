@@ -95,7 +95,7 @@ public final class Simulation: Sendable {
             publisher = try TruckPublisher(options: options, plan: plan, logger: mqttLogger)
             try await publisher.connect(timeout: .seconds(10))
         } catch {
-            await collector?.finish()
+            await collector?.stop()
             throw error
         }
         let rate = Double(plan.trucks.count) / options.fleet.interval * options.speedup
@@ -111,7 +111,7 @@ public final class Simulation: Sendable {
         logger.info("published \(sent) positions (\(dropped) dropped) over \(Int(through - clock.simulatedStart)) simulated seconds")
 
         guard let verify = options.verify, let collector else {
-            await collector?.finish()
+            await collector?.stop()
             return nil
         }
         // Ground truth is heavy for big fleets: work it out while the service settles.
@@ -124,7 +124,7 @@ public final class Simulation: Sendable {
         }
         await settle(seconds: settleSeconds, progress: progress, collector: collector)
         progress.clear()
-        await collector.finish()
+        await collector.stop()
 
         // Alerts from an earlier run for the same device names are not this run's.
         let received = collector.alerts
@@ -196,7 +196,8 @@ public final class Simulation: Sendable {
         }
     }
 
-    /// A short-lived client (the tour setter's): every broker, a clean session.
+    /// A client on every broker of `--broker`, with a clean session (`AlertCollector` makes its
+    /// own persistent for the run).
     private func clientOptions(id: String) throws -> MQTTOptions {
         let urls = try MQTTURL.list(parsing: options.broker)
         var client = MQTTOptions(
@@ -206,16 +207,8 @@ public final class Simulation: Sendable {
         return client
     }
 
-    /// The alert subscriber's client. With several brokers (a cluster) its session is persistent,
-    /// so that alerts published while it fails over from a lost node wait for it; `AlertCollector`
-    /// ends that session when the run is over.
     private func alertOptions() throws -> MQTTOptions {
-        let urls = try MQTTURL.list(parsing: options.broker)
-        var client = MQTTOptions(
-            url: urls[0], clientID: "\(options.clientIDPrefix)alerts", cleanSession: urls.count == 1,
-            username: options.username, password: options.password, caFile: options.caFile)
-        client.setBrokers(urls)
-        return client
+        try clientOptions(id: "\(options.clientIDPrefix)alerts")
     }
 
     private static func validate(_ options: SimulationOptions) throws(SimulationError) {

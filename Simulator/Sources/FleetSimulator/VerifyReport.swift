@@ -60,6 +60,12 @@ public struct VerifyReport: Sendable {
     /// `confirmed_at` minus when the event truly happened (`ExpectedAlert.due`), simulated
     /// seconds; alerts without `confirmed_at` are left out.
     public var delays: DelayStats? { DelayStats(matchedAlerts.compactMap(\.delay)) }
+    /// How far each matched enter's and exit's `at` (the service's estimate of the crossing) is
+    /// from the true crossing, simulated seconds: noise, and what a restart made the service miss
+    /// (README, "Journal").
+    public var crossingErrors: DelayStats? {
+        DelayStats(matchedAlerts.filter { [.enter, .exit].contains($0.truth.event) }.map { abs($0.alert.at - $0.truth.at) })
+    }
     public var missedCount: Int { missed.count }
     public var falseCount: Int { falseAlerts.count }
     /// No missed and no false alert: what `--strict` demands.
@@ -130,6 +136,11 @@ extension VerifyReport: CustomStringConvertible {
             lines.append(String(
                 format: "  delay, confirmed_at - true crossing (sim s): median %.1f  p95 %.1f  max %.1f  (n=%d)",
                 delays.median, delays.p95, delays.max, delays.count))
+        }
+        if let crossingErrors {
+            lines.append(String(
+                format: "  at, |estimate - true crossing| (sim s):     median %.1f  p95 %.1f  max %.1f  (n=%d, enter and exit)",
+                crossingErrors.median, crossingErrors.p95, crossingErrors.max, crossingErrors.count))
         }
         if let receiveDelays {
             lines.append(String(
