@@ -434,6 +434,18 @@ struct RegionStateMachineTests {
         #expect(h.alerts.first?.confirmedAt == T0 + 25)
     }
 
+    /// The service's broker connection down: nobody could be heard, so that time is not silence.
+    @Test func postponedSilenceConfirmsThatMuchLater() throws {
+        var h = try Harness([circle("f", radius: 200)])
+        h.feed([sample(atBoundary(radius: 200, d: -100), t: T0), sample(depot, t: T0 + 5)], lag: 0)
+        h.engine.postponeSilence(by: 30)
+        #expect(h.tick(T0 + 5 + 20).isEmpty)
+        #expect(h.tick(T0 + 5 + 49.9).isEmpty)
+        #expect(h.tick(T0 + 5 + 50).count == 1)
+        #expect(h.alerts.first?.confirmedAt == T0 + 25)  // event time, as without the outage
+        h.engine.postponeSilence(by: -5)  // nothing awaits silence now; a negative outage is ignored
+    }
+
     // MARK: Dwell
 
     @Test func dwellOncePerStayAtTheEnterCrossingAndAgainOnANewStay() throws {

@@ -159,9 +159,12 @@ struct GeofenceCore {
     // MARK: Time
 
     /// Confirms the pending changes of silent devices and hands batched device state over.
-    mutating func tick(now: Double) -> Effects {
+    /// `unheard`: seconds since the last tick in which the service could hear no device (its
+    /// broker connection down), which are not the devices' silence (README, "The rules").
+    mutating func tick(now: Double, unheard: Double = 0) -> Effects {
         var effects = Effects()
         transitions.removeAll(keepingCapacity: true)
+        engine.postponeSilence(by: unheard)
         let changed = engine.tick(now: now, into: &transitions)
         for transition in transitions { addAlert(transition, arrival: now, to: &effects) }
         publishProgress(of: transitions, into: &effects)

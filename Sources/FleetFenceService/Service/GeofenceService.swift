@@ -319,10 +319,14 @@ public final class GeofenceService: Service, Sendable {
             Self.forgetSweepInterval, .milliseconds(Int64(max(250, configuration.geofence.forgetAfterSeconds * 250))))
         var nextForgetSweep = clock.now + forgetSweepInterval
         var nextSubscriptionRetry = clock.now + .seconds(5)
+        var lastTick = GeofenceService.now()
         while true {
             try await Task.sleep(for: tickInterval)
             let now = GeofenceService.now()
-            loop.step { $0.tick(now: now) }
+            let hearing = running.withLock { $0?.client.isConnected } ?? true
+            let unheard = hearing ? 0 : now - lastTick
+            loop.step { $0.tick(now: now, unheard: unheard) }
+            lastTick = now
             if clock.now >= nextViewRefresh {
                 nextViewRefresh = clock.now + Self.viewRefreshInterval
                 refreshReadModel(loop)

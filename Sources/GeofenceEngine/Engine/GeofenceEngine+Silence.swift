@@ -40,4 +40,14 @@ extension GeofenceEngine {
         }
         return changed
     }
+
+    /// Moves the silence clock of every device awaiting silence on by `seconds`: a time in which
+    /// the service could not hear anyone (its broker connection down) is not the devices' silence.
+    public mutating func postponeSilence(by seconds: Double) {
+        guard seconds > 0 else { return }
+        for deviceSlot in devicesAwaitingSilence {
+            let recordIndex = devices.record[Int(deviceSlot)]
+            if recordIndex >= 0 { records[recordIndex].lastArrival += seconds }
+        }
+    }
 }
