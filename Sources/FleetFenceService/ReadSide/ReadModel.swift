@@ -30,7 +30,7 @@ public final class ReadModel: Sendable {
 
     fileprivate struct State {
         // Keyed by ExactID: ids are told apart by their bytes (README, "Limits and failures").
-        var devices: [ExactID: DeviceView] = [:]
+        var devices = DeviceViews()
         /// Device ids in order, for paging; rebuilt only when a device is added or removed.
         var order: [ExactID] = []
         var orderIsStale = false
@@ -67,7 +67,7 @@ public final class ReadModel: Sendable {
                 }
                 for tour in step.heldTours { state.tours[ExactID(tour.id)] = tour }
                 for id in step.droppedTours { state.tours[ExactID(id)] = nil }
-                for device in step.forgottenDevices where state.devices.removeValue(forKey: ExactID(device)) != nil {
+                for device in step.forgottenDevices where state.devices.remove(ExactID(device)) {
                     state.orderIsStale = true
                 }
                 for message in step.messages {
@@ -105,7 +105,7 @@ public final class ReadModel: Sendable {
                 } else {
                     state.orderIsStale = true
                 }
-                state.devices[key] = view
+                state.devices.set(view, for: key)
             }
         }
         guard feed.isActive else { return }
@@ -178,7 +178,7 @@ public final class ReadModel: Sendable {
     public func devices(after cursor: String?, limit: Int) -> [DeviceView] {
         state.withLock { state in
             if state.orderIsStale {
-                state.order = state.devices.keys.sorted()
+                state.order = state.devices.ids.sorted()
                 state.orderIsStale = false
             }
             let start = cursor.map { cursor in partitionPoint(state.order) { !(ExactID(cursor) < $0) } } ?? 0
@@ -195,15 +195,16 @@ public final class ReadModel: Sendable {
 extension ReadModel.State {
     fileprivate mutating func apply(_ change: DeviceStateChange) {
         let key = ExactID(change.device)
-        if devices[key] == nil { orderIsStale = true }
-        var view = devices[key] ?? DeviceView(
+        let known = devices[key]
+        if known == nil { orderIsStale = true }
+        var view = known ?? DeviceView(
             device: change.device, inside: [], at: nil, lat: nil, lon: nil, lastSeen: change.at, lastLat: change.lat,
             lastLon: change.lon, seq: 0)
         view.inside = change.inside
         view.at = change.at
         view.lat = change.lat
         view.lon = change.lon
-        devices[key] = view
+        devices.set(view, for: key)
     }
 
     fileprivate mutating func sortedFenceIDs() -> [ExactID] {
