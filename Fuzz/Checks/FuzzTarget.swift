@@ -13,6 +13,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case rfc3339
     /// GPX files, as `fleetsim` reads its routes.
     case gpx
+    /// Tour definitions: `set` payloads and `PUT /api/tours/{id}` bodies.
+    case tours
 
     /// Throws the first invariant `bytes` break; a reader that crashes or hangs is found by the fuzzer itself.
     public func check(_ bytes: UnsafeRawBufferPointer) throws(InvariantViolation) {
@@ -22,6 +24,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .fences: try FenceChecks.check(bytes)
         case .rfc3339: try RFC3339Checks.check(bytes)
         case .gpx: try GPXChecks.check(bytes)
+        case .tours: try TourChecks.check(bytes)
         }
     }
 

@@ -18,8 +18,9 @@ struct ChaosTests {
     /// broker's first save (10 s) with crossings before and after.
     static let speedup = 30.0
     static let debounce = 20.0
-    /// Wall seconds, on both sides. Longer than the broker's outage (about a second, and the
-    /// clients' reconnect backoff): the service reads a broker that is gone as silent devices.
+    /// Wall seconds, on both sides. Its own outage the service does not count as silence, but a
+    /// service back before the trucks' publisher reads the gap as silent trucks: longer than the
+    /// clients' reconnect backoff.
     static let silentConfirm = 5.0
 
     @Test func brokerKilledAndRestartedOnItsPersistence() async throws {
