@@ -4,7 +4,7 @@ import Testing
 @testable import GeofenceEngine
 import SeededRandom
 
-/// The contract's "Fences" section: radius clamping, rejection of invalid values, polygon rings.
+/// README, "Fences": radius clamping, rejection of invalid values, polygon rings.
 @Suite("Fence definitions")
 struct FenceDefinitionTests {
     // MARK: Radius clamping

@@ -4,7 +4,7 @@ import Testing
 @testable import GeofenceEngine
 import SeededRandom
 
-/// Rules 1 to 4 of the contract's region state machine, one test per rule, with exact numbers.
+/// The region state machine of README, "The rules", one test per rule, with exact numbers.
 /// Defaults throughout: debounce 20 s, hysteresis 10 m, max accuracy 100 m, silent confirm 20 s.
 @Suite("Region state machine")
 struct RegionStateMachineTests {

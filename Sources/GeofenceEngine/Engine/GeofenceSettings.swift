@@ -1,4 +1,4 @@
-/// The rules' parameters, as in the contract's `geofence.*` keys.
+/// The rules' parameters, the `geofence.*` keys of README, "Configuration".
 public struct GeofenceSettings: Sendable, Hashable, Codable {
     /// Seconds a device must stay on the new side.
     public var debounceSeconds: Double = 20

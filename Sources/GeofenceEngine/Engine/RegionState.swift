@@ -11,7 +11,7 @@ public enum RegionState: String, Sendable, Hashable, Codable {
 public struct PendingChange: Sendable, Hashable, Codable {
     /// Estimated crossing time: interpolated between the last old-side and first new-side sample.
     public var crossedAt: Double
-    /// Event time of the first new-side evidence (t0 of the contract), if any yet.
+    /// Event time of the first new-side evidence (t0 in README, "The rules"), if any yet.
     public var evidenceSince: Double?
     /// The latest new-side position, which confirms the change if the device falls silent.
     public var lat: Double
