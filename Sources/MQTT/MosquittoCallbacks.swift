@@ -60,10 +60,16 @@ private func mqttDidDisconnect(_: OpaquePointer?, _ userdata: UnsafeMutableRawPo
 private func mqttDidSubscribe(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ mid: Int32, _ count: Int32, _ granted: UnsafePointer<Int32>?) {
     guard let context = context(userdata) else { return }
     let answers = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
-    context.engine.subscriptions.withLock { $0.acknowledged(mid: mid, granted: answers) }
-    // 0x80 in a SUBACK means the broker refused that filter (typically its ACL).
-    if answers.contains(0x80) {
-        context.logger.error("the MQTT broker refused a subscription (check its ACL)", metadata: ["mid": "\(mid)"])
+    // 0x80 in a SUBACK means the broker refused that filter (typically its ACL). Said once per
+    // change: the refused filters are asked for again every few seconds.
+    let changes = context.engine.subscriptions.withLock { $0.acknowledged(mid: mid, granted: answers) }
+    if !changes.refused.isEmpty {
+        context.logger.error(
+            "the MQTT broker refused a subscription (check its ACL)", metadata: ["filters": "\(changes.refused.joined(separator: ","))"])
+    }
+    if !changes.granted.isEmpty {
+        context.logger.notice(
+            "the MQTT broker granted a subscription it had refused", metadata: ["filters": "\(changes.granted.joined(separator: ","))"])
     }
 }
 

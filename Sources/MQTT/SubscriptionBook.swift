@@ -22,13 +22,21 @@ struct SubscriptionBook {
     /// Filters the broker refused (SUBACK 0x80, typically its ACL), until a later SUBACK grants them.
     var refused: Set<String> = []
 
-    /// A SUBACK: which of the filters it answers were granted.
-    mutating func acknowledged(mid: Int32, granted: [Int32]) {
+    /// A SUBACK: which of the filters it answers were granted. Returns the filters refused that
+    /// were not refused before, and those granted that were. A filter unsubscribed meanwhile is
+    /// neither.
+    mutating func acknowledged(mid: Int32, granted: [Int32]) -> (refused: [String], granted: [String]) {
         awaitingAck.remove(mid)
-        guard let filters = sent.removeValue(forKey: mid) else { return }
-        for (filter, answer) in zip(filters, granted) {
-            if answer == 0x80 { refused.insert(filter) } else { refused.remove(filter) }
+        var changes: (refused: [String], granted: [String]) = ([], [])
+        guard let filters = sent.removeValue(forKey: mid) else { return changes }
+        for (filter, answer) in zip(filters, granted) where entries.contains(where: { $0.filter == filter }) {
+            if answer == 0x80 {
+                if refused.insert(filter).inserted { changes.refused.append(filter) }
+            } else if refused.remove(filter) != nil {
+                changes.granted.append(filter)
+            }
         }
+        return changes
     }
 
     /// Notes SUBSCRIBEs just sent.

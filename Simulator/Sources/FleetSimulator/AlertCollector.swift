@@ -56,6 +56,12 @@ final class AlertCollector: Sendable {
             await client.disconnect()
             throw SimulationError.subscriptionTimedOut
         }
+        // Refused, the run would hear no alert and score every one missed.
+        let refused = client.refusedSubscriptions
+        guard refused.isEmpty else {
+            await client.disconnect()
+            throw SimulationError.subscriptionRefused(refused)
+        }
     }
 
     /// Disconnects and discards the session: a broker would otherwise queue alerts for it until

@@ -323,7 +323,8 @@ public final class GeofenceService: Service, Sendable {
         while true {
             try await Task.sleep(for: tickInterval)
             let now = GeofenceService.now()
-            let hearing = running.withLock { $0?.client.isConnected } ?? true
+            // Connected with a subscription refused, it may not hear the devices either.
+            let hearing = running.withLock { $0.map { $0.client.isConnected && $0.client.refusedSubscriptions.isEmpty } } ?? true
             let unheard = hearing ? 0 : now - lastTick
             loop.step { $0.tick(now: now, unheard: unheard) }
             lastTick = now
