@@ -8,9 +8,12 @@ import GeofenceEngine
 /// with a `FenceError` (an empty id among them); a fence that builds measures finite distances.
 enum FenceChecks {
     static func check(_ bytes: UnsafeRawBufferPointer) throws(InvariantViolation) {
-        for topic in [nil, "fuzz"] as [String?] {
+        // A non-ASCII topic too: ids are their bytes, and a canonically equal spelling is another id.
+        for topic in [nil, "fuzz", "Bu\u{0308}s"] as [String?] {
             if let definition = try? FenceDecoder.decodeDefinition(bytes, idFromTopic: topic) {
-                if let topic { try require(definition.id == topic, "id \(definition.id) from topic \(topic)") }
+                if let topic {
+                    try require(Array(definition.id.utf8) == Array(topic.utf8), "id \(definition.id.debugDescription) from topic \(topic.debugDescription)")
+                }
                 try holds(definition)
             }
         }

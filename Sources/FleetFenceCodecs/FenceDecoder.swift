@@ -166,7 +166,8 @@ public enum FenceDecoder {
     }
 
     private static func resolveID(payload: String?, topic: String?) throws(FenceDecodingError) -> String {
-        if let payload, let topic, payload != topic { throw .idMismatch(topic: topic, payload: payload) }
+        // By their bytes: a canonically equal spelling is another id (README, "Limits and failures").
+        if let payload, let topic, !payload.utf8.elementsEqual(topic.utf8) { throw .idMismatch(topic: topic, payload: payload) }
         guard let id = payload ?? topic else { throw .missingField("id") }
         guard !id.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") || $0 == 0 })
         else { throw .invalidID(id) }

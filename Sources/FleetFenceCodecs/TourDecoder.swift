@@ -39,7 +39,10 @@ public enum TourDecoder {
         } catch {
             throw Self.tourError(error)
         }
-        if let given, let idFromTopic, given != idFromTopic { throw .idMismatch(topic: idFromTopic, payload: given) }
+        // By their bytes: a canonically equal spelling is another id (README, "Limits and failures").
+        if let given, let idFromTopic, !given.utf8.elementsEqual(idFromTopic.utf8) {
+            throw .idMismatch(topic: idFromTopic, payload: given)
+        }
         guard let id = given ?? idFromTopic else { throw .missingField("id") }
         guard let stops else { throw .missingField("stops") }
         for candidate in [id] + stops where !isTopicLevel(candidate) { throw .invalidID(candidate) }

@@ -42,6 +42,8 @@ struct FenceDecoderTests {
         #expect(try decode(#"{"lat":1,"lon":2,"radius":50}"#, topic: "depot").id == "depot")
         #expect(try decode(#"{"id":"depot","lat":1,"lon":2,"radius":50}"#, topic: "depot").id == "depot")
         #expect(error(#"{"id":"other","lat":1,"lon":2,"radius":50}"#, topic: "depot") == .idMismatch(topic: "depot", payload: "other"))
+        // The same name in another Unicode spelling (NFC against NFD) is another id: by bytes.
+        #expect(error(#"{"id":"B\u00fcs","lat":1,"lon":2,"radius":50}"#, topic: "Bu\u{0308}s") != nil)
         #expect(error(#"{"lat":1,"lon":2,"radius":50}"#) == .missingField("id"))
         #expect(error(#"{"id":"a/b","lat":1,"lon":2,"radius":50}"#) == .invalidID("a/b"))
         #expect(error(#"{"id":"a+","lat":1,"lon":2,"radius":50}"#) == .invalidID("a+"))

@@ -38,6 +38,7 @@ struct TourCodecTests {
         #expect(error(#"{"id":"t","stops":["a"],"ordered":"yes"}"#) == .wrongType(field: "ordered", expected: "true or false", got: "a string"))
         #expect(error(#"{"id":"t","stops":["a"],"devices":[true]}"#) == .wrongType(field: "devices[0]", expected: "a string", got: "a boolean"))
         #expect(error(#"{"id":"x","stops":["a"]}"#, topic: "t") == .idMismatch(topic: "t", payload: "x"))
+        #expect(error(#"{"id":"B\u00fcs","stops":["a"]}"#, topic: "Bu\u{0308}s") != nil, "another spelling is another id")
         #expect(error(#"{"id":"t/1","stops":["a"]}"#) == .invalidID("t/1"))
         #expect(error(#"{"id":"t","stops":["a","b#"]}"#) == .invalidID("b#"))
         #expect(error("[]") == .notAnObject(found: "an array"))
