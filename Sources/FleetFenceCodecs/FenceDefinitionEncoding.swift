@@ -23,16 +23,7 @@ public enum FenceDefinitionEncoding {
     static func writeMembers(
         of definition: FenceDefinition, size: Double?, notify: [AlertEvent]?, allKeys: Bool, into json: inout JSONWriter
     ) {
-        json.key("id")
-        json.string(definition.id)
-        if let name = definition.name {
-            json.key("name")
-            json.string(name)
-        }
-        if let description = definition.description {
-            json.key("description")
-            json.string(description)
-        }
+        writeNames(of: definition, into: &json)
         switch definition.shape {
         case let .circle(center, radius):
             json.key("lat")
@@ -54,6 +45,21 @@ public enum FenceDefinitionEncoding {
             GeoJSONWriting.geometry(definition.shape, closedRings: false, into: &json)
         }
         writeRules(of: definition, notify: notify, allKeys: allKeys, into: &json)
+    }
+
+    /// `id`, `name` and `description`: how every form of a fence begins, the GeoJSON Feature's
+    /// properties too.
+    static func writeNames(of definition: FenceDefinition, into json: inout JSONWriter) {
+        json.key("id")
+        json.string(definition.id)
+        if let name = definition.name {
+            json.key("name")
+            json.string(name)
+        }
+        if let description = definition.description {
+            json.key("description")
+            json.string(description)
+        }
     }
 
     /// The keys beside the id and the shape, shared with the GeoJSON Feature (README "Fences").

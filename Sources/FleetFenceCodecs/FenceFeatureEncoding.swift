@@ -38,16 +38,7 @@ public enum FenceFeatureEncoding {
         GeoJSONWriting.geometry(definition.shape, closedRings: true, into: &json)
         json.key("properties")
         json.beginObject()
-        json.key("id")
-        json.string(definition.id)
-        if let name = definition.name {
-            json.key("name")
-            json.string(name)
-        }
-        if let description = definition.description {
-            json.key("description")
-            json.string(description)
-        }
+        FenceDefinitionEncoding.writeNames(of: definition, into: &json)
         if let radius = fence.effectiveRadius {
             json.key("radius")
             json.number(radius)

@@ -52,27 +52,11 @@ extension ClusterSuites {
             #expect(program.status == 0, "\(transcript)")
             let restarted = program.errorOutput.firstMatch(of: /instance p1 started again \(pid (\d+)\)/).flatMap { Int32($0.1) }
             for pid in pids.map(\.1) + [restarted].compactMap({ $0 }) {
-                #expect(!Self.isAlive(pid), "pid \(pid) survived: \(transcript)")
+                #expect(!ProcessTable.isAlive(pid), "pid \(pid) survived: \(transcript)")
             }
-            let leftovers = Self.commandLines().filter { $0.1.contains(workspace) }
+            let leftovers = ProcessTable.commandLines().filter { $0.1.contains(workspace) }
             #expect(leftovers.isEmpty, "left behind: \(leftovers)")
             #expect(!FileManager.default.fileExists(atPath: workspace), "\(workspace) left behind")
-        }
-
-        /// A zombie still answers `kill(pid, 0)`: only a process that runs counts as alive.
-        private static func isAlive(_ pid: Int32) -> Bool {
-            guard kill(pid, 0) == 0 else { return false }
-            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-            return !(stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? false)
-        }
-
-        private static func commandLines() -> [(Int32, String)] {
-            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-            return entries.compactMap { entry in
-                guard let pid = Int32(entry), let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"), !data.isEmpty
-                else { return nil }
-                return (pid, String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self))
-            }
         }
     }
 }

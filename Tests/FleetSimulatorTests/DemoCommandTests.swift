@@ -145,32 +145,14 @@ private final class DemoRun: Sendable {
         let workspace = try #require(
             output.firstMatch(of: /journal in (\S+)/).map { String($0.1) }, sourceLocation: sourceLocation)
         for pid in [broker, service] {
-            #expect(!Self.isAlive(pid), "pid \(pid) survived the demo", sourceLocation: sourceLocation)
+            #expect(!ProcessTable.isAlive(pid), "pid \(pid) survived the demo", sourceLocation: sourceLocation)
         }
         // Watchdogs (`sh -c <script> watchdog <pid>`, see LocalBroker's Watchdog) name the pid they
         // guard; the service names the workspace (its journal).
-        let leftovers = Self.commandLines().filter { _, line in
+        let leftovers = ProcessTable.commandLines().filter { _, line in
             line.contains(workspace) || line.hasSuffix(" watchdog \(broker) ") || line.hasSuffix(" watchdog \(service) ")
         }
         #expect(leftovers.isEmpty, "left behind: \(leftovers)", sourceLocation: sourceLocation)
         #expect(!FileManager.default.fileExists(atPath: workspace), "\(workspace) left behind", sourceLocation: sourceLocation)
-    }
-
-    /// A zombie still answers `kill(pid, 0)`: only a process that runs counts as alive.
-    private static func isAlive(_ pid: Int32) -> Bool {
-        guard kill(pid, 0) == 0 else { return false }
-        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-        return !(stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? false)
-    }
-
-    /// Every process's command line, arguments joined by spaces (Linux /proc).
-    private static func commandLines() -> [(Int32, String)] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { entry in
-            guard let pid = Int32(entry),
-                let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"), !data.isEmpty
-            else { return nil }
-            return (pid, String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self))
-        }
     }
 }

@@ -36,11 +36,7 @@ struct JudgeCorridor: Sendable {
             // Leg a→b with the query point at (0, 0); the nearest point of the leg, ends included
             // (the round caps).
             let bx = (lonOffsets[i] - px) * kx, by = (latOffsets[i] - py) * ky
-            let ex = bx - ax, ey = by - ay
-            let squaredLength = ex * ex + ey * ey
-            let along = squaredLength > 0 ? min(1, max(0, -(ax * ex + ay * ey) / squaredLength)) : 0
-            let cx = ax + along * ex, cy = ay + along * ey
-            nearestSquared = min(nearestSquared, cx * cx + cy * cy)
+            nearestSquared = min(nearestSquared, JudgeGeometry.squaredDistanceToSegment(ax, ay, bx, by))
             ax = bx
             ay = by
         }

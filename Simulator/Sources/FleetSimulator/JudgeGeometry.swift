@@ -9,6 +9,16 @@ enum JudgeGeometry {
     static let earthRadius = 6_371_008.8
     static let metersPerDegree = earthRadius * .pi / 180
 
+    /// The squared distance from (0, 0) to the segment a→b on a local plane in metres: to its
+    /// nearest point, ends included.
+    static func squaredDistanceToSegment(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> Double {
+        let ex = bx - ax, ey = by - ay
+        let squaredLength = ex * ex + ey * ey
+        let along = squaredLength > 0 ? min(1, max(0, -(ax * ex + ay * ey) / squaredLength)) : 0
+        let cx = ax + along * ex, cy = ay + along * ey
+        return cx * cx + cy * cy
+    }
+
     /// Great-circle distance in metres (haversine, in its atan2 form: well conditioned from
     /// centimetres to antipodes).
     static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {

@@ -74,11 +74,7 @@ struct JudgePolygon: Sendable {
             let side = ax * by - bx * ay
             if ay <= 0, by > 0, side > 0 { winding += 1 }
             if ay > 0, by <= 0, side < 0 { winding -= 1 }
-            let ex = bx - ax, ey = by - ay
-            let squaredLength = ex * ex + ey * ey
-            let along = squaredLength > 0 ? min(1, max(0, -(ax * ex + ay * ey) / squaredLength)) : 0
-            let cx = ax + along * ex, cy = ay + along * ey
-            nearestSquared = min(nearestSquared, cx * cx + cy * cy)
+            nearestSquared = min(nearestSquared, JudgeGeometry.squaredDistanceToSegment(ax, ay, bx, by))
             ax = bx
             ay = by
         }
