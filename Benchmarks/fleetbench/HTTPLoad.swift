@@ -34,7 +34,7 @@ final class HTTPLoad: Sendable {
     /// Reads the stream to the end of the run, reconnecting while the service starts.
     private func stream() {
         while running {
-            guard let fd = connectAndSend("GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") else {
+            guard let fd = LoopbackRequest.open(port: port, request: "GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") else {
                 usleep(50_000)
                 continue
             }
@@ -53,7 +53,7 @@ final class HTTPLoad: Sendable {
     private func poll(_ path: String, every seconds: Double) {
         while running {
             let started = Date()
-            if let fd = connectAndSend("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") {
+            if let fd = LoopbackRequest.open(port: port, request: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") {
                 var buffer = [UInt8](repeating: 0, count: 65_536)
                 while recv(fd, &buffer, buffer.count, 0) > 0 {}
                 close(fd)
@@ -64,23 +64,5 @@ final class HTTPLoad: Sendable {
             let left = seconds - Date().timeIntervalSince(started)
             if left > 0 { usleep(UInt32(left * 1_000_000)) }
         }
-    }
-
-    private func connectAndSend(_ request: String) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            return nil
-        }
-        _ = request.withCString { send(fd, $0, strlen($0), 0) }
-        return fd
     }
 }

@@ -77,31 +77,14 @@ final class SlowStreamReader: Sendable {
         port: Int,
         request: String = "GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
     ) -> Int32? {
-        #if canImport(Glibc)
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard socket >= 0 else { return nil }
-        // A small window, so that the service's send buffer is what fills up, not ours.
-        var size: Int32 = 4096
-        setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        // recv wakes every second, so that stop() is heard.
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        LoopbackRequest.open(port: port, request: request) { socket in
+            // A small window, so that the service's send buffer is what fills up, not ours.
+            var size: Int32 = 4096
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            // recv wakes every second, so that stop() is heard.
+            var timeout = timeval(tv_sec: 1, tv_usec: 0)
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         }
-        let bytes = Array(request.utf8)
-        guard connected == 0, send(socket, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
-            close(socket)
-            return nil
-        }
-        return socket
     }
 
     /// Stops reading and waits for the thread to end.
