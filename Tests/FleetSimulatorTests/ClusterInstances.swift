@@ -43,22 +43,9 @@ enum ClusterInstances {
             statsInterval: 60, instance: name, http: "")
     }
 
-    /// fleetsim's flags for the bundled routes against `broker` (one URL or a list), as the
-    /// single-instance end-to-end test runs them, at QoS 1 so that a position outlives a lost node
-    /// or a killed instance.
+    /// fleetsim's flags as the single-instance end-to-end test runs them, at QoS 1 so that a
+    /// position outlives a lost node or a killed instance.
     static func fleetsimArguments(broker: String, seed: UInt64, silentConfirm: Double) -> [String] {
-        [
-            "--broker", broker,
-            "--routes", "Simulator/Routes",
-            "--trucks", String(ServiceEndToEndTests.trucks),
-            "--speedup", String(ServiceEndToEndTests.speedup),
-            "--noise", "10",
-            "--seed", String(seed),
-            "--qos", "1",
-            "--verify", "--strict",
-            "--fences", "Config/fences.geojson",
-            "--debounce", String(debounce),
-            "--silent-confirm", String(silentConfirm),
-        ]
+        ServiceEndToEndTests.fleetsimArguments(broker: broker, seed: seed, qos: 1, silentConfirm: silentConfirm)
     }
 }

@@ -21,6 +21,26 @@ struct ServiceEndToEndTests {
     /// hiccup never looks like a truck falling silent in the middle of its route.
     static let silentConfirm = 3.0
 
+    /// fleetsim's flags for a verified run over the bundled routes against `broker` (one URL or a
+    /// cluster's list); the cluster tests run the same at QoS 1.
+    static func fleetsimArguments(
+        broker: String, seed: UInt64, qos: Int = 0, silentConfirm: Double = silentConfirm
+    ) -> [String] {
+        [
+            "--broker", broker,
+            "--routes", "Simulator/Routes",
+            "--trucks", String(trucks),
+            "--speedup", String(speedup),
+            "--noise", "10",
+            "--seed", String(seed),
+            "--qos", String(qos),
+            "--verify", "--strict",
+            "--fences", "Config/fences.geojson",
+            "--debounce", String(debounce),
+            "--silent-confirm", String(silentConfirm),
+        ]
+    }
+
     /// The summary `fleetsim --verify` prints (see VerifyReport.description).
     struct Summary {
         var counts: [String: Int] = [:]
@@ -67,19 +87,7 @@ struct ServiceEndToEndTests {
                 do {
                     run = try await Self.runFleetsim(
                         fleetsim, in: root,
-                        arguments: [
-                            "--broker", broker.url,
-                            "--routes", "Simulator/Routes",
-                            "--trucks", String(Self.trucks),
-                            "--speedup", String(Self.speedup),
-                            "--noise", "10",
-                            "--seed", String(seed),
-                            "--verify", "--strict",
-                            "--fences", "Config/fences.geojson",
-                            "--tours", "Config/tours.json",
-                            "--debounce", String(Self.debounce),
-                            "--silent-confirm", String(Self.silentConfirm),
-                        ],
+                        arguments: Self.fleetsimArguments(broker: broker.url, seed: seed) + ["--tours", "Config/tours.json"],
                         timeout: .seconds(120))
                 } catch {
                     await service.terminate()
