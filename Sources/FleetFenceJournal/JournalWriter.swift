@@ -23,6 +23,10 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         var writing = false
         var stopping = false
         var finished = false
+        /// Steps queued and steps delivered since start: a waiter waits for the steps before its
+        /// own call only, not for what keeps coming under load.
+        var submitted = 0
+        var delivered = 0
         /// Set by the first write that failed: nothing is delivered after it.
         var failure: String?
     }
@@ -78,6 +82,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
             if queue.failure != nil { return false }
             if queue.finished { return nil }
             queue.steps.append(step)
+            queue.submitted += 1
             return queue.steps.count == 1 && !queue.writing
         }
         guard let wasIdle else {
@@ -96,7 +101,8 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// Returns once every step submitted so far is journaled and delivered (held records aside:
     /// under load there may always be some).
     public func waitUntilDelivered() async {
-        while queue.withLock({ !$0.steps.isEmpty || $0.writing }) {
+        let submitted = queue.withLock { $0.submitted }
+        while queue.withLock({ $0.delivered < submitted && $0.failure == nil }) {
             try? await Task.sleep(for: .milliseconds(2))
         }
     }
@@ -135,7 +141,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                     for record in step.changes.heldDevices { held.hold(record) }
                 }
                 commit(steps)
-                finishDelivery(stillHolding: !held.isEmpty)
+                finishDelivery(stillHolding: !held.isEmpty, delivered: steps.count)
             }
             if !held.isEmpty {
                 // Stopping, all at once: a million small transactions would outlast the stop.
@@ -154,9 +160,10 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// The steps taken are delivered; then the WAL is checkpointed if due, after publishing: its
     /// fsyncs delay only what comes meanwhile, never what was just written. Idle, with nothing
     /// queued or held, most often nothing. (After stop, closing the journal checkpoints.)
-    private func finishDelivery(stillHolding: Bool) {
+    private func finishDelivery(stillHolding: Bool, delivered: Int = 0) {
         let idle = queue.withLock { queue in
             queue.writing = false
+            queue.delivered += delivered
             return queue.steps.isEmpty && !stillHolding
         }
         checkpointIfDue(idle)
