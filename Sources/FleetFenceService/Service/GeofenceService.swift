@@ -320,11 +320,14 @@ public final class GeofenceService: Service, Sendable {
         var nextForgetSweep = clock.now + forgetSweepInterval
         var nextSubscriptionRetry = clock.now + .seconds(5)
         var lastTick = GeofenceService.now()
+        let positionFilters = Set(configuration.positionTopics)
         while true {
             try await Task.sleep(for: tickInterval)
             let now = GeofenceService.now()
-            // Connected with a subscription refused, it may not hear the devices either.
-            let hearing = running.withLock { $0.map { $0.client.isConnected && $0.client.refusedSubscriptions.isEmpty } } ?? true
+            // Connected with a position filter refused, it does not hear those devices either.
+            let hearing = running.withLock { running in
+                running.map { $0.client.isConnected && !$0.client.refusedSubscriptions.contains(where: positionFilters.contains) }
+            } ?? true
             let unheard = hearing ? 0 : now - lastTick
             loop.step { $0.tick(now: now, unheard: unheard) }
             lastTick = now
