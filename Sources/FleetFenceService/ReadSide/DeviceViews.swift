@@ -36,8 +36,6 @@ struct DeviceViews {
 
     var count: Int { ids.count }
 
-    func contains(_ id: ExactID) -> Bool { index[id] != nil }
-
     subscript(id: ExactID) -> DeviceView? {
         index[id].map { rows[Int($0)].view(of: id) }
     }

@@ -138,8 +138,6 @@ public final class LiveFeed: Sendable {
             }
         }
 
-        public var wasDropped: Bool { state.withLock { $0.dropped } }
-
         /// False when this push dropped it.
         fileprivate func push(_ events: [Event]) -> Bool {
             let (waiter, taken, dropWaiters, droppedNow): (CheckedContinuation<[Event]?, Never>?, [Event]?, [CheckedContinuation<Void, Never>], Bool) =

@@ -61,13 +61,13 @@ public final class ReadModel: Sendable {
                     if state.fences.updateValue(fence, forKey: ExactID(fence.id)) == nil { state.fenceOrder = nil }
                     if following { events.append(Self.fenceEvent(fence)) }
                 }
-                for id in step.droppedFences where state.fences.removeValue(forKey: ExactID(id)) != nil {
+                for id in step.changes.removedFences where state.fences.removeValue(forKey: ExactID(id)) != nil {
                     state.fenceOrder = nil
                     if following { events.append(Self.fenceDeletedEvent(id)) }
                 }
                 for tour in step.heldTours { state.tours[ExactID(tour.id)] = tour }
-                for id in step.droppedTours { state.tours[ExactID(id)] = nil }
-                for device in step.forgottenDevices where state.devices.remove(ExactID(device)) {
+                for id in step.changes.removedTours { state.tours[ExactID(id)] = nil }
+                for device in step.changes.removedDevices where state.devices.remove(ExactID(device)) {
                     state.orderIsStale = true
                 }
                 for message in step.messages {

@@ -39,14 +39,10 @@ struct Effects: JournalStep {
     var registry: [Fence] = []
     /// Written by the edge at once: a log line waits for no journal.
     var logs: [LogLine] = []
-    /// Fences set or replaced by this step, as held, and fences removed: the read side follows
-    /// them once the step is committed.
+    /// Fences and tours set or replaced by this step, as held: the read side follows them once
+    /// the step is committed (and what it removes, from ``changes``).
     var heldFences: [Fence] = []
-    var droppedFences: [String] = []
-    /// The same for tours, and devices forgotten.
     var heldTours: [TourDefinition] = []
-    var droppedTours: [String] = []
-    var forgottenDevices: [String] = []
 
     /// Nothing to journal or publish (log lines aside).
     var isEmpty: Bool { changes.isEmpty && messages.isEmpty && registry.isEmpty }

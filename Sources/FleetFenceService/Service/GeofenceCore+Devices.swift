@@ -15,19 +15,11 @@ extension GeofenceCore {
         changedViews.remove(key)
         counters.forgotten += 1
         effects.changes.removedDevices.append(device)
-        effects.forgottenDevices.append(device)
         // Empty retained messages clear what subscribers arriving later would find.
         effects.publish(layout.state(device: device), [], qos: 1, retain: true)
         for tour in forgotten.tours { effects.publish(layout.progress(device: device, tour: tour), [], qos: 1, retain: true) }
         integrationsForgot(device: device, into: &effects)
         effects.log(.info, "device forgotten", ["device": "\(device)", "reason": "\(reason)"])
-    }
-
-    /// `fleetfence devices forget ID`.
-    mutating func forget(device: String) -> Effects {
-        var effects = Effects()
-        forget(device: device, reason: "asked to", into: &effects)
-        return effects
     }
 
     /// Every device silent (wall clock) since before `now - forget_after_s`, a slice at a time:

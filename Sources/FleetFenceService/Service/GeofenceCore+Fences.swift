@@ -159,7 +159,6 @@ extension GeofenceCore {
     private mutating func applyRemoval(_ removal: GeofenceEngine.FenceRemoval, now: Double, into effects: inout Effects) {
         guard !removal.fences.isEmpty else { return }
         for transition in removal.transitions { addAlert(transition, arrival: now, to: &effects) }
-        effects.droppedFences += removal.fences
         for change in removal.changes { stateChanged(change, into: &effects) }
         for id in removal.fences {
             fenceOrigins[ExactID(id)] = nil

@@ -22,7 +22,6 @@ extension GeofenceCore {
             }
             clearProgress(of: cleared, tour: id, into: &effects)
             effects.changes.removedTours.append(id)
-            effects.droppedTours.append(id)
             if registryLeadership.isLeader { effects.publish(layout.tour(id), [], qos: 1, retain: true) }
             effects.log(.notice, "tour deleted", ["tour": "\(id)"])
             return .deleted
