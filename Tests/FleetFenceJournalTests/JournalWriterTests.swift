@@ -294,4 +294,38 @@ struct JournalWriterTests {
             for (index, rows) in seen.enumerated() { #expect(rows >= index + 1) }
         }
     }
+
+    /// A write that fails delivers nothing, then or later: an alert whose row is not committed is
+    /// never published. The writer says so once, and a waiter is not left waiting.
+    @Test func aFailedWriteDeliversNothingThenOrLater() async throws {
+        let (alert, _, newer) = try alertAndRecords()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-writer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("j.db").path
+        let journal = try Journal(path: path)
+        let delivered = Atomic<Int>(0)
+        let failures = Mutex<[String]>([])
+        let writer = JournalWriter<TestStep>(
+            journal: journal, logger: Logger(label: "test"), failed: { reason in failures.withLock { $0.append(reason) } }
+        ) { steps in delivered.add(steps.count, ordering: .relaxed) }
+
+        // Positive control: the same step is delivered while the journal can be written.
+        writer.submit(step(alert, record: newer))
+        await writer.waitUntilDelivered()
+        #expect(delivered.load(ordering: .relaxed) == 1)
+
+        // Another connection takes the table away: the next alert's insert fails.
+        let other = try SQLiteConnection.open(path: path)
+        _ = try other.run("DROP TABLE transitions")
+        try other.close()
+        for _ in 0..<10 { writer.submit(step(alert, record: newer)) }
+        await writer.waitUntilDelivered()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(delivered.load(ordering: .relaxed) == 1)
+        #expect(failures.withLock { $0.count } == 1)
+        #expect(writer.failure != nil)
+        await writer.stop()
+        try? journal.close()
+    }
 }

@@ -136,13 +136,20 @@ struct HTTPInterfaceTests {
             try await h.barrier()
             #expect(await eventuallyAsync { (try? await http.get("/api/devices?limit=100").json?.object["devices"] as? [Any])?.count == 5 })
             var seen: [String] = []
+            var pageSizes: [Int] = []
+            var cursors: [String] = []
             var next: String? = nil
             repeat {
                 let page = try await http.get("/api/devices?limit=2" + (next.map { "&after=\($0)" } ?? ""))
                 let devices = try #require(page.json?.object["devices"] as? [[String: Any]])
                 seen += devices.compactMap { $0["device"] as? String }
+                pageSizes.append(devices.count)
                 next = page.json?.string("next")
-            } while next != nil
+                if let next { cursors.append(next) }
+            } while next != nil && pageSizes.count < 10
+            // Pages of `limit`, each after the last id of the one before.
+            #expect(pageSizes == [2, 2, 1])
+            #expect(cursors == ["d1", "d3"])
             #expect(seen == ["d0", "d1", "d2", "d3", "d4"])
             let one = try #require(try await http.get("/api/devices/d3").json)
             #expect(one.strings("inside") == ["depot"])
@@ -164,27 +171,34 @@ struct HTTPInterfaceTests {
                 _ = await h.waitForAlerts(device, count: 2)
             }
             var collected: [JSONObject] = []
+            var pageSizes: [Int] = []
             var next: String? = nil
             repeat {
                 let page = try #require(try await http.get("/api/events?limit=2" + (next.map { "&after=\($0)" } ?? "")).json)
-                collected += (page.object["events"] as? [[String: Any]] ?? []).map {
-                    JSONObject(Array(try! JSONSerialization.data(withJSONObject: $0)))!
-                }
+                let events = page.object["events"] as? [[String: Any]] ?? []
+                pageSizes.append(events.count)
+                collected += events.map { JSONObject(Array(try! JSONSerialization.data(withJSONObject: $0)))! }
                 next = page.string("next")
-            } while next != nil
+            } while next != nil && pageSizes.count < 10
+            #expect(pageSizes.prefix(3) == [2, 2, 2] && pageSizes.dropFirst(3).allSatisfy { $0 == 0 }, "\(pageSizes)")
             #expect(collected.count == 6)
-            #expect(collected.compactMap { $0.time("at") } == collected.compactMap { $0.time("at") }.sorted())
+            // Every event once: nothing repeated or skipped at a page's edge.
+            #expect(Set(collected.map { "\($0.string("device") ?? "")/\($0.string("event") ?? "")" }).count == 6)
+            let times = collected.compactMap { $0.time("at") }
+            #expect(times.count == 6 && times == times.sorted())
             // Each exactly as published.
             let raw = try await http.get("/api/events?device=b&event=exit")
             #expect(raw.text.contains(try #require(h.alerts("b").last?.json.text)))
             let filtered = try #require(raw.json?.object["events"] as? [Any])
             #expect(filtered.count == 1)
-            let two = try #require(try await http.get("/api/events?device=a&device=c").json?.object["events"] as? [Any])
+            let two = try #require(try await http.get("/api/events?device=a&device=c").json?.object["events"] as? [[String: Any]])
             #expect(two.count == 4)
-            let since = try #require(try await http.get("/api/events?since=\(rfc3339(T + 15).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)").json?.object["events"] as? [Any])
-            #expect(since.count == 3)
-            let until = try #require(try await http.get("/api/events?until=\(T + 15)").json?.object["events"] as? [Any])
-            #expect(until.count == 3)
+            #expect(Set(two.compactMap { $0["device"] as? String }) == ["a", "c"])
+            // The enters fall before T+15, the exits after: each bound keeps its own side.
+            let since = try #require(try await http.get("/api/events?since=\(rfc3339(T + 15).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)").json?.object["events"] as? [[String: Any]])
+            #expect(since.count == 3 && since.allSatisfy { $0["event"] as? String == "exit" })
+            let until = try #require(try await http.get("/api/events?until=\(T + 15)").json?.object["events"] as? [[String: Any]])
+            #expect(until.count == 3 && until.allSatisfy { $0["event"] as? String == "enter" })
 
             let csv = try await http.get("/api/events?format=csv&event=enter")
             #expect(csv.headers["content-type"]?.hasPrefix("text/csv") == true)
@@ -252,12 +266,21 @@ struct HTTPInterfaceTests {
             let http = try await Self.client(h)
             #expect(try await http.get("/healthz").text == #"{"status":"ok"}"#)
             #expect(try await http.get("/readyz").text == #"{"status":"ready"}"#)
-            try await h.position("m", north: 100, ts: T)
-            try await h.barrier()
+            // One enter: counted, timed, the device and the fence held.
+            try await h.position("m", north: 300, ts: T)
+            try await h.position("m", north: 100, ts: T + 10)
+            try await h.position("m", north: 100, ts: T + 12)
+            #expect(await h.waitForAlerts("m", count: 1).map(\.event) == ["enter"])
             #expect(await eventuallyAsync(timeout: .seconds(3)) {
-                (try? await http.get("/metrics").text.contains(#"fleetfence_positions_total{outcome="accepted"} 1"#)) == true
+                (try? await http.get("/metrics").text.contains(#"fleetfence_alerts_total{event="enter"} 1"#)) == true
             })
             let metrics = try await http.get("/metrics").text
+            for line in [
+                #"fleetfence_positions_total{outcome="accepted"} 3"#, "fleetfence_alert_delay_seconds_count 1",
+                "fleetfence_devices 1", "fleetfence_fences 1",
+            ] {
+                #expect(metrics.split(separator: "\n").contains { $0.hasPrefix(line) }, "\(line) missing:\n\(metrics)")
+            }
             for name in [
                 "fleetfence_positions_total", "fleetfence_alerts_total", "fleetfence_devices", "fleetfence_fences",
                 "fleetfence_mqtt_connected 1", "fleetfence_journal_commit_seconds_bucket", "fleetfence_alert_delay_seconds",

@@ -120,7 +120,8 @@ struct IntegrationsTests {
             #expect(leave.string("event") == "leave")
             // The same fence, the same waypoint.
             #expect(leave.int("wtst") == enter.int("wtst"))
-            #expect(enter.int("wtst") == Int(OwnTracksTransitionPayload.waypointTimestamp(fenceID: "depot")))
+            // FNV-1a 32-bit of "depot" (README, "OwnTracks"), worked out apart from the code.
+            #expect(enter.int("wtst") == 346_954_269)
             #expect(!events[0].retain && events[0].qos == 1)
             // Its alerts are the service's as usual, under the OwnTracks device id.
             #expect(h.alerts("anna-phone").map(\.event) == ["enter", "exit"])

@@ -192,10 +192,19 @@ struct ServiceLimitsTests {
             let outside = try #require(try await h.waitForRetained("fleetfence/state/\(decomposed)") { $0 != nil })
             #expect(JSONObject(inside.payload)?.strings("inside") == ["depot"])
             #expect(JSONObject(outside.payload)?.strings("inside") == [])
-            // The decomposed one's exit must not come from the composed one's samples.
+            // Outside for longer than the debounce: the decomposed one, outside from the start,
+            // has nothing to alert; the composed one, inside until now, exits, alone.
             try await h.position(decomposed, north: 300, ts: T + 10)
+            try await h.position(decomposed, north: 300, ts: T + 13)
             try await h.barrier()
             #expect(h.alerts().isEmpty)
+            try await h.position(composed, north: 300, ts: T + 10)
+            try await h.position(composed, north: 300, ts: T + 13)
+            let exits = await h.waitForAlerts(composed, count: 1)
+            #expect(exits.map(\.event) == ["exit"])
+            try await h.barrier()
+            // By bytes: String equality would not tell the two spellings apart.
+            #expect(h.alerts().map { Array($0.topic.utf8) } == [Array("fleetfence/alerts/\(composed)/depot/exit".utf8)], "\(h.alerts())")
         }
     }
 
