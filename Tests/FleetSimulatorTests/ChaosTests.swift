@@ -25,10 +25,12 @@ struct ChaosTests {
 
     @Test func brokerKilledAndRestartedOnItsPersistence() async throws {
         try await withChaosRun(name: "broker") { run in
-            let subscribed = try await run.waitForFirstPosition()
-            // Killed before it saved, the broker forgets the service's and the verifier's sessions,
-            // and with them every message queued for them (Config/mosquitto.conf, autosave_interval).
-            try await run.waitForBrokerSave(after: subscribed)
+            _ = try await run.waitForFirstPosition()
+            // Mid-run: after an alert, and after the broker saved the sessions. Killed before it
+            // saved, it forgets the service's and the verifier's sessions, and with them every
+            // message queued for them (Config/mosquitto.conf, autosave_interval).
+            try await run.waitForFirstAlert()
+            try await run.waitForBrokerSave(after: Date().timeIntervalSince1970)
             let servicePID = run.service.processID
             run.broker.kill()
             let killed = Date().timeIntervalSince1970
@@ -51,7 +53,8 @@ struct ChaosTests {
     @Test func serviceKilledAndRestartedOnItsJournal() async throws {
         try await withChaosRun(name: "service") { run in
             _ = try await run.waitForFirstPosition()
-            try await Task.sleep(for: .seconds(10))
+            try await run.waitForFirstAlert()
+            try await Task.sleep(for: .seconds(5))
             let first = run.service
             #expect(await first.kill() == 128 + SIGKILL)
             let killed = Date().timeIntervalSince1970
@@ -142,6 +145,14 @@ struct ChaosTests {
             await watcher.stop()
             try #require(first != nil, "no position within 30 s")
             return Date().timeIntervalSince1970
+        }
+
+        /// Waits for the service's first alert: a kill after it is in the middle of the run.
+        func waitForFirstAlert() async throws {
+            let watcher = try await MessageCollector.start(url: broker.url, filters: ["fleetfence/alerts/#"])
+            let first = await watcher.next(topicPrefix: "fleetfence/alerts/", timeout: .seconds(30))
+            await watcher.stop()
+            try #require(first != nil, "no alert within 30 s")
         }
 
         /// Waits until the broker has saved its persistence file after `time`.
