@@ -132,7 +132,11 @@ struct ServiceEndToEndTests {
                 directory: Fixtures.packageRoot.path, environment: environment, timeout: .seconds(60))
             #expect(run.status == 0, "\(run.errorOutput)")
             let received = await collector.messages(matching: "#", count: 1)
-            #expect(received.first?.topic == "trucks/truck-1/pos")
+            // Seen once (2026-11-26, a fresh clone's full run, not reproduced in 6,925 publishes
+            // since): two bytes after the topic. The bytes say whose they are if it comes back.
+            #expect(
+                received.first?.topic == "trucks/truck-1/pos",
+                "\(received.prefix(3).map { "\(Array($0.topic.utf8)) \($0.text.prefix(200))" })")
             await collector.stop()
         }
     }
