@@ -288,7 +288,8 @@ struct RegionStateMachineTests {
         clean.feed(path)
         #expect(events(clean.alerts) == ["enter f", "exit f"])
 
-        var h = try Harness([circle("f", radius: 200)])
+        // The rule before README "Late samples" widened it: every older sample dropped.
+        var h = try Harness(settings: GeofenceSettings(lateWindowSeconds: 0), [circle("f", radius: 200)])
         var stale = 0
         for (k, s) in path.enumerated() {
             h.feed([s])

@@ -22,6 +22,8 @@ struct DeviceTable: Sendable {
     var groupsVersion: [UInt32] = []
     /// Whether the slot holds a device (false once forgotten, until reused).
     var live: [Bool] = []
+    /// The latest samples, for merging late ones (README "Late samples").
+    var histories: [SampleHistory] = []
 
     var count: Int { slots.count }
 
@@ -48,6 +50,7 @@ struct DeviceTable: Sendable {
             groups[i] = []
             groupsVersion[i] = .max
             live[i] = true
+            histories[i] = SampleHistory()
         } else {
             slot = Int32(ids.count)
             ids.append(key.string)
@@ -62,6 +65,7 @@ struct DeviceTable: Sendable {
             groups.append([])
             groupsVersion.append(.max)
             live.append(true)
+            histories.append(SampleHistory())
         }
         slots[key] = slot
         return DeviceHandle(slot: slot)
@@ -74,6 +78,7 @@ struct DeviceTable: Sendable {
         ids[i] = ""
         groups[i] = []
         live[i] = false
+        histories[i] = SampleHistory()
         freeSlots.append(slot)
     }
 }

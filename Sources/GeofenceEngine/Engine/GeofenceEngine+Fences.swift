@@ -70,6 +70,7 @@ extension GeofenceEngine {
             audiences.release(oldGroup)
             place(fence, in: slot, group: group)
             if group != oldGroup {
+                fenceEpoch &+= 1
                 generation += 1
                 fenceGenerations[Int(slot)] = generation
                 unassign(fence: fence, slot: slot, group: group, now: now, into: &update)
@@ -152,6 +153,7 @@ extension GeofenceEngine {
             removed[slot] = fence
         }
         guard !removed.isEmpty else { return removal }
+        fenceEpoch &+= 1
         let affected = records.indicesInUse.filter { records[$0].entries.contains { removed[$0.fenceSlot] != nil } }
             .sorted { records[$0].device < records[$1].device }
         for recordIndex in affected {

@@ -23,11 +23,12 @@ extension GeofenceEngine {
             counters.invalid += 1
             return SampleOutcome(status: .invalid)
         }
-        // Rule 4: event time decides; anything not newer is a duplicate or arrived out of order.
+        // Rule 4, as README "Late samples" widens it: event time decides; an older sample is
+        // merged in its place when the device still holds what it needs, else dropped.
         guard sample.timestamp > devices.lastTimestamp[device] else {
-            counters.stale += 1
-            return SampleOutcome(status: .stale)
+            return processLate(handle, sample: sample, arrival: arrival, into: &transitions)
         }
+        let previousLatest = devices.lastTimestamp[device]
         devices.lastTimestamp[device] = sample.timestamp
         devices.lastHeard[device] = arrival
         counters.accepted += 1
@@ -39,19 +40,44 @@ extension GeofenceEngine {
             counters.inaccurate += 1
             return outcome
         }
-        let targeted = audiences.hasTargetedGroups
-        if targeted { refreshGroups(of: deviceSlot) }
+        if audiences.hasTargetedGroups { refreshGroups(of: deviceSlot) }
         var current = takeRecord(of: deviceSlot, arrival: arrival)
         current.lastArrival = arrival
+        let before = current.entries
         let firstNewTransition = transitions.endIndex
         let wasPendingWithEvidence = current.hasEvidencePending
+        let anchor = devices.anchorTime[device].isNaN
+            ? nil : (devices.anchorTime[device], devices.anchorLat[device], devices.anchorLon[device])
+        outcome.firstSight = devices.knownGeneration[device] == 0
+        let knownGeneration = devices.knownGeneration[device]
+        evaluate(&current, sample: sample, arrival: arrival, anchor: anchor, &outcome, &transitions)
+        devices.knownGeneration[device] = generation
+        devices.anchorTime[device] = sample.timestamp
+        devices.anchorLat[device] = sample.lat
+        devices.anchorLon[device] = sample.lon
+        if current.hasEvidencePending != wasPendingWithEvidence { outcome.recordChanged = true }
+        if knownGeneration != generation { outcome.recordChanged = true }
+        if finishStep(&current, device: deviceSlot, from: firstNewTransition, &transitions) { outcome.recordChanged = true }
+        putBack(current, for: deviceSlot)
+        hold(
+            sample, before: before, anchor: anchor, alerted: transitions[firstNewTransition...],
+            previousLatest: previousLatest, device: device)
+        return outcome
+    }
+
+    /// One accurate sample judged against every fence that concerns the device at its place: those
+    /// it has a state at, and those near it.
+    mutating func evaluate(
+        _ current: inout DeviceRegions, sample: PositionSample, arrival: Double, anchor: (Double, Double, Double)?,
+        confirms: Bool = true, _ outcome: inout SampleOutcome, _ transitions: inout [Transition]
+    ) {
+        let deviceSlot = current.device
+        let device = Int(deviceSlot)
+        let targeted = audiences.hasTargetedGroups
         let context = SampleContext(
             device: deviceSlot, sample: sample, point: ProbePoint(lat: sample.lat, lon: sample.lon),
-            margin: max(settings.hysteresisMeters, sample.accuracy ?? 0), arrival: arrival,
-            anchor: devices.anchorTime[device].isNaN
-                ? nil
-                : (devices.anchorTime[device], devices.anchorLat[device], devices.anchorLon[device]))
-        outcome.firstSight = devices.knownGeneration[device] == 0
+            margin: max(settings.hysteresisMeters, sample.accuracy ?? 0), arrival: arrival, anchor: anchor,
+            confirms: confirms)
 
         // Fences the device already has a state at: judged wherever the sample is.
         var position = 0
@@ -91,15 +117,6 @@ extension GeofenceEngine {
         }
         // Fences far from the sample and new to the device got outside evidence: known outside,
         // which is the default, so nothing is stored for them.
-        devices.knownGeneration[device] = generation
-        devices.anchorTime[device] = sample.timestamp
-        devices.anchorLat[device] = sample.lat
-        devices.anchorLon[device] = sample.lon
-        if current.hasEvidencePending != wasPendingWithEvidence { outcome.recordChanged = true }
-        if knownGeneration != generation { outcome.recordChanged = true }
-        if finishStep(&current, device: deviceSlot, from: firstNewTransition, &transitions) { outcome.recordChanged = true }
-        putBack(current, for: deviceSlot)
-        return outcome
     }
 
     struct SampleContext {
@@ -112,6 +129,9 @@ extension GeofenceEngine {
         let arrival: Double
         /// The previous accurate sample (time, lat, lon).
         let anchor: (Double, Double, Double)?
+        /// False for the held samples a late sample's merge replays: a change they would confirm
+        /// waits for the rest of the backlog (`PendingChange.confirmer`).
+        var confirms = true
     }
 
     /// Applies one sample to one device-fence pair: its region, then its speed.
@@ -179,8 +199,15 @@ extension GeofenceEngine {
                 entry.pending = pending
                 // Rule 2: confirmed by new-side evidence at least debounce_s after the first.
                 if sample.timestamp >= pending.evidenceSince! + settings.debounceSeconds {
-                    confirm(&entry, fence: fence(in: entry.fenceSlot), device: context.device, confirmedAt: sample.timestamp,
-                            lat: sample.lat, lon: sample.lon, &transitions)
+                    guard context.confirms else {
+                        if pending.confirmer == nil {
+                            entry.pending!.confirmer = .init(timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon)
+                        }
+                        return
+                    }
+                    let by = pending.confirmer ?? .init(timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon)
+                    confirm(&entry, fence: fence(in: entry.fenceSlot), device: context.device, confirmedAt: by.timestamp,
+                            lat: by.lat, lon: by.lon, &transitions)
                     outcome.insideChanged = true
                     outcome.recordChanged = true
                     if entry.state == .inside {
@@ -258,7 +285,9 @@ extension GeofenceEngine {
         _ entry: inout RegionEntry, dwell: Double, _ context: SampleContext, _ transitions: inout [Transition],
         _ outcome: inout SampleOutcome
     ) {
-        guard !entry.dwellReported, !dwell.isNaN else { return }
+        // A held sample replayed for a late one reports no dwell: the rest of the backlog may
+        // reach it earlier, and the next sample reports it otherwise.
+        guard !entry.dwellReported, !dwell.isNaN, context.confirms else { return }
         let inside = context.sample.timestamp - entry.enteredAt
         guard inside >= dwell else { return }
         entry.dwellReported = true

@@ -19,12 +19,14 @@ extension GeofenceEngine {
                 if let pending = entry.pending, let since = pending.evidenceSince,
                     let fence = fenceSlots[Int(entry.fenceSlot)], (fence.definition.expiresAt ?? .infinity) > now
                 {
-                    let confirmedAt = since + settings.debounceSeconds
+                    // A change a late sample's merge left waiting is confirmed where its backlog did.
+                    let confirmedAt = pending.confirmer?.timestamp ?? since + settings.debounceSeconds
+                    let (lat, lon) = pending.confirmer.map { ($0.lat, $0.lon) } ?? (pending.lat, pending.lon)
                     confirm(&entry, fence: fence, device: deviceSlot, confirmedAt: confirmedAt,
-                            lat: pending.lat, lon: pending.lon, &transitions)
+                            lat: lat, lon: lon, &transitions)
+                    markAlerted(fence: entry.fenceSlot, at: confirmedAt, device: deviceSlot)
                     if confirmedAt >= change?.at ?? -.infinity {
-                        change = StateChange(
-                            device: devices.ids[Int(deviceSlot)], at: confirmedAt, lat: pending.lat, lon: pending.lon)
+                        change = StateChange(device: devices.ids[Int(deviceSlot)], at: confirmedAt, lat: lat, lon: lon)
                     }
                 }
                 if entry.isDefault {

@@ -20,6 +20,9 @@ public struct GeofenceEngine: Sendable {
     var index = FenceIndex()
     /// Bumped for every fence added; starts at 1 so that 0 means "never evaluated".
     var generation: UInt32 = 1
+    /// Bumped when a fence is removed or its audience changes: the regions devices hold for
+    /// merging late samples (`SampleHistory`) are void from then on.
+    var fenceEpoch: UInt32 = 0
     var audiences = Audiences()
     /// Fences with an `expires_at`, by slot, and the earliest of those times.
     var expiries: [Int32: Double] = [:]

@@ -15,14 +15,23 @@ public struct GeofenceSettings: Sendable, Hashable, Codable {
     public var maxFutureSeconds: Double = 300
     /// Wall-clock silence after which a device is forgotten (30 days).
     public var forgetAfterSeconds: Double = 2_592_000
+    /// How far behind a device's latest sample a late one is still merged (README "Late
+    /// samples"); 0 drops every sample not newer than the latest.
+    public var lateWindowSeconds: Double = 3600
+    /// How many recent samples a device holds for merging late ones. Four cover a live fix and
+    /// the fixes sent while its backlog uploads, at 48 bytes each (fleetbench's memory phase).
+    public var heldSamples: Int = 4
 
     public init() {}
 
     public init(
         debounceSeconds: Double = 20, hysteresisMeters: Double = 10, minRadiusMeters: Double = 20,
         maxRadiusMeters: Double = 100_000, maxAccuracyMeters: Double = 100, silentConfirmSeconds: Double = 20,
-        maxFutureSeconds: Double = 300, forgetAfterSeconds: Double = 2_592_000
+        maxFutureSeconds: Double = 300, forgetAfterSeconds: Double = 2_592_000, lateWindowSeconds: Double = 3600,
+        heldSamples: Int = 4
     ) {
+        self.lateWindowSeconds = lateWindowSeconds
+        self.heldSamples = heldSamples
         self.maxFutureSeconds = maxFutureSeconds
         self.forgetAfterSeconds = forgetAfterSeconds
         self.debounceSeconds = debounceSeconds

@@ -6,6 +6,11 @@ public struct SampleOutcome: Sendable, Hashable {
         case stale
         /// Coordinates, time or accuracy not finite and in range: dropped.
         case invalid
+        /// Older than the latest, within the late window: merged in event time (README "Late samples").
+        case late
+        /// Older than the latest by more than the late window, or older than what the device
+        /// holds to merge with (after a restart): dropped.
+        case tooLate
     }
 
     public var status: Status
@@ -25,6 +30,8 @@ public struct SampleOutcome: Sendable, Hashable {
 public struct EngineCounters: Sendable, Hashable {
     public var accepted = 0
     public var stale = 0
+    public var late = 0
+    public var tooLate = 0
     public var inaccurate = 0
     public var invalid = 0
     public var transitions = 0

@@ -1,0 +1,164 @@
+/// README "Late samples": a tracker back in coverage often sends its live fix first and its
+/// backlog after it. A sample older than the device's latest, within `late_window_s`, is merged:
+/// for every fence whose last confirmed change it follows, what came after it is judged again
+/// with the sample in its place, from the regions the device held just before it.
+extension GeofenceEngine {
+    /// Keeps an accepted, accurate sample with the regions just before it and the fences it
+    /// alerted, for the late samples that may follow it.
+    mutating func hold(
+        _ sample: PositionSample, before: [RegionEntry], anchor: (Double, Double, Double)?,
+        alerted: ArraySlice<Transition>, previousLatest: Double, device: Int
+    ) {
+        guard settings.lateWindowSeconds > 0 else { return }
+        var history = takeHistory(device)
+        if history.epoch != fenceEpoch {
+            // Snapshots from before a fence was removed or reassigned may name other fences now:
+            // merging starts again from here.
+            history = SampleHistory()
+            history.epoch = fenceEpoch
+        }
+        // A history that starts now (first sample, a restart, a fence removed) cannot place samples
+        // older than the device's latest before this one: they were judged into its regions already.
+        if history.held.isEmpty { history.floor = previousLatest }
+        let held = SampleHistory.Held(
+            timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon,
+            accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan,
+            before: before,
+            alerted: marks(alerted))
+        history.append(held, capacity: settings.heldSamples, window: settings.lateWindowSeconds, anchor: anchor)
+        devices.histories[device] = history
+    }
+
+    /// The alerts of fences (not tours' events) as marks for the history.
+    private func marks(_ transitions: some Sequence<Transition>) -> [SampleHistory.AlertMark] {
+        transitions.compactMap { transition in
+            guard transition.tourID == nil, let slot = slotsByFenceID[ExactID(transition.fenceID)] else { return nil }
+            return SampleHistory.AlertMark(fence: slot, confirmedAt: transition.confirmedAt)
+        }
+    }
+
+    /// The history taken out of its column, so that changing it copies nothing.
+    private mutating func takeHistory(_ device: Int) -> SampleHistory {
+        var taken = SampleHistory()
+        swap(&taken, &devices.histories[device])
+        return taken
+    }
+
+    /// Marks a fence confirmed by silence after the device's newest held sample.
+    mutating func markAlerted(fence slot: Int32, at confirmedAt: Double, device: Int32) {
+        guard !devices.histories[Int(device)].held.isEmpty else { return }
+        devices.histories[Int(device)].held[devices.histories[Int(device)].held.count - 1].alerted.append(
+            SampleHistory.AlertMark(fence: slot, confirmedAt: confirmedAt))
+    }
+
+    mutating func processLate(
+        _ handle: DeviceHandle, sample: PositionSample, arrival: Double, into transitions: inout [Transition]
+    ) -> SampleOutcome {
+        let deviceSlot = handle.slot
+        let device = Int(deviceSlot)
+        let latest = devices.lastTimestamp[device]
+        let window = settings.lateWindowSeconds
+        guard window > 0, sample.timestamp < latest else {
+            counters.stale += 1
+            return SampleOutcome(status: .stale)
+        }
+        guard sample.timestamp >= latest - window else {
+            counters.tooLate += 1
+            return SampleOutcome(status: .tooLate)
+        }
+        var history = takeHistory(device)
+        defer { devices.histories[device] = history }
+        // Nothing held to merge with (a restart, a fence removed since), or older than what is held.
+        guard history.epoch == fenceEpoch, !history.held.isEmpty, sample.timestamp > history.floor else {
+            counters.tooLate += 1
+            return SampleOutcome(status: .tooLate)
+        }
+        if history.held.contains(where: { $0.timestamp == sample.timestamp }) {
+            counters.stale += 1
+            return SampleOutcome(status: .stale)
+        }
+        counters.late += 1
+        devices.lastHeard[device] = arrival
+        var outcome = SampleOutcome(status: .late)
+        if let accuracy = sample.accuracy, accuracy > settings.maxAccuracyMeters {
+            counters.inaccurate += 1
+            return outcome
+        }
+        if audiences.hasTargetedGroups { refreshGroups(of: deviceSlot) }
+        var current = takeRecord(of: deviceSlot, arrival: arrival)
+        current.lastArrival = arrival
+        let original = current.entries
+        let wasPendingWithEvidence = current.hasEvidencePending
+        let place = history.held.firstIndex { $0.timestamp > sample.timestamp } ?? history.held.count
+        // Fences a newer sample already confirmed or alerted: this one says nothing for them.
+        let settled = history.fencesAlerted(after: sample.timestamp)
+        let base = place < history.held.count ? history.held[place].before : original
+
+        // The replay: the late sample, then every held sample after it, from the regions before it.
+        var replay = DeviceRegions(device: deviceSlot, lastArrival: arrival)
+        replay.entries = base
+        var replayed: [Transition] = []
+        let seqBefore = devices.seq[device]
+        enteredScratch.removeAll(keepingCapacity: true)
+        evaluate(&replay, sample: sample, arrival: arrival, anchor: history.anchor(before: place), &outcome, &replayed)
+        var alertedBySample: [[Transition]] = [replayed]
+        var previous = sample
+        for position in place..<history.held.count {
+            history.held[position].before = Self.compose(
+                replay.entries, keeping: history.held[position].before, for: settled)
+            let first = replayed.endIndex
+            evaluate(
+                &replay, sample: history.held[position].sample, arrival: arrival,
+                anchor: (previous.timestamp, previous.lat, previous.lon), confirms: false, &outcome, &replayed)
+            alertedBySample.append(Array(replayed[first...]))
+            previous = history.held[position].sample
+        }
+        current.entries = Self.compose(replay.entries, keeping: original, for: settled)
+
+        // What the replay alerted for settled fences was alerted already: dropped, and the rest
+        // numbered in event-time order after the device's last alert.
+        let settledIDs = Set(settled.compactMap { fenceSlots[Int($0)].map { ExactID($0.id) } })
+        let settledSlots = Set(settled)
+        var kept = replayed.filter { !settledIDs.contains(ExactID($0.fenceID)) }
+        kept.sort { a, b in
+            if a.confirmedAt != b.confirmedAt { return a.confirmedAt < b.confirmedAt }
+            let (x, y) = (ExactID(a.fenceID), ExactID(b.fenceID))
+            return x != y ? x < y : a.event < b.event
+        }
+        for position in kept.indices { kept[position].seq = seqBefore + UInt64(position + 1) }
+        devices.seq[device] = seqBefore + UInt64(kept.count)
+        counters.transitions -= replayed.count - kept.count
+        enteredScratch.removeAll { settledSlots.contains($0.fenceSlot) }
+        transitions.append(contentsOf: kept)
+        if !enteredScratch.isEmpty {
+            _ = visitTours(&current, device: deviceSlot, &transitions)
+            enteredScratch.removeAll(keepingCapacity: true)
+        }
+        // What each held sample alerted now: a later late sample older than it says nothing there.
+        for position in place..<history.held.count {
+            history.held[position].alerted.append(
+                contentsOf: marks(alertedBySample[position - place + 1].filter { !settledIDs.contains(ExactID($0.fenceID)) }))
+        }
+        let merged = SampleHistory.Held(
+            timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon,
+            accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan,
+            before: base, alerted: marks(alertedBySample[0].filter { !settledIDs.contains(ExactID($0.fenceID)) }))
+        history.insert(merged, at: place, capacity: settings.heldSamples, window: window)
+
+        outcome.recordChanged = true
+        if Self.insideSlots(original) != Self.insideSlots(current.entries) { outcome.insideChanged = true }
+        if current.hasEvidencePending != wasPendingWithEvidence { outcome.recordChanged = true }
+        putBack(current, for: deviceSlot)
+        return outcome
+    }
+
+    /// The replay's entries for every fence but the settled ones, which keep `original`'s.
+    static func compose(_ replayed: [RegionEntry], keeping original: [RegionEntry], for settled: [Int32]) -> [RegionEntry] {
+        guard !settled.isEmpty else { return replayed }
+        return replayed.filter { !settled.contains($0.fenceSlot) } + original.filter { settled.contains($0.fenceSlot) }
+    }
+
+    static func insideSlots(_ entries: [RegionEntry]) -> Set<Int32> {
+        Set(entries.lazy.filter { $0.state == .inside }.map(\.fenceSlot))
+    }
+}

@@ -1,0 +1,104 @@
+/// The few latest samples of one device, each with the device's regions as they were just before
+/// it: what a late sample (README "Late samples") is merged with. Held in memory only; a restart
+/// starts with none.
+///
+/// Bounded by a count, not by the late window: a fleet of a million devices cannot hold an hour of
+/// fixes each. When full, the sample that followed the shortest gap goes: a backlog fills a
+/// coverage gap, so the samples that end long gaps (the live fix sent before the backlog) are the
+/// ones a merge needs.
+struct SampleHistory: Sendable {
+    struct Held: Sendable {
+        var timestamp: Double
+        var lat: Double
+        var lon: Double
+        /// NaN: unknown (as `Float`, to keep a held sample at 48 bytes).
+        var accuracy: Float
+        var speed: Float
+        /// The device's region entries just before this sample.
+        var before: [RegionEntry]
+        /// Alerts this sample (or silence after it, or a sample dropped after it) confirmed: a
+        /// late sample older than one says nothing for its fence.
+        var alerted: [AlertMark] = []
+
+        var sample: PositionSample {
+            PositionSample(
+                lat: lat, lon: lon, timestamp: timestamp, accuracy: accuracy.isNaN ? nil : Double(accuracy),
+                speed: speed.isNaN ? nil : Double(speed))
+        }
+    }
+
+    struct AlertMark: Sendable {
+        var fence: Int32
+        var confirmedAt: Double
+    }
+
+    var held: [Held] = []
+    /// Samples at or before this time are folded into `held[0].before`: a late sample this old
+    /// cannot be placed and is dropped.
+    var floor = -Double.infinity
+    /// The latest accurate sample before `held[0]`: where a crossing into it is interpolated from.
+    var baseAnchor: (Double, Double, Double)?
+    /// The engine's fence epoch when these snapshots were taken: a fence removed or reassigned
+    /// since makes them unusable (their slots may name other fences now).
+    var epoch: UInt32 = 0
+
+    /// Appends the device's newest sample. `anchor`: the device's accurate sample before it.
+    mutating func append(_ sample: Held, capacity: Int, window: Double, anchor: (Double, Double, Double)?) {
+        if held.isEmpty { baseAnchor = anchor }
+        held.append(sample)
+        trim(capacity: capacity, window: window)
+    }
+
+    /// Inserts a merged late sample at `position`, keeping time order.
+    mutating func insert(_ sample: Held, at position: Int, capacity: Int, window: Double) {
+        held.insert(sample, at: position)
+        trim(capacity: capacity, window: window, keeping: held[position].timestamp)
+    }
+
+    /// Drops what the window no longer reaches, then, over `capacity`, the sample after the
+    /// shortest gap: never the newest, nor the late sample just merged (`keeping`), which the
+    /// next sample of its backlog is interpolated from.
+    private mutating func trim(capacity: Int, window: Double, keeping kept: Double = .nan) {
+        guard let newest = held.last?.timestamp else { return }
+        while held.count > 1, held[0].timestamp < newest - window { dropFirst() }
+        while held.count > max(1, capacity) {
+            var shortest = 0
+            var shortestGap = Double.infinity
+            for position in 0..<(held.count - 1) where held[position].timestamp != kept {
+                let gap = held[position].timestamp - (position == 0 ? floor : held[position - 1].timestamp)
+                if gap < shortestGap {
+                    shortest = position
+                    shortestGap = gap
+                }
+            }
+            if shortest == 0 {
+                dropFirst()
+            } else {
+                // Its successor's snapshot already holds its effect; what it confirmed moves along,
+                // with its own time.
+                let dropped = held.remove(at: shortest)
+                held[shortest].alerted.append(contentsOf: dropped.alerted)
+            }
+        }
+    }
+
+    private mutating func dropFirst() {
+        let first = held.removeFirst()
+        if !held.isEmpty { held[0].alerted.append(contentsOf: first.alerted) }
+        floor = first.timestamp
+        baseAnchor = (first.timestamp, first.lat, first.lon)
+    }
+
+    /// Fences alerted at or after `time`, as far as the held samples know.
+    func fencesAlerted(after time: Double) -> [Int32] {
+        held.flatMap { $0.alerted.lazy.filter { $0.confirmedAt > time }.map(\.fence) }
+    }
+
+    /// The held sample before `position`, else the anchor before them all. Only accurate samples
+    /// are held (the others say nothing), so each is an anchor.
+    func anchor(before position: Int) -> (Double, Double, Double)? {
+        guard position > 0 else { return baseAnchor }
+        let sample = held[position - 1]
+        return (sample.timestamp, sample.lat, sample.lon)
+    }
+}

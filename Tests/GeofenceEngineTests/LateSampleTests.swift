@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+
+@testable import GeofenceEngine
+
+/// README "Late samples": a backlog sent after the live fix gives the alerts an upload oldest-first
+/// gives; what is older than the window, or than a fence's confirmed change, says nothing.
+@Suite("Late samples")
+struct LateSampleTests {
+    /// A truck at 10 m/s, a fix every 5 s, along the east-west line through a 150 m circle: in from
+    /// 600 m west, parked at the centre for two minutes, out to 600 m east.
+    static let route: [PositionSample] = {
+        var xs = stride(from: -600.0, to: 0, by: 50).map { $0 }
+        xs += Array(repeating: 0, count: 24)
+        xs += stride(from: 50.0, through: 600, by: 50).map { $0 }
+        return eastWest(xs)
+    }()
+
+    static func uploads(gap: Range<Int>) -> (oldestFirst: [PositionSample], liveFirst: [PositionSample]) {
+        let route = Self.route
+        let live = route[gap.upperBound]
+        let oldestFirst = route
+        let liveFirst = Array(route[..<gap.lowerBound]) + [live] + Array(route[gap]) + Array(route[(gap.upperBound + 1)...])
+        return (oldestFirst, liveFirst)
+    }
+
+    /// Feeds in the given order, arrivals a quarter second apart after the live fix.
+    static func run(_ samples: [PositionSample], settings: GeofenceSettings = GeofenceSettings()) throws -> Harness {
+        var h = try Harness(settings: settings, [circle("yard", radius: 150, dwell: 60)])
+        var arrival = 0.0
+        for s in samples {
+            arrival = max(arrival + 0.25, s.timestamp + 0.25)
+            h.feed(s, arrival: arrival)
+        }
+        h.tick(arrival + 60)
+        return h
+    }
+
+    @Test(arguments: [8..<44, 14..<40, 20..<44, 2..<30, 30..<42])
+    func aBacklogAfterTheLiveFixGivesTheAlertsOfAnUploadOldestFirst(gap: Range<Int>) throws {
+        let (oldestFirst, liveFirst) = Self.uploads(gap: gap)
+        let expected = try Self.run(oldestFirst).alerts
+        #expect(events(expected) == ["enter yard", "dwell yard", "exit yard"])
+        let merged = try Self.run(liveFirst)
+        #expect(merged.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init))
+        #expect(merged.engine.counters.late == gap.count)
+        #expect(merged.engine.counters.stale == 0)
+    }
+
+    @Test func aVisitWhollyOutOfCoverageIsAlertedLateWithItsTrueTimes() throws {
+        let (oldestFirst, liveFirst) = Self.uploads(gap: 9..<44)
+        let expected = try Self.run(oldestFirst).alerts
+        var h = try Harness([circle("yard", radius: 150, dwell: 60)])
+        // Up to the live fix: outside, and then outside again: nothing to say yet.
+        h.feed(Array(liveFirst[0..<10]))
+        #expect(h.alerts.isEmpty)
+        h.feed(Array(liveFirst[10...]))
+        #expect(h.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init))
+        #expect(h.engine.insideFences(of: "truck-7").isEmpty)
+    }
+
+    @Test func windowZeroRestoresTheOldOrderRule() throws {
+        let (_, liveFirst) = Self.uploads(gap: 8..<44)
+        let h = try Self.run(liveFirst, settings: GeofenceSettings(lateWindowSeconds: 0))
+        #expect(h.alerts.isEmpty)
+        #expect(h.engine.counters.stale == 36)
+        #expect(h.engine.counters.late == 0)
+    }
+
+    @Test func olderThanTheWindowIsTooLateAndARepeatIsStale() throws {
+        var h = try Harness(settings: GeofenceSettings(lateWindowSeconds: 30), [circle("yard", radius: 150)])
+        h.feed([at(-600, t: T0), at(-550, t: T0 + 100)])
+        h.feed([at(-500, t: T0 + 60)])  // 40 s behind: too late
+        h.feed([at(-500, t: T0 + 80)])  // merged
+        h.feed([at(-500, t: T0 + 80)])  // the same time again: a repeat
+        h.feed([at(-500, t: T0 + 100)])  // the latest's own time
+        #expect(h.outcomes.map(\.status) == [.accepted, .accepted, .tooLate, .late, .stale, .stale])
+        #expect(h.engine.counters.tooLate == 1)
+        #expect(h.engine.counters.late == 1)
+        #expect(h.engine.counters.stale == 2)
+    }
+
+    @Test func aLateSampleOlderThanAConfirmedChangeSaysNothingForThatFence() throws {
+        var h = try Harness([circle("yard", radius: 150)])
+        // Outside, then inside from +10 s: the enter is confirmed at +30 s.
+        h.feed([at(-400, t: T0), at(0, t: T0 + 10), at(0, t: T0 + 20), at(0, t: T0 + 30)])
+        #expect(events(h.alerts) == ["enter yard"])
+        // Far outside at +25 s, before the confirmation: nothing, not even a pending exit.
+        h.feed([at(-900, t: T0 + 25)])
+        #expect(h.outcomes.last?.status == .late)
+        #expect(h.engine.pendingChange(of: "truck-7", in: "yard") == nil)
+        h.feed([at(0, t: T0 + 60)])
+        h.tick(T0 + 200)
+        #expect(events(h.alerts) == ["enter yard"])
+        #expect(h.engine.seq(of: "truck-7") == 1)
+    }
+
+    @Test func aBacklogThatStopsShortIsConfirmedWhereItsLiveFixWouldHaveByTheNextEvidence() throws {
+        // Outside, then the live fix inside at +60 s, then a backlog inside from +10 s to +30 s
+        // whose own span is short of the debounce: +60 s is the first to reach t0 + 20 s.
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed([at(-400, t: T0), at(0, t: T0 + 60)])
+        h.feed([at(0, t: T0 + 10), at(0, t: T0 + 20)])
+        #expect(h.alerts.isEmpty)  // waiting: the rest of the backlog may confirm earlier
+        h.feed([at(0, t: T0 + 30)])
+        let enter = try #require(h.alerts.first)
+        #expect(enter.event == .enter)
+        #expect(enter.confirmedAt == T0 + 30)
+        #expect(abs(enter.at - (T0 + 10 * 250.0 / 400)) < 0.5)
+    }
+
+    @Test func aChangeLeftWaitingIsConfirmedAtItsConfirmerBySilence() throws {
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed([at(-400, t: T0), at(0, t: T0 + 60)])
+        h.feed(at(0, t: T0 + 10), arrival: T0 + 61)
+        #expect(h.alerts.isEmpty)
+        h.tick(T0 + 61 + 20)
+        let enter = try #require(h.alerts.first)
+        #expect(enter.confirmedAt == T0 + 60)
+        #expect(h.engine.insideFences(of: "truck-7") == ["yard"])
+    }
+
+    @Test func aLateSampleInsideAnotherFenceMakesAVisitThere() throws {
+        let far = destination(depot, bearing: 0, meters: 3_000)
+        var h = try Harness([circle("yard", radius: 150), circle("north", at: far, radius: 150)])
+        h.feed([at(0, t: T0), at(0, t: T0 + 300)])
+        // The backlog: a stop at the northern fence between the two.
+        let stop = (0..<8).map { sample(far, t: T0 + 100 + 5 * Double($0)) }
+        h.feed(stop)
+        h.tick(T0 + 400)
+        var inOrder = try Harness([circle("yard", radius: 150), circle("north", at: far, radius: 150)])
+        inOrder.feed([at(0, t: T0)] + stop + [at(0, t: T0 + 300)])
+        inOrder.tick(T0 + 400)
+        // It left the yard for the stop, and came back.
+        #expect(events(inOrder.alerts) == ["enter north", "exit yard", "exit north", "enter yard"])
+        #expect(h.alerts.map(Fingerprint.init) == inOrder.alerts.map(Fingerprint.init))
+        #expect(h.engine.insideFences(of: "truck-7") == ["yard"])
+    }
+
+    @Test func aFenceRemovedSinceVoidsWhatWasHeld() throws {
+        var h = try Harness([circle("yard", radius: 150), circle("other", at: destination(depot, bearing: 90, meters: 5_000), radius: 100)])
+        h.feed([at(-400, t: T0), at(-400, t: T0 + 60)])
+        h.engine.removeFence(id: "other", now: T0 + 61)
+        h.feed([at(0, t: T0 + 30)])
+        #expect(h.outcomes.last?.status == .tooLate)
+    }
+
+    /// What identifies an alert for these comparisons.
+    struct Fingerprint: Equatable, CustomStringConvertible {
+        let event: String, fence: String, at: Double, confirmedAt: Double, seq: UInt64, lat: Double, lon: Double
+        init(_ t: Transition) {
+            (event, fence, at, confirmedAt, seq, lat, lon) = (t.event.rawValue, t.fenceID, t.at, t.confirmedAt, t.seq, t.lat, t.lon)
+        }
+        var description: String { "\(event) \(fence) at \(at - T0) confirmed \(confirmedAt - T0) seq \(seq)" }
+    }
+}
