@@ -31,5 +31,6 @@ public enum ServeFlag: String, CaseIterable, Sendable {
     case ownTracksTransitions = "owntracks-transitions"
     case maxFuture = "max-future"
     case forgetAfter = "forget-after"
+    case lateWindow = "late-window"
     case retentionDays = "retention-days"
 }

@@ -91,6 +91,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: flag(.forgetAfter), help: help(.forgetAfter, "s"))
     var forgetAfter: String?
 
+    @Option(name: flag(.lateWindow), help: help(.lateWindow, "s"))
+    var lateWindow: String?
+
     @Option(name: flag(.retentionDays), help: help(.retentionDays, "days"))
     var retentionDays: String?
 
@@ -105,6 +108,7 @@ struct ServeOptions: ParsableArguments {
             (.httpTokenFile, httpTokenFile), (.httpTilesURL, tilesURL), (.homeAssistant, homeAssistant),
             (.homeAssistantPrefix, homeAssistantPrefix), (.ownTracksTransitions, ownTracksTransitions),
             (.maxFuture, maxFuture), (.forgetAfter, forgetAfter), (.retentionDays, retentionDays),
+            (.lateWindow, lateWindow),
         ]
         var overrides: [String: String] = [:]
         for case let (key, value?) in given { overrides[key.name] = value }

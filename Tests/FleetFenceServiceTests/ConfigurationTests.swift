@@ -75,6 +75,7 @@ private func rendered(_ key: ConfigurationKey, in configuration: ServiceConfigur
     case .ownTracksTransitions: "\(configuration.integrations.ownTracksTransitions)"
     case .maxFuture: number(configuration.geofence.maxFutureSeconds)
     case .forgetAfter: number(configuration.geofence.forgetAfterSeconds)
+    case .lateWindow: number(configuration.geofence.lateWindowSeconds)
     case .retentionDays: number(configuration.retentionDays)
     }
 }
@@ -87,7 +88,7 @@ private func sample(_ key: ConfigurationKey, layer: String, scratch: ScratchDire
     case .passwordFile, .caFile, .httpTokenFile: return try scratch.file("\(key.flag)-\(layer)", "secret-\(layer)\n")
     case .logLevel: return ["flag": "debug", "env": "warning", "file": "error"][layer]!
     case .debounce, .hysteresis, .minRadius, .maxRadius, .maxAccuracy, .silentConfirm, .statsInterval, .maxFuture,
-        .forgetAfter, .retentionDays:
+        .forgetAfter, .retentionDays, .lateWindow:
         return ["flag": "1001", "env": "1002", "file": "1003"][layer]!
     case .username, .clientID, .prefix, .fencesFile, .journalPath, .instanceName, .homeAssistantPrefix:
         return "\(layer)-\(key.flag)"

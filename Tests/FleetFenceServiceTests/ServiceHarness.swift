@@ -162,6 +162,8 @@ struct HarnessOptions {
     var integrations = ServiceConfiguration.Integrations()
     /// `geofence.forget_after_s` (in-process runs only).
     var forgetAfter: Double?
+    /// `geofence.late_window_s` (in-process runs only).
+    var lateWindow: Double?
     /// What the collector follows besides the service's own prefix (Home Assistant, OwnTracks).
     var extraFilters: [String] = []
     var extraArguments: [String] = []
@@ -306,7 +308,8 @@ final class ServiceHarness {
             prefix: prefix, fencesFile: fencesPath, journalPath: journalPath,
             geofence: GeofenceSettings(
                 debounceSeconds: options.debounce, silentConfirmSeconds: options.silentConfirm,
-                forgetAfterSeconds: options.forgetAfter ?? GeofenceSettings().forgetAfterSeconds),
+                forgetAfterSeconds: options.forgetAfter ?? GeofenceSettings().forgetAfterSeconds,
+                lateWindowSeconds: options.lateWindow ?? GeofenceSettings().lateWindowSeconds),
             statsIntervalSeconds: 1, instanceName: options.instance,
             http: ServiceConfiguration.HTTPSettings(listen: options.http ? "127.0.0.1:0" : nil),
             integrations: options.integrations)

@@ -30,6 +30,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
     case ownTracksTransitions = "integrations.owntracks_transitions"
     case maxFuture = "geofence.max_future_s"
     case forgetAfter = "geofence.forget_after_s"
+    case lateWindow = "geofence.late_window_s"
     case retentionDays = "journal.retention_days"
     /// Extra: swift-log level name (`trace` ... `critical`).
     case logLevel = "log.level"
@@ -83,6 +84,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .ownTracksTransitions: "owntracks-transitions"
         case .maxFuture: "max-future"
         case .forgetAfter: "forget-after"
+        case .lateWindow: "late-window"
         case .retentionDays: "retention-days"
         }
     }
@@ -103,7 +105,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .journalPath: ServiceConfiguration.Defaults.journalPath
         case .logLevel: ServiceConfiguration.Defaults.logLevel
         case .debounce, .hysteresis, .minRadius, .maxRadius, .maxAccuracy, .silentConfirm, .statsInterval, .maxFuture,
-            .forgetAfter, .retentionDays:
+            .forgetAfter, .retentionDays, .lateWindow:
             Self.format(numericDefault ?? 0)
         }
     }
@@ -137,6 +139,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .ownTracksTransitions: "mirror alerts of OwnTracks devices as OwnTracks transition messages (true or false)"
         case .maxFuture: "seconds a sample's ts may be ahead of its arrival before it is rejected"
         case .forgetAfter: "seconds of wall-clock silence after which a device is forgotten"
+        case .lateWindow: "seconds behind a device's latest sample a late sample is still merged in event time; 0 drops every older sample"
         case .retentionDays: "days alerts are kept in the journal (by their at)"
         }
     }
@@ -153,7 +156,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .httpListen: .textOrOff
         case .positionTopics, .brokerURL: .list
         case .debounce, .hysteresis, .minRadius, .maxRadius, .maxAccuracy, .silentConfirm, .statsInterval, .maxFuture,
-            .forgetAfter, .retentionDays:
+            .forgetAfter, .retentionDays, .lateWindow:
             .number
         case .homeAssistant, .ownTracksTransitions: .boolean
         }
@@ -171,6 +174,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .statsInterval: ServiceConfiguration.Defaults.statsIntervalSeconds
         case .maxFuture: settings.maxFutureSeconds
         case .forgetAfter: settings.forgetAfterSeconds
+        case .lateWindow: settings.lateWindowSeconds
         case .retentionDays: ServiceConfiguration.Defaults.retentionDays
         default: nil
         }

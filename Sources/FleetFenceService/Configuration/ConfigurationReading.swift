@@ -43,7 +43,8 @@ struct ConfigurationReading {
             maxAccuracyMeters: try number(.maxAccuracy).value,
             silentConfirmSeconds: try number(.silentConfirm).value,
             maxFutureSeconds: try number(.maxFuture).value,
-            forgetAfterSeconds: try number(.forgetAfter, zeroAllowed: false).value)
+            forgetAfterSeconds: try number(.forgetAfter, zeroAllowed: false).value,
+            lateWindowSeconds: try number(.lateWindow).value)
 
         return ServiceConfiguration(
             brokerURLs: brokerURLs,

@@ -23,7 +23,8 @@ public final class ServiceMetrics: Sendable {
     private let last = Mutex(ReadModel.Counters())
 
     enum Outcome: String, CaseIterable {
-        case accepted, stale, rejected, ignored
+        case accepted, stale, rejected, ignored, late
+        case tooLate = "too_late"
     }
 
     public init() {
@@ -77,6 +78,8 @@ public final class ServiceMetrics: Sendable {
         add(.stale, counters.stale, previous.stale)
         add(.rejected, counters.rejected, previous.rejected)
         add(.ignored, counters.ignored, previous.ignored)
+        add(.late, counters.late, previous.late)
+        add(.tooLate, counters.tooLate, previous.tooLate)
         for (event, count) in counters.alertsByEvent where count > previous.alertsByEvent[event, default: 0] {
             let counter = alertCounters.withLock { counters in
                 if let counter = counters[event] { return counter }

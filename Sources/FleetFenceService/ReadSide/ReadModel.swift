@@ -20,6 +20,9 @@ public final class ReadModel: Sendable {
         public var rejected = 0
         public var ignored = 0
         public var stale = 0
+        /// Older than the latest and merged, or dropped as too late (README "Late samples").
+        public var late = 0
+        public var tooLate = 0
         public var inaccurate = 0
         public var fenceChanges = 0
         public var fenceErrors = 0

@@ -121,15 +121,26 @@ struct GeofenceCore {
         counters.positions += 1
         transitions.removeAll(keepingCapacity: true)
         let outcome = engine.process(device: device, sample: sample, arrival: arrival, into: &transitions)
-        guard outcome.status == .accepted else { return }
+        let late = outcome.status == .late
+        guard outcome.status == .accepted || late else { return }
         changedViews.insert(ExactID(device))
-        integrationsSawSample(
-            device: device, format: format, topic: topic, sample: sample, firstSight: outcome.firstSight, into: &effects)
+        // A merged late sample is not where the device is: the state keeps its newest sample
+        // (README "Late samples"), and integrations hear only the newest.
+        if !late {
+            integrationsSawSample(
+                device: device, format: format, topic: topic, sample: sample, firstSight: outcome.firstSight, into: &effects)
+        }
         for transition in transitions { addAlert(transition, arrival: arrival, accuracy: sample.accuracy, to: &effects) }
         publishProgress(of: transitions, into: &effects)
         if outcome.insideChanged || outcome.firstSight {
-            let at = transitions.last?.confirmedAt ?? sample.timestamp
-            addState(device: device, at: at, lat: sample.lat, lon: sample.lon, to: &effects)
+            if late, let newest = engine.deviceRecord(for: device), let time = newest.anchorTime,
+                let lat = newest.anchorLat, let lon = newest.anchorLon
+            {
+                addState(device: device, at: max(transitions.last?.confirmedAt ?? time, time), lat: lat, lon: lon, to: &effects)
+            } else {
+                let at = transitions.last?.confirmedAt ?? sample.timestamp
+                addState(device: device, at: at, lat: sample.lat, lon: sample.lon, to: &effects)
+            }
         }
         if outcome.recordChanged || !transitions.isEmpty {
             dirtyDevices.insert(ExactID(device))
@@ -246,6 +257,8 @@ struct GeofenceCore {
         read.rejected = counters.rejected
         read.ignored = counters.ignored
         read.stale = engine.counters.stale
+        read.late = engine.counters.late
+        read.tooLate = engine.counters.tooLate
         read.inaccurate = engine.counters.inaccurate
         read.fenceChanges = counters.fenceChanges
         read.fenceErrors = counters.fenceErrors

@@ -371,9 +371,10 @@ public final class GeofenceService: Service, Sendable {
                     core.counters.loggedRejectionsThisInterval = 0
                     core.counters.unloggedRejections = 0
                     return String(
-                        format: "stats positions/s=%.0f positions=%d devices=%d fences=%d alerts=%d errors=%d stale=%d inaccurate=%d ignored=%d unlogged_errors=%d",
+                        format: "stats positions/s=%.0f positions=%d devices=%d fences=%d alerts=%d errors=%d stale=%d late=%d too_late=%d inaccurate=%d ignored=%d unlogged_errors=%d",
                         rate, counters.positions, core.engine.deviceCount, core.engine.fenceCount, counters.alerts,
-                        counters.rejected + counters.fenceErrors, core.engine.counters.stale,
+                        counters.rejected + counters.fenceErrors, core.engine.counters.stale, core.engine.counters.late,
+                        core.engine.counters.tooLate,
                         core.engine.counters.inaccurate, counters.ignored, suppressed)
                 }
                 logger.info("\(line)")

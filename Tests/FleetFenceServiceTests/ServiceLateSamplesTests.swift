@@ -1,0 +1,53 @@
+import FleetFenceTesting
+import Foundation
+import Testing
+
+/// README "Late samples" end to end: a tracker's live fix, then its backlog, over MQTT.
+/// Debounce 2 s (the harness's); the depot is a 200 m circle.
+@Suite("Service end to end: late samples", .timeLimit(.minutes(1)))
+struct ServiceLateSamplesTests {
+    /// A visit made wholly out of coverage: outside, then a backlog in and out again, sent after
+    /// the live fix outside. Upload order: the live fix first.
+    static let visit: [(north: Double, ts: Double)] = [
+        (600, T), (500, T + 1), (100, T + 4), (0, T + 5), (0, T + 6), (0, T + 7), (100, T + 8),
+        (500, T + 11), (600, T + 12), (700, T + 13), (800, T + 14), (900, T + 20),
+    ]
+
+    @Test func aBacklogAfterItsLiveFixGivesTheAlertsOfAnUploadOldestFirst() async throws {
+        var reference: [Alert] = []
+        try await withService { h in
+            for sample in Self.visit { try await h.position("in-order", north: sample.north, ts: sample.ts) }
+            reference = await h.waitForAlerts("in-order", count: 2)
+        }
+        try #require(reference.map(\.event) == ["enter", "exit"], "\(reference)")
+        try await withService { h in
+            let live = Self.visit.count - 1
+            try await h.position("live-first", north: Self.visit[0].north, ts: Self.visit[0].ts)
+            try await h.position("live-first", north: Self.visit[live].north, ts: Self.visit[live].ts)
+            for sample in Self.visit[1..<live] { try await h.position("live-first", north: sample.north, ts: sample.ts) }
+            let merged = await h.waitForAlerts("live-first", count: 2)
+            #expect(merged.map(\.event) == reference.map(\.event))
+            #expect(merged.map { $0.json.string("at") } == reference.map { $0.json.string("at") })
+            #expect(merged.map { $0.json.string("confirmed_at") } == reference.map { $0.json.string("confirmed_at") })
+            #expect(merged.map(\.seq) == [1, 2])
+            // The retained state keeps the newest sample, outside.
+            let state = try await h.retained("fleetfence/state/live-first")
+            #expect(state.last.flatMap { JSONObject($0.payload) }?.strings("inside") == [])
+            #expect(await h.waitForLog("late=\(live - 1) too_late=0"), "merges counted in the stats line")
+        }
+    }
+
+    @Test func olderThanTheWindowIsTooLate() async throws {
+        var options = HarnessOptions()
+        options.lateWindow = 5
+        try await withService(options) { h in
+            try await h.position("w", north: 600, ts: T)
+            try await h.position("w", north: 600, ts: T + 10)
+            try await h.position("w", north: 0, ts: T + 3)  // 7 s behind: too late
+            try await h.position("w", north: 0, ts: T + 6)  // 4 s behind: merged
+            try await h.barrier()
+            #expect(await h.waitForLog("late=1 too_late=1"))
+            #expect(h.errors("w").isEmpty, "late samples are not errors")
+        }
+    }
+}
