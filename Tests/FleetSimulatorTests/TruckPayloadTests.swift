@@ -9,7 +9,7 @@ struct TruckPayloadTests {
         TruckSample(
             truck: 0, sequence: 0, time: time,
             truth: ReplayState(coordinate: Coordinate(lat: lat, lon: lon), speed: speed, heading: heading),
-            observed: Coordinate(lat: lat, lon: lon), accuracy: accuracy)
+            observed: Coordinate(lat: lat, lon: lon), accuracy: accuracy, due: time)
     }
 
     @Test func writesTheContractsFields() throws {

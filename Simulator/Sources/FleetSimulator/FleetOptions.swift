@@ -25,6 +25,43 @@ public struct FleetOptions: Sendable, Hashable {
     /// Simulated seconds after `startTime` at which every truck stops; `nil`: when its route ends.
     public var duration: Double?
 
+    // Tracker models (README "Simulator"): what real trackers send, seeded like the rest.
+
+    /// Seconds between two positions while the truck stands still; `nil`: `interval` always.
+    public var parkedInterval: Double?
+    /// Coverage gaps per truck and simulated hour; the fixes of a gap are kept and sent when it ends.
+    public var gapsPerHour = 0.0
+    /// Length of a gap, simulated seconds, drawn uniformly.
+    public var gapLength: ClosedRange<Double> = 60...600
+    /// How a tracker back in coverage sends its backlog.
+    public var backlog = BacklogOrder.oldestFirst
+    /// Share of positions displaced 300-1500 m with an ordinary `acc` (multipath).
+    public var outliers = 0.0
+
+    public enum BacklogOrder: String, Sendable, Hashable, CaseIterable {
+        /// The kept fixes first, then the live one: in event time.
+        case oldestFirst = "oldest-first"
+        /// The live fix first, then the kept ones, oldest first (README "Late samples").
+        case liveFirst = "live-first"
+    }
+
+    /// The tracker model in a few words, for the verification report.
+    public var model: String {
+        var parts = ["fixes every \(Self.format(interval)) s"]
+        if let parkedInterval { parts.append("\(Self.format(parkedInterval)) s parked") }
+        if gapsPerHour > 0 {
+            parts.append(
+                "\(Self.format(gapsPerHour)) gaps/h of \(Self.format(gapLength.lowerBound))-\(Self.format(gapLength.upperBound)) s sent \(backlog.rawValue)")
+        }
+        if outliers > 0 { parts.append("\(Self.format(outliers * 100))% outliers") }
+        if noise > 0 { parts.append("noise \(Self.format(noise)) m") }
+        return parts.joined(separator: ", ")
+    }
+
+    private static func format(_ value: Double) -> String {
+        value.rounded() == value ? String(Int(value)) : String(value)
+    }
+
     public init() {}
 
     /// The `acc` every payload carries: the noise itself, or a good fix's 5 m when there is none.

@@ -66,6 +66,36 @@ public struct FleetPlan: Sendable {
         return time
     }
 
+    /// The instants `truck` reports at: every `interval`, but every `parkedInterval` while it
+    /// stands still (a tracker's parked reporting).
+    public func sampleTimes(_ truck: Truck) -> SampleTimes { SampleTimes(plan: self, truck: truck) }
+
+    public struct SampleTimes: Sendable, Sequence, IteratorProtocol {
+        let plan: FleetPlan
+        let truck: Truck
+        private var grid = 0
+        private var last: Double?
+
+        init(plan: FleetPlan, truck: Truck) {
+            self.plan = plan
+            self.truck = truck
+        }
+
+        public mutating func next() -> Double? {
+            while let time = plan.sampleTime(truck, grid) {
+                grid += 1
+                if let parked = plan.options.parkedInterval, let last, time - last < parked - 1e-9,
+                    plan.state(of: truck, at: time).speed == 0, plan.state(of: truck, at: last).speed == 0
+                {
+                    continue
+                }
+                last = time
+                return time
+            }
+            return nil
+        }
+    }
+
     /// The noise-free state of `truck` at simulated `time` (clamped to its route's ends; looping
     /// trucks turn round at each end).
     public func state(of truck: Truck, at time: Double) -> ReplayState {

@@ -24,11 +24,10 @@ public enum GroundTruth {
             guard !mine.isEmpty else { continue }
             var times: [Double] = []
             var states: [ReplayState] = []
-            var n = 0
-            while let time = plan.sampleTime(truck, n), time <= through ?? .infinity {
+            for time in plan.sampleTimes(truck) {
+                guard time <= through ?? .infinity else { break }
                 times.append(time)
                 states.append(plan.state(of: truck, at: time))
-                n += 1
             }
             guard !times.isEmpty else { continue }
             var enters: [ExpectedAlert] = []

@@ -136,6 +136,7 @@ public final class Simulation: Sendable {
             debounce: verify.rules.settings.debounceSeconds, wallTime: clock.wallTime(at:))
         report.ignored += received.count - current.count
         report.trucks = plan.trucks.count
+        report.model = plan.options.model
         report.positions = sent
         report.simulatedSeconds = through - clock.simulatedStart
         return report

@@ -53,6 +53,8 @@ public struct VerifyReport: Sendable {
     public var trucks = 0
     public var simulatedSeconds = 0.0
     public var positions = 0
+    /// The tracker model the trucks followed (`FleetOptions.model`).
+    public var model = ""
 
     public init() {}
 
@@ -115,7 +117,8 @@ extension VerifyReport: CustomStringConvertible {
     public var summary: String {
         var lines: [String] = []
         lines.append(String(
-            format: "verify: %d trucks, %d positions, %.0f s simulated", trucks, positions, simulatedSeconds))
+            format: "verify: %d trucks, %d positions, %.0f s simulated", trucks, positions, simulatedSeconds)
+                + (model.isEmpty ? "" : "; trackers: \(model)"))
         let events = AlertEvent.allCases.compactMap { event in
             byEvent[event].map { "\(event.rawValue) \($0.matched)/\($0.expected)" }
         }

@@ -58,6 +58,16 @@ struct Fleetsim: AsyncParsableCommand {
     var noise = 0.0
     @Option(help: "Seed of starts, directions and noise")
     var seed: UInt64 = 1
+    @Option(name: .customLong("parked-interval"), help: "Simulated seconds between two positions while a truck stands still [default: --interval]")
+    var parkedInterval: Double?
+    @Option(help: "Coverage gaps per truck and simulated hour: the fixes of a gap are kept and sent when it ends")
+    var gaps = 0.0
+    @Option(name: .customLong("gap-length"), help: "Length of a coverage gap, simulated seconds, MIN-MAX")
+    var gapLength = "60-600"
+    @Option(help: "How a tracker back in coverage sends its kept fixes: oldest-first, or live-first (the live fix, then the backlog)")
+    var backlog = "oldest-first"
+    @Option(help: "Share of positions (0-1) displaced 300-1500 m with an ordinary acc (multipath)")
+    var outliers = 0.0
     @Option(name: .customLong("speed-kmh"), help: "Speed on routes without times")
     var speedKmh = 50.0
     @Option(help: "Starts spread over this many simulated seconds")
@@ -110,6 +120,11 @@ struct Fleetsim: AsyncParsableCommand {
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard StartTime.parse(startTime) != nil else { throw ValidationError("--start-time: now, epoch seconds or RFC 3339") }
+        guard Self.range(gapLength) != nil else { throw ValidationError("--gap-length: MIN-MAX seconds, 0 <= MIN <= MAX") }
+        guard FleetOptions.BacklogOrder(rawValue: backlog) != nil else { throw ValidationError("--backlog: oldest-first or live-first") }
+        guard (0...1).contains(outliers) else { throw ValidationError("--outliers: a share from 0 to 1") }
+        guard gaps >= 0, gaps.isFinite else { throw ValidationError("--gaps: gaps per truck and hour, 0 or more") }
+        if let parkedInterval, !(parkedInterval > 0) { throw ValidationError("--parked-interval: seconds, more than 0") }
     }
 
     func run() async throws {
@@ -159,6 +174,11 @@ struct Fleetsim: AsyncParsableCommand {
         options.fleet.reverse = reverse
         options.fleet.duration = duration
         options.fleet.prefix = prefix
+        options.fleet.parkedInterval = parkedInterval
+        options.fleet.gapsPerHour = gaps
+        options.fleet.gapLength = Self.range(gapLength)!
+        options.fleet.backlog = FleetOptions.BacklogOrder(rawValue: backlog)!
+        options.fleet.outliers = outliers
         options.fleet.startTime = StartTime.parse(startTime)!
         if let tours {
             options.tours = try TourFile.load(contentsOf: URL(fileURLWithPath: tours))
@@ -220,5 +240,12 @@ struct Fleetsim: AsyncParsableCommand {
 
     private static func number(_ key: String) -> Double? {
         environment(key).flatMap(Double.init)
+    }
+
+    /// `MIN-MAX` seconds.
+    static func range(_ text: String) -> ClosedRange<Double>? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let low = Double(parts[0]), let high = Double(parts[1]), low >= 0, low <= high else { return nil }
+        return low...high
     }
 }

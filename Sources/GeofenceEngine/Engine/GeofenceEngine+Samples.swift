@@ -174,6 +174,14 @@ extension GeofenceEngine {
                 outcome.recordChanged = true
             }
         case .outside, .inside:
+            // A change a merge left waiting (`PendingChange.confirmer`) happened at its confirmer:
+            // a newer sample comes after it, whatever side it is on.
+            if let confirmer = entry.pending?.confirmer, sample.timestamp > confirmer.timestamp {
+                confirm(&entry, fence: fence(in: entry.fenceSlot), device: context.device, confirmedAt: confirmer.timestamp,
+                        lat: confirmer.lat, lon: confirmer.lon, &transitions)
+                outcome.insideChanged = true
+                outcome.recordChanged = true
+            }
             let inside = entry.state == .inside
             if onInsideSide == inside {
                 // Back on the old side, even within the band: any pending change is off.
