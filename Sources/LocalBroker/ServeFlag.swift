@@ -32,4 +32,5 @@ public enum ServeFlag: String, CaseIterable, Sendable {
     case maxFuture = "max-future"
     case forgetAfter = "forget-after"
     case retentionDays = "retention-days"
+    case traccarTopics = "traccar-topics"
 }

@@ -31,6 +31,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
     case maxFuture = "geofence.max_future_s"
     case forgetAfter = "geofence.forget_after_s"
     case retentionDays = "journal.retention_days"
+    case traccarTopics = "inputs.traccar_topics"
     /// Extra: swift-log level name (`trace` ... `critical`).
     case logLevel = "log.level"
 
@@ -84,6 +85,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .maxFuture: "max-future"
         case .forgetAfter: "forget-after"
         case .retentionDays: "retention-days"
+        case .traccarTopics: "traccar-topics"
         }
     }
 
@@ -91,7 +93,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
     public var defaultDescription: String {
         switch self {
         case .brokerURL: ServiceConfiguration.Defaults.brokerURL
-        case .username, .passwordFile, .caFile, .instanceName, .httpTokenFile, .httpTilesURL: "none"
+        case .username, .passwordFile, .caFile, .instanceName, .httpTokenFile, .httpTilesURL, .traccarTopics: "none"
         case .httpListen: ServiceConfiguration.Defaults.httpListen
         case .homeAssistant: "false"
         case .homeAssistantPrefix: ServiceConfiguration.Defaults.homeAssistantPrefix
@@ -138,6 +140,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .maxFuture: "seconds a sample's ts may be ahead of its arrival before it is rejected"
         case .forgetAfter: "seconds of wall-clock silence after which a device is forgotten"
         case .retentionDays: "days alerts are kept in the journal (by their at)"
+        case .traccarTopics: "topic filters carrying Traccar's forwarded positions (forward.type=mqtt), comma-separated"
         }
     }
 
@@ -151,7 +154,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .clientID, .prefix, .fencesFile, .journalPath, .logLevel, .homeAssistantPrefix: .text
         case .username, .passwordFile, .caFile, .instanceName, .httpTokenFile, .httpTilesURL: .optionalText
         case .httpListen: .textOrOff
-        case .positionTopics, .brokerURL: .list
+        case .positionTopics, .brokerURL, .traccarTopics: .list
         case .debounce, .hysteresis, .minRadius, .maxRadius, .maxAccuracy, .silentConfirm, .statsInterval, .maxFuture,
             .forgetAfter, .retentionDays:
             .number
