@@ -162,6 +162,8 @@ struct HarnessOptions {
     var integrations = ServiceConfiguration.Integrations()
     /// `geofence.forget_after_s` (in-process runs only).
     var forgetAfter: Double?
+    /// `inputs.*`: Traccar topics and mappings (in-process runs only).
+    var inputs = ServiceConfiguration.Inputs()
     /// What the collector follows besides the service's own prefix (Home Assistant, OwnTracks).
     var extraFilters: [String] = []
     var extraArguments: [String] = []
@@ -309,7 +311,7 @@ final class ServiceHarness {
                 forgetAfterSeconds: options.forgetAfter ?? GeofenceSettings().forgetAfterSeconds),
             statsIntervalSeconds: 1, instanceName: options.instance,
             http: ServiceConfiguration.HTTPSettings(listen: options.http ? "127.0.0.1:0" : nil),
-            integrations: options.integrations)
+            integrations: options.integrations, inputs: options.inputs)
     }
 
     /// Starts (or restarts) the service on the same journal and client id.
