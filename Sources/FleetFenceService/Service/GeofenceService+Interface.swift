@@ -100,6 +100,8 @@ extension GeofenceService {
 
 /// Positions over HTTP (README, "Connecting trackers").
 extension GeofenceService {
+    private static let ingestSlice = 500
+
     /// What became of one position sent over HTTP.
     public enum IngestOutcome: Sendable, Equatable {
         case accepted
@@ -118,7 +120,14 @@ extension GeofenceService {
     ) async throws(Unavailable) -> [IngestOutcome] {
         let loop = try runningLoop()
         let arrival = GeofenceService.now()
-        let outcomes = loop.stepReturning { $0.ingest(items, source: source, arrival: arrival) }
+        var outcomes: [GeofenceCore.PositionOutcome] = []
+        outcomes.reserveCapacity(items.count)
+        // A slice per hold of the lock, in order: a batch of 10,000 never holds MQTT positions up
+        // for all of them at once.
+        for start in stride(from: 0, to: items.count, by: Self.ingestSlice) {
+            let slice = Array(items[start..<min(items.count, start + Self.ingestSlice)])
+            outcomes += loop.stepReturning { $0.ingest(slice, source: source, arrival: arrival) }
+        }
         await loop.writer.waitUntilDelivered()
         if let failure = loop.writer.failure { throw Unavailable(reason: "the journal cannot be written: \(failure)") }
         return outcomes.map { outcome in
