@@ -76,7 +76,7 @@ struct InputsConfigurationTests {
     @Test("a topic two inputs would read is refused, naming both", arguments: [
         (["inputs.traccar_topics": "fleet/+/position"], "fleet/+/position", "topics.positions"),
         (["inputs.traccar_topics": "fleet/truck-1/position"], "fleet/truck-1/position", "topics.positions"),
-        (["inputs.traccar_topics": "#"], "#", "topics.positions"),
+        (["inputs.traccar_topics": "fleet/+/+"], "fleet/+/+", "topics.positions"),
         (["inputs.traccar_topics": "fleet/#"], "fleet/#", "topics.positions"),
         (["inputs.traccar_topics": "acme/van/gps"], "acme/+/gps", "inputs.traccar_topics"),
     ])
@@ -85,6 +85,14 @@ struct InputsConfigurationTests {
         let error = await #expect(throws: ConfigurationError.self) { try await self.load(yaml, flags: flags) }
         #expect(error?.message.contains("overlaps") == true, "\(String(describing: error))")
         #expect(error?.message.contains(filter) == true && error?.message.contains(other) == true, "\(String(describing: error))")
+    }
+
+    @Test("an input that would read the service's own topics is refused", arguments: ["#", "fleetfence/#", "+/alerts/#"])
+    func ownTopics(filter: String) async throws {
+        let error = await #expect(throws: ConfigurationError.self) {
+            try await self.load(nil, flags: ["inputs.traccar_topics": filter, "topics.positions": "trucks/+/pos"])
+        }
+        #expect(error?.message.contains("read its own messages back") == true, "\(String(describing: error))")
     }
 
     @Test func disjointInputsAreFine() async throws {

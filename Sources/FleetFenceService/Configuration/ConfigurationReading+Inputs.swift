@@ -3,7 +3,7 @@ import FleetFenceCodecs
 /// `inputs.*` (README, "Connecting trackers"): valid filters, and no topic that two inputs would
 /// both read, so that a position is never decoded two ways.
 extension ConfigurationReading {
-    func inputs(positionTopics: [String]) throws(ConfigurationError) -> ServiceConfiguration.Inputs {
+    func inputs(positionTopics: [String], prefix: String) throws(ConfigurationError) -> ServiceConfiguration.Inputs {
         var traccar: [String] = []
         var layer: ConfigurationLayer = .builtInDefault
         if let list = try values.list(.traccarTopics) {
@@ -21,6 +21,16 @@ extension ConfigurationReading {
         ]
         for (index, mapping) in mappings.enumerated() {
             inputs.append(("inputs.mappings[\(index)]", [mapping.topic]))
+        }
+        // `#` or `<prefix>/#` would read the service's own alerts and errors back as positions,
+        // each rejection answered with another message read back: a loop.
+        for (name, filters) in inputs.dropFirst() {
+            for filter in filters where TopicFilterRules.overlap(filter, "\(prefix)/#") {
+                throw ConfigurationError(
+                    key: name, source: nil,
+                    message: "topic filter \(filter) overlaps \(prefix)/#, where the service writes (topics.prefix): "
+                        + "it would read its own messages back")
+            }
         }
         for (i, first) in inputs.enumerated() {
             for second in inputs[(i + 1)...] {

@@ -49,7 +49,7 @@ struct ConfigurationReading {
             forgetAfterSeconds: try number(.forgetAfter, zeroAllowed: false).value)
 
         let positionTopics = try positionTopics()
-        let inputs = try inputs(positionTopics: positionTopics)
+        let inputs = try inputs(positionTopics: positionTopics, prefix: prefix.value)
         return ServiceConfiguration(
             brokerURLs: brokerURLs,
             username: try optionalText(.username)?.value,
