@@ -25,6 +25,13 @@ struct InputsConfigurationTests {
     static let mappingsYAML = """
         geofence:
           debounce_s: 7
+        http:
+          listen: ""
+        integrations:
+          homeassistant: yes
+          homeassistant_prefix: "ha"
+        broker:
+          url: [mqtt://a:1883, mqtt://b:1884]
         inputs:
           traccar_topics: [traccar/positions]
           mappings:
@@ -47,6 +54,9 @@ struct InputsConfigurationTests {
         #expect(configuration.inputs.mappings.first?.tsUnit == .milliseconds)
         #expect(configuration.inputs.mappings.last?.coordinates == .combined(JSONPointer("/pos")!))
         #expect(configuration.geofence.debounceSeconds == 7, "the rest of the file is read as before")
+        #expect(configuration.http.listen == nil, "an empty quoted string stays one")
+        #expect(configuration.integrations.homeAssistant && configuration.integrations.homeAssistantPrefix == "ha")
+        #expect(configuration.brokerURLs == ["mqtt://a:1883", "mqtt://b:1884"])
         #expect(configuration.warnings.isEmpty, "\(configuration.warnings)")
         let flagged = try await load(Self.mappingsYAML, flags: ["geofence.debounce_s": "3", "inputs.traccar_topics": "tr/a,tr/b"])
         #expect(flagged.geofence.debounceSeconds == 3)
