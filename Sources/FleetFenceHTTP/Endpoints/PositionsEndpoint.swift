@@ -15,7 +15,7 @@ struct PositionsEndpoint: Sendable {
     func positions(_ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
         try target.checkQuery(allowed: [])
         try writes.check(request)
-        let body = try await DefinitionsEndpoint<Never>.body(of: request)
+        let body = try await RequestBody.read(request)
         guard !body.isEmpty else { throw .badRequest("the body is empty: a position or an array of positions is expected") }
         let items: [Result<ForeignPosition, PositionRejection>]
         switch PositionBatchDecoder.decode(body) {
@@ -52,7 +52,7 @@ struct PositionsEndpoint: Sendable {
         try writes.check(request)
         let decoded: Result<ForeignPosition, PositionRejection>
         if request.method == .post {
-            let body = try await DefinitionsEndpoint<Never>.body(of: request)
+            let body = try await RequestBody.read(request)
             if body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {
                 decoded = OsmAndDecoder.decode(json: body)
             } else {
@@ -80,7 +80,7 @@ struct PositionsEndpoint: Sendable {
         else { throw .badRequest("the user and device are needed: headers X-Limit-U and X-Limit-D, or query parameters u and d") }
         let id = "\(user)-\(device)"
         if let problem = DeviceIDRules.problem(id) { throw .badRequest(problem) }
-        let body = try await DefinitionsEndpoint<Never>.body(of: request)
+        let body = try await RequestBody.read(request)
         let outcome = try await ingest([PositionDecoder.decodeOwnTracks(body, deviceID: id).map {
             ForeignPosition(device: id, position: $0)
         }], source: "POST /api/owntracks").first
