@@ -161,6 +161,8 @@ struct ServiceInputsTests {
             #expect(other.status == 200 && other.text == "[]", "\(other)")
             let bad = try await http.request("POST", "/api/owntracks?u=bob&d=tab", body: Data(#"{"_type":"location","lat":1}"#.utf8))
             #expect(bad.status == 400 && bad.error == #"missing field "lon""#, "\(bad)")
+            let slashed = try await http.request("POST", "/api/owntracks?u=bob%2Fx&d=tab", body: Data(#"{"_type":"location","lat":1,"lon":2}"#.utf8))
+            #expect(slashed.status == 400 && slashed.error?.contains("one topic level") == true, "\(slashed)")
             let nobody = try await http.request("POST", "/api/owntracks", body: Data(#"{"_type":"location","lat":1,"lon":2}"#.utf8))
             #expect(nobody.status == 400 && nobody.error?.contains("X-Limit-U") == true, "\(nobody)")
             try await h.barrier()

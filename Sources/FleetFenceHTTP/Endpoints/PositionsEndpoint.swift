@@ -79,11 +79,15 @@ struct PositionsEndpoint: Sendable {
             let device = request.headers[Self.limitDevice] ?? queryDevice, !device.isEmpty
         else { throw .badRequest("the user and device are needed: headers X-Limit-U and X-Limit-D, or query parameters u and d") }
         let id = "\(user)-\(device)"
-        if let problem = DeviceIDRules.problem(id) { throw .badRequest(problem) }
         let body = try await RequestBody.read(request)
-        let outcome = try await ingest([PositionDecoder.decodeOwnTracks(body, deviceID: id).map {
-            ForeignPosition(device: id, position: $0)
-        }], source: "POST /api/owntracks").first
+        // A bad id goes through the core too, to be counted as a rejection like any other.
+        let decoded: Result<ForeignPosition, PositionRejection> =
+            if let problem = DeviceIDRules.problem(id) {
+                .failure(.badDeviceID(problem))
+            } else {
+                PositionDecoder.decodeOwnTracks(body, deviceID: id).map { ForeignPosition(device: id, position: $0) }
+            }
+        let outcome = try await ingest([decoded], source: "POST /api/owntracks").first
         if case let .rejected(reason)? = outcome { throw .badRequest(reason) }
         return .json(Array("[]".utf8))
     }
