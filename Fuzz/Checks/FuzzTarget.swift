@@ -15,6 +15,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case gpx
     /// Tour definitions: `set` payloads and `PUT /api/tours/{id}` bodies.
     case tours
+    /// The tracker inputs: Traccar, OsmAnd (JSON and parameters), mappings, HTTP batches.
+    case inputs
 
     /// Throws the first invariant `bytes` break; a reader that crashes or hangs is found by the fuzzer itself.
     public func check(_ bytes: UnsafeRawBufferPointer) throws(InvariantViolation) {
@@ -25,6 +27,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .rfc3339: try RFC3339Checks.check(bytes)
         case .gpx: try GPXChecks.check(bytes)
         case .tours: try TourChecks.check(bytes)
+        case .inputs: try InputChecks.check(bytes)
         }
     }
 

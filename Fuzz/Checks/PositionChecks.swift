@@ -25,7 +25,7 @@ enum PositionChecks {
         }
     }
 
-    private static func inRange(_ p: DecodedPosition, _ dialect: String) throws(InvariantViolation) {
+    static func inRange(_ p: DecodedPosition, _ dialect: String) throws(InvariantViolation) {
         try require(p.lat.isFinite && abs(p.lat) <= 90 && p.lon.isFinite && abs(p.lon) <= 180, "\(dialect): accepted \(p)")
         if let ts = p.timestamp { try require(ts > 0 && ts <= RFC3339.maxSeconds, "\(dialect): accepted time \(ts)") }
         if let acc = p.accuracy { try require(acc.isFinite && acc >= 0, "\(dialect): accepted accuracy \(acc)") }

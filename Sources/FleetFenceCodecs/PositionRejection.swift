@@ -5,6 +5,8 @@ public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertibl
     /// Valid JSON, but not an object; `found` names what it was ("array", "number", ...).
     case notAnObject(found: String)
     case missingField(String)
+    /// A parameter given twice (OsmAnd's query), which would leave the position ambiguous.
+    case repeatedField(String)
     /// `got` names the JSON type that was found ("string", "null", ...).
     case wrongType(field: String, expected: String, got: String)
     case notFinite(field: String)
@@ -12,7 +14,11 @@ public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertibl
     /// A time field (`ts`, OwnTracks `tst`) holding a string that is not an RFC 3339 time.
     case badTimestamp(field: String, text: String)
     case idMismatch(expected: String, got: String)
+    /// A device id no topic level can be (README, "Limits and failures"); the reason says why.
+    case badDeviceID(String)
     case tooLarge(bytes: Int)
+    /// A batch (`POST /api/positions`) with more elements than it may hold.
+    case tooManyElements(count: Int, limit: Int)
     /// Deliberately not a position (an OwnTracks message of another `_type`): nothing is wrong, nothing is done.
     case ignored(reason: String)
 
@@ -27,25 +33,35 @@ public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertibl
         case let .notJSON(detail): "payload is not valid JSON: \(detail)"
         case let .notAnObject(found): "payload is a JSON \(found), expected an object"
         case let .missingField(field): "missing field \"\(field)\""
+        case let .repeatedField(field): "field \"\(field)\" is given more than once"
         case let .wrongType(field, expected, got): "field \"\(field)\" must be \(expected), not \(got)"
         case let .notFinite(field): "field \"\(field)\" is not a finite number"
         case let .outOfRange(field, value): "field \"\(field)\" is \(value), \(Self.allowedRange(of: field, value: value))"
         case let .badTimestamp(field, text): "field \"\(field)\" is \"\(text)\", which is not an RFC 3339 time"
         case let .idMismatch(expected, got): "field \"id\" is \"\(got)\" but the topic's device is \"\(expected)\""
+        case let .badDeviceID(reason): reason
+        case let .tooManyElements(count, limit): "the array has \(count) positions, at most \(limit) are accepted"
         case let .tooLarge(bytes): "payload is \(bytes) bytes, more than the \(PositionDecoder.maxPayloadBytes) allowed"
         case let .ignored(reason): "ignored: \(reason)"
         }
     }
 
     private static func allowedRange(of field: String, value: Double) -> String {
-        switch field {
+        switch role(of: field) {
         case "lat", "latitude": "must be within [-90, 90]"
         case "lon", "longitude": "must be within [-180, 180]"
-        case "acc", "gps_accuracy": "must be >= 0 metres"
-        case "ts", "tst":
+        case "acc", "gps_accuracy", "accuracy": "must be >= 0 metres"
+        case "ts", "tst", "timestamp", "fixTime":
             "must be seconds since the epoch in (0, \(Int(RFC3339.maxSeconds))]"
                 + (value > RFC3339.maxSeconds ? " (a time in milliseconds is too large)" : "")
         default: "out of range"
         }
+    }
+
+    /// What a field is, whatever the format calls its path: `position.latitude` and a mapping's
+    /// `lat (/gps/0)` are latitudes.
+    private static func role(of field: String) -> Substring {
+        let name = field.split(separator: " ").first ?? Substring(field)
+        return name.split(separator: ".").last ?? name
     }
 }

@@ -17,6 +17,7 @@ struct APIResponder: HTTPResponder {
     let stream: StreamEndpoint
     let health: HealthEndpoint
     let map: MapEndpoint
+    let positions: PositionsEndpoint
     let logger: Logger
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -99,6 +100,18 @@ struct APIResponder: HTTPResponder {
         case ("stream", 1):
             try only(.get)
             return try stream.open(target)
+        case ("positions", 1):
+            try only(.post)
+            return try await positions.positions(request, target)
+        case ("osmand", 1):
+            // HEAD is no way to send a position: only what the app sends.
+            guard request.method == .get || request.method == .post else {
+                throw .methodNotAllowed(request.method, allowed: [.get, .post])
+            }
+            return try await positions.osmAnd(request, target)
+        case ("owntracks", 1):
+            try only(.post)
+            return try await positions.ownTracks(request, target)
         default:
             throw .notFound("no such path: \(request.uri.path)")
         }

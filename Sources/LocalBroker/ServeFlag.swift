@@ -33,4 +33,5 @@ public enum ServeFlag: String, CaseIterable, Sendable {
     case forgetAfter = "forget-after"
     case lateWindow = "late-window"
     case retentionDays = "retention-days"
+    case traccarTopics = "traccar-topics"
 }

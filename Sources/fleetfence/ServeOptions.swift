@@ -97,6 +97,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: flag(.retentionDays), help: help(.retentionDays, "days"))
     var retentionDays: String?
 
+    @Option(name: flag(.traccarTopics), help: help(.traccarTopics, "filters"))
+    var traccarTopics: String?
+
     /// The flags that were given, by contract key, for `ConfigurationLoader.load(flags:configFile:)`.
     var flagOverrides: [String: String] {
         let given: [(ConfigurationKey, String?)] = [
@@ -109,6 +112,7 @@ struct ServeOptions: ParsableArguments {
             (.homeAssistantPrefix, homeAssistantPrefix), (.ownTracksTransitions, ownTracksTransitions),
             (.maxFuture, maxFuture), (.forgetAfter, forgetAfter), (.retentionDays, retentionDays),
             (.lateWindow, lateWindow),
+            (.traccarTopics, traccarTopics),
         ]
         var overrides: [String: String] = [:]
         for case let (key, value?) in given { overrides[key.name] = value }

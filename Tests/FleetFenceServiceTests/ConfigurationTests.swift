@@ -77,6 +77,7 @@ private func rendered(_ key: ConfigurationKey, in configuration: ServiceConfigur
     case .forgetAfter: number(configuration.geofence.forgetAfterSeconds)
     case .lateWindow: number(configuration.geofence.lateWindowSeconds)
     case .retentionDays: number(configuration.retentionDays)
+    case .traccarTopics: configuration.inputs.traccarTopics.isEmpty ? nil : configuration.inputs.traccarTopics.joined(separator: ",")
     }
 }
 
@@ -85,6 +86,7 @@ private func sample(_ key: ConfigurationKey, layer: String, scratch: ScratchDire
     switch key {
     case .brokerURL: return "mqtts://\(layer).example.com:8884,mqtts://\(layer)-2.example.com:8884"
     case .positionTopics: return "\(layer)/+/position,owntracks/+/+"
+    case .traccarTopics: return "traccar/\(layer),traccar/\(layer)-2/#"
     case .passwordFile, .caFile, .httpTokenFile: return try scratch.file("\(key.flag)-\(layer)", "secret-\(layer)\n")
     case .logLevel: return ["flag": "debug", "env": "warning", "file": "error"][layer]!
     case .debounce, .hysteresis, .minRadius, .maxRadius, .maxAccuracy, .silentConfirm, .statsInterval, .maxFuture,

@@ -363,6 +363,13 @@ struct HTTPWriteGuardTests {
                 #expect(try await http.put("/api/fences/a", body, headers: ["Authorization": "Bearer s3cret"]).status == 201)
                 #expect(try await http.delete("/api/fences/a").status == 401)
                 #expect(try await http.delete("/api/fences/a", headers: ["Authorization": "Bearer s3cret"]).status == 204)
+                // Positions over HTTP are writes too (README, "Connecting trackers").
+                let position = Data(#"{"id":"t1","lat":49,"lon":8}"#.utf8)
+                #expect(try await http.request("POST", "/api/positions", body: position).status == 401)
+                #expect(try await http.get("/api/osmand?id=t1&lat=49&lon=8").status == 401)
+                #expect(try await http.request("POST", "/api/owntracks?u=a&d=b", body: Data(#"{"_type":"location","lat":49,"lon":8}"#.utf8)).status == 401)
+                let signed = try await http.request("POST", "/api/positions", body: position, headers: ["Authorization": "Bearer s3cret"])
+                #expect(signed.status == 200 && signed.json?.int("accepted") == 1, "\(signed)")
                 // Reads need no token.
                 #expect(try await http.get("/api/fences").status == 200)
                 await service.stop()
@@ -381,6 +388,9 @@ struct HTTPWriteGuardTests {
                 let http = HTTPClient(base: try await service.httpBase())
                 let refused = try await http.put("/api/fences/a", #"{"lat":49,"lon":8,"radius":50}"#)
                 #expect(refused.status == 403, "\(refused)")
+                #expect(try await http.request("POST", "/api/positions", body: Data(#"{"id":"t1","lat":49,"lon":8}"#.utf8)).status == 403)
+                #expect(try await http.get("/api/osmand?id=t1&lat=49&lon=8").status == 403)
+                #expect(try await http.request("POST", "/api/owntracks?u=a&d=b", body: Data("{}".utf8)).status == 403)
                 #expect(try await http.get("/api/fences").status == 200)
                 await service.stop()
             }

@@ -48,4 +48,17 @@ struct PositionTopicRouterTests {
             #expect(router.route(topic) == .unrelated, "\(topic)")
         }
     }
+
+    /// Traccar's and mapped topics name no device: the payload does.
+    @Test func payloadDeviceInputsAreRoutedByFormat() {
+        let router = PositionTopicRouter(
+            positionFilters: ["fleet/+/position"], traccarFilters: ["traccar/#"], mappingFilters: ["acme/+/gps", "raw"],
+            layout: TopicLayout(prefix: "ff"))
+        #expect(router.route("traccar/positions") == .payloadDevice(format: .traccar))
+        #expect(router.route("traccar") == .payloadDevice(format: .traccar))
+        #expect(router.route("acme/van/gps") == .payloadDevice(format: .mapping(0)))
+        #expect(router.route("raw") == .payloadDevice(format: .mapping(1)))
+        #expect(router.route("fleet/t/position") == .position(device: "t", format: .native))
+        #expect(router.route("acme/van") == .unrelated)
+    }
 }

@@ -164,6 +164,8 @@ struct HarnessOptions {
     var forgetAfter: Double?
     /// `geofence.late_window_s` (in-process runs only).
     var lateWindow: Double?
+    /// `inputs.*`: Traccar topics and mappings (in-process runs only).
+    var inputs = ServiceConfiguration.Inputs()
     /// What the collector follows besides the service's own prefix (Home Assistant, OwnTracks).
     var extraFilters: [String] = []
     var extraArguments: [String] = []
@@ -312,7 +314,7 @@ final class ServiceHarness {
                 lateWindowSeconds: options.lateWindow ?? GeofenceSettings().lateWindowSeconds),
             statsIntervalSeconds: 1, instanceName: options.instance,
             http: ServiceConfiguration.HTTPSettings(listen: options.http ? "127.0.0.1:0" : nil),
-            integrations: options.integrations)
+            integrations: options.integrations, inputs: options.inputs)
     }
 
     /// Starts (or restarts) the service on the same journal and client id.

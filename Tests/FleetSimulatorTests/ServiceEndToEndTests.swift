@@ -118,6 +118,46 @@ struct ServiceEndToEndTests {
         }
     }
 
+    /// `fleetsim --format traccar` on one topic, `fleetfence serve --traccar-topics` reading it
+    /// (README, "Connecting trackers"): the same strict verdict as native positions.
+    @Test func traccarForwardsVerifyStrictlyToo() async throws {
+        let fleetsim = try Self.locateFleetsim()
+        let root = Fixtures.packageRoot.path
+        try await withLocalBroker { broker in
+            try await withTemporaryDirectory { directory in
+                let service = try await ServiceProcess.start(
+                    ServiceProcess.Options(
+                        brokerURL: broker.url, fencesFile: root + "/Config/fences.geojson",
+                        journalPath: directory + "/fleetfence.db", clientID: "fleetfence-e2e-traccar",
+                        debounce: Self.debounce, silentConfirm: Self.silentConfirm, statsInterval: 60,
+                        extraArguments: ["--traccar-topics", "traccar/positions"]),
+                    workingDirectory: directory)
+                let run: ProcessResult
+                do {
+                    run = try await Self.runFleetsim(
+                        fleetsim, in: root,
+                        arguments: Self.fleetsimArguments(broker: broker.url, seed: 2)
+                            + ["--format", "traccar", "--topic-template", "traccar/positions"],
+                        timeout: .seconds(120))
+                } catch {
+                    await service.terminate()
+                    throw error
+                }
+                let serviceStatus = await service.terminate()
+                let context = "fleetsim exit \(run.status)\n--- stdout\n\(run.output)\n--- stderr\n\(run.errorOutput)"
+                    + "\n--- service log (tail)\n\(service.log.suffix(4000))"
+                #expect(serviceStatus == 0, "\(context)")
+                #expect(run.status == 0, "\(context)")
+                let summary = Summary(run.output)
+                let expected = try #require(summary.counts["expected"], "no summary: \(context)")
+                #expect(expected >= 2 * Self.trucks, "\(context)")
+                #expect(summary.counts["matched"] == expected && summary.counts["missed"] == 0, "\(context)")
+                #expect(summary.counts["false"] == 0 && summary.result == "clean", "\(context)")
+                #expect((summary.byEvent["speeding"]?.expected ?? 0) > 0, "speeds in knots arrive as m/s: \(context)")
+            }
+        }
+    }
+
     /// Set once for both sides, the service's position filters also tell fleetsim where to
     /// publish: the first one that names a topic per device and takes fleetsim's payloads.
     @Test func fleetsimPublishesOnThePositionFilterOfTheEnvironment() async throws {

@@ -1,3 +1,4 @@
+import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
 import Testing
@@ -26,5 +27,17 @@ struct TruckPayloadTests {
         let bytes = TruckPayload.encode(sample(lat: -0.00000004, lon: -122.5, time: 0.0004, speed: 0, heading: 0, accuracy: 0.05))
         #expect(String(decoding: bytes, as: UTF8.self)
             == #"{"lat":0.0000000,"lon":-122.5000000,"ts":0.000,"acc":0.1,"spd":0.0,"hdg":0}"#)
+    }
+
+    /// `--format traccar`: what the service's Traccar input reads back is the native payload's position.
+    @Test func traccarFormatReadsBackAsTheNativePosition() throws {
+        let truck = sample(lat: 49.293406, lon: 8.641362, time: 1_795_600_000.5, speed: 13.8889, heading: 269.6, accuracy: 5)
+        let traccar = try TraccarPositionDecoder.decode(PositionFormat.traccar.encode(truck, device: "truck-3")).get()
+        let native = try PositionDecoder.decode(PositionFormat.native.encode(truck, device: "truck-3"), deviceID: "truck-3").get()
+        #expect(traccar.device == "truck-3")
+        #expect(traccar.position.lat == native.lat && traccar.position.lon == native.lon)
+        #expect(traccar.position.timestamp == native.timestamp && traccar.position.accuracy == native.accuracy)
+        #expect(abs((traccar.position.speed ?? 0) - (native.speed ?? 0)) < 1e-6, "\(String(describing: traccar.position.speed))")
+        #expect(traccar.position.heading == native.heading)
     }
 }

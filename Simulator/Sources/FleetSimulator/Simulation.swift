@@ -227,7 +227,10 @@ public final class Simulation: Sendable {
         try require(fleet.duration.map { $0 > 0 } ?? true, "--duration must be positive")
         try require(options.qos == 0 || options.qos == 1, "--qos must be 0 or 1")
         try require(options.maxConnections >= 1, "--connections must be at least 1")
-        try require(options.topicTemplate.contains("{device}"), "--topic-template must contain {device}")
+        // Traccar's forwards name their device in the payload: one topic may carry the whole fleet.
+        try require(
+            options.format == .traccar || options.topicTemplate.contains("{device}"),
+            "--topic-template must contain {device} (the native format's device is its topic level)")
         try require(!options.topicTemplate.contains("+") && !options.topicTemplate.contains("#"),
                     "--topic-template cannot contain MQTT wildcards")
         do {

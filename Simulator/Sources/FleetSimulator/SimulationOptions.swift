@@ -16,6 +16,8 @@ public struct SimulationOptions: Sendable {
     public var speedup = 20.0
     /// Where truck positions go; `{device}` is replaced by the device id.
     public var topicTemplate = PositionTopicTemplate.standard
+    /// The positions' JSON: native, or Traccar's forwards (README, "Connecting trackers").
+    public var format = PositionFormat.native
     /// QoS of position publishes (0 or 1).
     public var qos: Int32 = 0
     /// Publishing connections: one per truck up to this many, then trucks share them.

@@ -15,6 +15,8 @@ final class TruckPublisher: Sendable {
     let clients: [MQTTClient]
     /// Per truck: its topic and its connection.
     private let topics: [String]
+    private let devices: [String]
+    private let format: PositionFormat
     private let qos: Int32
     let sent = Atomic<Int>(0)
     let dropped = Atomic<Int>(0)
@@ -30,6 +32,8 @@ final class TruckPublisher: Sendable {
             return try MQTTClient(options: client, logger: logger)
         }
         topics = plan.trucks.map { options.topicTemplate.replacingOccurrences(of: "{device}", with: $0.device) }
+        devices = plan.trucks.map(\.device)
+        format = options.format
         qos = options.qos
     }
 
@@ -55,7 +59,7 @@ final class TruckPublisher: Sendable {
     @discardableResult
     func publish(_ sample: TruckSample) -> Bool {
         let client = clients[sample.truck % clients.count]
-        let result = client.publish(topic: topics[sample.truck], payload: TruckPayload.encode(sample), qos: qos)
+        let result = client.publish(topic: topics[sample.truck], payload: format.encode(sample, device: devices[sample.truck]), qos: qos)
         if result.isAccepted {
             sent.add(1, ordering: .relaxed)
             return true

@@ -37,6 +37,8 @@ struct Fleetsim: AsyncParsableCommand {
         name: .customLong("topic-template"),
         help: "Position topic; {device} is the device id [env FLEETFENCE_TOPICS_POSITIONS: its first filter with one + and not owntracks/, {device} for the +; default fleet/{device}/position]")
     var topicTemplate: String?
+    @Option(help: "Payload format: native, or traccar (Traccar's forwarded positions, the device in device.uniqueId; run the service with --traccar-topics and give a --topic-template it names)")
+    var format: PositionFormat = .native
     @Option(help: "Device ids are <prefix><k>")
     var prefix = "truck-"
     @Option(help: "QoS of positions, 0 or 1")
@@ -158,6 +160,7 @@ struct Fleetsim: AsyncParsableCommand {
         options.topicTemplate =
             try topicTemplate ?? Self.environment("TOPICS_POSITIONS").map(PositionTopicTemplate.derive(fromFilters:))
             ?? PositionTopicTemplate.standard
+        options.format = format
         options.qos = qos
         options.maxConnections = connections
         options.alertsPrefix = alertsPrefix ?? Self.environment("TOPICS_PREFIX") ?? options.alertsPrefix
@@ -249,3 +252,5 @@ struct Fleetsim: AsyncParsableCommand {
         return low...high
     }
 }
+
+extension PositionFormat: ExpressibleByArgument {}

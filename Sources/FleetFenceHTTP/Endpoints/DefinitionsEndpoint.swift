@@ -17,9 +17,6 @@ struct DefinitionsEndpoint<Held: Sendable>: Sendable {
     let put: @Sendable (String, [UInt8]) async throws(GeofenceService.Unavailable) -> GeofenceService.Write<Held>
     let delete: @Sendable (String) async throws(GeofenceService.Unavailable) -> GeofenceService.Write<Held>
 
-    /// Bodies past this are refused before they are read to the end.
-    static var maxBody: Int { 1 << 20 }
-
     func list(_ target: RequestTarget) throws(HTTPProblem) -> Response {
         try target.checkQuery(allowed: [])
         return .json(list())
@@ -34,7 +31,7 @@ struct DefinitionsEndpoint<Held: Sendable>: Sendable {
     func put(_ id: String, _ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
         try target.checkQuery(allowed: [])
         try writes.check(request)
-        let body = try await Self.body(of: request)
+        let body = try await RequestBody.read(request)
         return try answer(await written { () async throws(GeofenceService.Unavailable) in try await put(id, body) }, id: id)
     }
 
@@ -62,19 +59,6 @@ struct DefinitionsEndpoint<Held: Sendable>: Sendable {
         case .deleted: return Response(status: .noContent)
         case .notFound: throw .notFound("no \(kind) \(id)")
         case let .invalid(reason): throw .badRequest(reason)
-        }
-    }
-
-    /// The body, at most ``maxBody`` bytes: a longer one is refused as soon as it is known to be.
-    static func body(of request: Request) async throws(HTTPProblem) -> [UInt8] {
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxBody {
-            throw HTTPProblem(status: .contentTooLarge, reason: "the body has \(length) bytes, at most \(maxBody) are accepted")
-        }
-        do {
-            var buffer = try await request.body.collect(upTo: maxBody)
-            return buffer.readBytes(length: buffer.readableBytes) ?? []
-        } catch {
-            throw HTTPProblem(status: .contentTooLarge, reason: "the body is larger than \(maxBody) bytes")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Configuration
+import FleetFenceCodecs
 import Foundation
 
 /// The config file layer: the YAML provider plus the file's text, which the unknown-key warnings read.
@@ -7,6 +8,8 @@ struct ConfigFileLayer {
     var provider: any ConfigProvider
     /// `nil` when the default file is absent.
     var text: String?
+    /// `inputs.mappings`, which only the file can set.
+    var mappings: [PositionMapping] = []
 
     /// A missing default file means built-in defaults; a missing `--config` file is an error.
     static func open(explicitPath: String?, defaultPath: String) async throws(ConfigurationError) -> ConfigFileLayer {
@@ -29,7 +32,23 @@ struct ConfigFileLayer {
         if !hasContent(text) {
             return ConfigFileLayer(path: path, provider: InMemoryProvider(values: [:]), text: text)
         }
-        return ConfigFileLayer(path: path, provider: try await provider(path, allowMissing: false), text: text)
+        let section = try MappingsSection.read(text, source: source)
+        guard let remaining = section.remainingYAML else {
+            return ConfigFileLayer(path: path, provider: try await provider(path, allowMissing: false), text: text)
+        }
+        // The provider reads files only: the rest of the file goes through a private copy of it.
+        if !hasContent(remaining) {
+            return ConfigFileLayer(path: path, provider: InMemoryProvider(values: [:]), text: text, mappings: section.mappings)
+        }
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-config-\(UUID().uuidString).yaml").path
+        do {
+            try remaining.write(toFile: copy, atomically: true, encoding: .utf8)
+        } catch {
+            throw ConfigurationError(key: nil, source: source, message: "cannot set inputs.mappings apart: \(error.localizedDescription)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        return ConfigFileLayer(
+            path: path, provider: try await provider(copy, allowMissing: false), text: text, mappings: section.mappings)
     }
 
     private static func hasContent(_ yaml: String) -> Bool {

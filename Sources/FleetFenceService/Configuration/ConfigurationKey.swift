@@ -32,6 +32,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
     case forgetAfter = "geofence.forget_after_s"
     case lateWindow = "geofence.late_window_s"
     case retentionDays = "journal.retention_days"
+    case traccarTopics = "inputs.traccar_topics"
     /// Extra: swift-log level name (`trace` ... `critical`).
     case logLevel = "log.level"
 
@@ -86,6 +87,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .forgetAfter: "forget-after"
         case .lateWindow: "late-window"
         case .retentionDays: "retention-days"
+        case .traccarTopics: "traccar-topics"
         }
     }
 
@@ -93,7 +95,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
     public var defaultDescription: String {
         switch self {
         case .brokerURL: ServiceConfiguration.Defaults.brokerURL
-        case .username, .passwordFile, .caFile, .instanceName, .httpTokenFile, .httpTilesURL: "none"
+        case .username, .passwordFile, .caFile, .instanceName, .httpTokenFile, .httpTilesURL, .traccarTopics: "none"
         case .httpListen: ServiceConfiguration.Defaults.httpListen
         case .homeAssistant: "false"
         case .homeAssistantPrefix: ServiceConfiguration.Defaults.homeAssistantPrefix
@@ -141,6 +143,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .forgetAfter: "seconds of wall-clock silence after which a device is forgotten"
         case .lateWindow: "seconds behind a device's latest sample a late sample is still merged in event time; 0 drops every older sample"
         case .retentionDays: "days alerts are kept in the journal (by their at)"
+        case .traccarTopics: "topic filters carrying Traccar's forwarded positions (forward.type=mqtt), comma-separated"
         }
     }
 
@@ -154,7 +157,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case .clientID, .prefix, .fencesFile, .journalPath, .logLevel, .homeAssistantPrefix: .text
         case .username, .passwordFile, .caFile, .instanceName, .httpTokenFile, .httpTilesURL: .optionalText
         case .httpListen: .textOrOff
-        case .positionTopics, .brokerURL: .list
+        case .positionTopics, .brokerURL, .traccarTopics: .list
         case .debounce, .hysteresis, .minRadius, .maxRadius, .maxAccuracy, .silentConfirm, .statsInterval, .maxFuture,
             .forgetAfter, .retentionDays, .lateWindow:
             .number

@@ -41,7 +41,7 @@ public enum ConfigurationLoader {
             reader: reader, recorder: recorder,
             layers: [.flag, .environment, .file(path: file.path), .builtInDefault])
 
-        var configuration = try ConfigurationReading(values: values).read()
+        var configuration = try ConfigurationReading(values: values, mappings: file.mappings).read()
         configuration.warnings = ConfigurationWarnings.collect(
             configuration: configuration, fileText: file.text, filePath: file.path, environment: environment)
         return configuration

@@ -1,3 +1,4 @@
+import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
 import Logging
@@ -6,6 +7,8 @@ import MQTT
 /// Reads every key through the layers and validates it, so that an error can name the key and its layer.
 struct ConfigurationReading {
     let values: LayeredValues
+    /// `inputs.mappings`, read from the config file alone (it is a list of maps; README, "Connecting trackers").
+    var mappings: [PositionMapping] = []
 
     func read() throws(ConfigurationError) -> ServiceConfiguration {
         let brokerURLs = try brokers()
@@ -46,13 +49,15 @@ struct ConfigurationReading {
             forgetAfterSeconds: try number(.forgetAfter, zeroAllowed: false).value,
             lateWindowSeconds: try number(.lateWindow).value)
 
+        let positionTopics = try positionTopics()
+        let inputs = try inputs(positionTopics: positionTopics, prefix: prefix.value)
         return ServiceConfiguration(
             brokerURLs: brokerURLs,
             username: try optionalText(.username)?.value,
             passwordFile: passwordFile?.value,
             caFile: caFile?.value,
             clientID: try clientID(),
-            positionTopics: try positionTopics(),
+            positionTopics: positionTopics,
             prefix: prefix.value,
             fencesFile: try requiredText(.fencesFile).value,
             journalPath: try requiredText(.journalPath).value,
@@ -66,7 +71,8 @@ struct ConfigurationReading {
                 homeAssistant: try boolean(.homeAssistant),
                 homeAssistantPrefix: try homeAssistantPrefix(),
                 ownTracksTransitions: try boolean(.ownTracksTransitions)),
-            retentionDays: try number(.retentionDays, zeroAllowed: false).value)
+            retentionDays: try number(.retentionDays, zeroAllowed: false).value,
+            inputs: inputs)
     }
 
     /// `broker.client_id`; by default `fleetfence-<host>`, and `fleetfence-<host>-<instance>` for a

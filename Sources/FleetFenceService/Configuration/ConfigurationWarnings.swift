@@ -29,6 +29,6 @@ enum ConfigurationWarnings {
 
     /// A key, or a section holding keys (`geofence`).
     private static func isKnown(_ path: String) -> Bool {
-        ConfigurationKey.allCases.contains { $0.name == path || $0.name.hasPrefix(path + ".") }
+        path == MappingsSection.key || ConfigurationKey.allCases.contains { $0.name == path || $0.name.hasPrefix(path + ".") }
     }
 }

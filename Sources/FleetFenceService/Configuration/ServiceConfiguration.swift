@@ -1,3 +1,4 @@
+import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
 import MQTT
@@ -28,6 +29,24 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var integrations: Integrations
     /// `journal.retention_days`: alerts older than this (by `at`) are pruned.
     public var retentionDays: Double
+    /// `inputs.*`: positions in other formats than the native one (README, "Connecting trackers").
+    public var inputs: Inputs
+
+    /// The `inputs.*` keys.
+    public struct Inputs: Sendable, Equatable {
+        /// `inputs.traccar_topics`: filters carrying Traccar's forwarded positions.
+        public var traccarTopics: [String]
+        /// `inputs.mappings`: custom JSON formats, each on its own filter.
+        public var mappings: [PositionMapping]
+
+        public init(traccarTopics: [String] = [], mappings: [PositionMapping] = []) {
+            self.traccarTopics = traccarTopics
+            self.mappings = mappings
+        }
+
+        /// Every filter of these inputs, to subscribe to.
+        public var topics: [String] { traccarTopics + mappings.map(\.topic) }
+    }
 
     /// The `http.*` keys.
     public struct HTTPSettings: Sendable, Equatable {
@@ -99,6 +118,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         http: HTTPSettings = HTTPSettings(),
         integrations: Integrations = Integrations(),
         retentionDays: Double = Defaults.retentionDays,
+        inputs: Inputs = Inputs(),
         warnings: [String] = []
     ) {
         self.brokerURLs = brokerURLs
@@ -117,6 +137,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         self.http = http
         self.integrations = integrations
         self.retentionDays = retentionDays
+        self.inputs = inputs
         self.warnings = warnings
     }
 

@@ -40,10 +40,16 @@ struct GeofenceCore {
     static let maxIDBytes = 256
     var transitions: [Transition] = []
 
-    init(engine: GeofenceEngine, layout: TopicLayout, positionFilters: [String]) {
+    /// `inputs.mappings`, by the index their router format names.
+    let mappings: [PositionMapping]
+
+    init(engine: GeofenceEngine, layout: TopicLayout, positionFilters: [String], inputs: ServiceConfiguration.Inputs = .init()) {
         self.engine = engine
         self.layout = layout
-        self.router = PositionTopicRouter(positionFilters: positionFilters, layout: layout)
+        self.mappings = inputs.mappings
+        self.router = PositionTopicRouter(
+            positionFilters: positionFilters, traccarFilters: inputs.traccarTopics, mappingFilters: inputs.mappings.map(\.topic),
+            layout: layout)
         self.registryLeadership = RegistryLeadership(instance: layout.instance)
     }
 
@@ -63,6 +69,8 @@ struct GeofenceCore {
             reject(
                 device: "", topic: String(decoding: topic, as: UTF8.self), payload: payload,
                 reason: "the topic's device id is empty", into: &effects)
+        case let .payloadDevice(format):
+            handleForeign(format: format, topic: topic, payload: payload, arrival: arrival, into: &effects)
         case let .tourSet(id):
             handleTourSet(id: id, payload: payload, into: &effects)
         case let .deviceForget(id):
@@ -91,6 +99,7 @@ struct GeofenceCore {
         let decoded = switch format {
         case .native: PositionDecoder.decode(payload, deviceID: device)
         case .ownTracks: PositionDecoder.decodeOwnTracks(payload, deviceID: device)
+        case .traccar, .mapping, .http: preconditionFailure("formats that name their device in the payload go by handleForeign")
         }
         let position: DecodedPosition
         switch decoded {
@@ -106,23 +115,45 @@ struct GeofenceCore {
             }
             return
         }
+        _ = feed(device: device, position: position, format: format, topic: topic, payload: payload, arrival: arrival, into: &effects)
+    }
+
+    /// What one position did, for an HTTP caller that answers per position (README, "Connecting trackers").
+    enum PositionOutcome: Sendable, Equatable {
+        case accepted
+        case stale
+        case ignored(String)
+        case rejected(String)
+    }
+
+    /// A decoded position into the engine, with the checks every input shares: its alerts, state and
+    /// journal changes go into `effects`, a refusal onto the device's errors topic.
+    mutating func feed(
+        device: String, position: DecodedPosition, format: PositionTopicRouter.Format, topic: UnsafeRawBufferPointer,
+        payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout Effects
+    ) -> PositionOutcome {
         let sample = position.sample(arrival: arrival)
         // A sample from the future would make every real one after it stale (README, "Limits and
         // failures"); it never becomes the device's latest.
         let maxFutureSeconds = engine.settings.maxFutureSeconds
         if sample.timestamp > arrival + maxFutureSeconds {
-            reject(
-                device: device, topic: String(decoding: topic, as: UTF8.self), payload: payload,
-                reason: "ts is \(Int((sample.timestamp - arrival).rounded())) s ahead of its arrival, "
-                    + "at most \(ConfigurationKey.format(maxFutureSeconds)) s are accepted (geofence.max_future_s)",
-                into: &effects)
-            return
+            let reason = "ts is \(Int((sample.timestamp - arrival).rounded())) s ahead of its arrival, "
+                + "at most \(ConfigurationKey.format(maxFutureSeconds)) s are accepted (geofence.max_future_s)"
+            if format == .http {
+                countRejection(source: String(decoding: topic, as: UTF8.self), reason: reason, into: &effects)
+            } else {
+                reject(device: device, topic: String(decoding: topic, as: UTF8.self), payload: payload, reason: reason, into: &effects)
+            }
+            return .rejected(reason)
         }
         counters.positions += 1
         transitions.removeAll(keepingCapacity: true)
         let outcome = engine.process(device: device, sample: sample, arrival: arrival, into: &transitions)
         let late = outcome.status == .late
-        guard outcome.status == .accepted || late else { return }
+        guard outcome.status == .accepted || late else {
+            // Too late to merge is dropped as a repeat is: old news, not an error (README "Late samples").
+            return outcome.status == .stale || outcome.status == .tooLate ? .stale : .rejected("the engine refused the sample")
+        }
         changedViews.insert(ExactID(device))
         // A merged late sample is not where the device is: the state keeps its newest sample
         // (README "Late samples"), and integrations hear only the newest.
@@ -150,14 +181,20 @@ struct GeofenceCore {
         // Only this device's record rides with its alert: other dirty devices wait for the next
         // tick, so that an alert never waits for a burst of unrelated device rows.
         if !transitions.isEmpty { effects.changes.devices = takeDirtyRecords(of: [device]) }
+        return .accepted
     }
 
     /// Says why a message was refused, on the device's errors topic and in the log.
     mutating func reject(
         device: String, topic: String, payload: UnsafeRawBufferPointer, reason: String, into effects: inout Effects
     ) {
-        counters.rejected += 1
         effects.publish(layout.errors(device), ErrorPayload.encode(reason: reason, topic: topic, payload: payload), qos: 0, retain: false)
+        countRejection(source: topic, reason: reason, into: &effects)
+    }
+
+    /// Counts and logs a refusal; an HTTP caller hears the reason in its answer instead of the errors topic.
+    mutating func countRejection(source topic: String, reason: String, into effects: inout Effects) {
+        counters.rejected += 1
         // A misbehaving publisher must not drown the log: the rest are counted in the stats line.
         if counters.loggedRejectionsThisInterval < 20 {
             counters.loggedRejectionsThisInterval += 1

@@ -1,3 +1,4 @@
+import FleetFenceCodecs
 import FleetFenceJournal
 import GeofenceEngine
 
@@ -94,5 +95,48 @@ extension GeofenceService {
             throw Unavailable(reason: "the journal is not open")
         }
         return try history.events(query)
+    }
+}
+
+/// Positions over HTTP (README, "Connecting trackers").
+extension GeofenceService {
+    private static let ingestSlice = 500
+
+    /// What became of one position sent over HTTP.
+    public enum IngestOutcome: Sendable, Equatable {
+        case accepted
+        /// Not newer than the device's latest sample.
+        case stale
+        /// Deliberately not a position (an OwnTracks message of another `_type`).
+        case ignored(String)
+        case rejected(String)
+    }
+
+    /// Positions decoded by the HTTP interface, through the same core step as MQTT positions: the
+    /// same engine, journal, alerts and counters. Returns once their effects are journaled and
+    /// published. `source` names the request in the log (`POST /api/positions`).
+    public func ingest(
+        _ items: [Result<ForeignPosition, PositionRejection>], source: String
+    ) async throws(Unavailable) -> [IngestOutcome] {
+        let loop = try runningLoop()
+        let arrival = GeofenceService.now()
+        var outcomes: [GeofenceCore.PositionOutcome] = []
+        outcomes.reserveCapacity(items.count)
+        // A slice per hold of the lock, in order: a batch of 10,000 never holds MQTT positions up
+        // for all of them at once.
+        for start in stride(from: 0, to: items.count, by: Self.ingestSlice) {
+            let slice = Array(items[start..<min(items.count, start + Self.ingestSlice)])
+            outcomes += loop.stepReturning { $0.ingest(slice, source: source, arrival: arrival) }
+        }
+        await loop.writer.waitUntilDelivered()
+        if let failure = loop.writer.failure { throw Unavailable(reason: "the journal cannot be written: \(failure)") }
+        return outcomes.map { outcome in
+            switch outcome {
+            case .accepted: .accepted
+            case .stale: .stale
+            case let .ignored(reason): .ignored(reason)
+            case let .rejected(reason): .rejected(reason)
+            }
+        }
     }
 }

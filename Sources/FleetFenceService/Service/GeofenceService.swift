@@ -78,7 +78,8 @@ public final class GeofenceService: Service, Sendable {
             publisher.publish(steps, metrics: metrics)
             readModel.delivered(steps)
         }
-        var core = GeofenceCore(engine: restored.engine, layout: layout, positionFilters: configuration.positionTopics)
+        var core = GeofenceCore(
+            engine: restored.engine, layout: layout, positionFilters: configuration.positionTopics, inputs: configuration.inputs)
         core.fenceOrigins = restored.origins
         core.lastFileFences = restored.fileFences
         core.changedViews = Set(restored.devices.map { ExactID($0) })
@@ -109,14 +110,15 @@ public final class GeofenceService: Service, Sendable {
         }
         let instanceFilters = configuration.instanceName == nil ? [] : [layout.instanceStatusFilter]
         client.subscribe(
-            configuration.positionTopics + [layout.fenceSetFilter, layout.tourSetFilter, layout.deviceForgetFilter]
+            configuration.positionTopics + configuration.inputs.topics + [layout.fenceSetFilter, layout.tourSetFilter, layout.deviceForgetFilter]
                 + instanceFilters,
             qos: 1)
         try await client.connect(timeout: .seconds(10))
         logger.info(
             "fleetfence serving",
             metadata: [
-                "broker": "\(configuration.brokerURLs.joined(separator: ","))", "instance": "\(configuration.instanceName ?? "")", "positions": "\(configuration.positionTopics)",
+                "broker": "\(configuration.brokerURLs.joined(separator: ","))", "instance": "\(configuration.instanceName ?? "")", "positions": "\(configuration.positionTopics)", "traccar": "\(configuration.inputs.traccarTopics)",
+                "mappings": "\(configuration.inputs.mappings.map(\.topic))",
                 "prefix": "\(configuration.prefix)", "journal": "\(configuration.journalPath)",
             ])
         running.withLock {
@@ -320,7 +322,7 @@ public final class GeofenceService: Service, Sendable {
         var nextForgetSweep = clock.now + forgetSweepInterval
         var nextSubscriptionRetry = clock.now + .seconds(5)
         var lastTick = GeofenceService.now()
-        let positionFilters = Set(configuration.positionTopics)
+        let positionFilters = Set(configuration.positionTopics + configuration.inputs.topics)
         while true {
             try await Task.sleep(for: tickInterval)
             let now = GeofenceService.now()

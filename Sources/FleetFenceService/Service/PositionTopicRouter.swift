@@ -1,5 +1,6 @@
 /// Maps an incoming topic to what it carries. Device ids come from the topic: the level of the
-/// filter's first `+`; for OwnTracks (`owntracks/<user>/<device>`) they are `<user>-<device>`.
+/// filter's first `+`; for OwnTracks (`owntracks/<user>/<device>`) they are `<user>-<device>`;
+/// Traccar's and mapped topics name no device of their own (README, "Connecting trackers").
 struct PositionTopicRouter {
     enum Route: Sendable, Hashable {
         case position(device: String, format: Format)
@@ -10,6 +11,8 @@ struct PositionTopicRouter {
         case deviceForget(id: String)
         /// `<prefix>/status/<instance>`: another instance (or this one) saying whether it is up.
         case instanceStatus(name: String)
+        /// A Traccar or mapped position: the device is in the payload.
+        case payloadDevice(format: Format)
         /// A position topic whose device level is empty (`fleet//position`): rejected, not ignored.
         case noDevice
         case unrelated
@@ -18,6 +21,12 @@ struct PositionTopicRouter {
     enum Format: Sendable, Hashable {
         case native
         case ownTracks
+        /// `inputs.traccar_topics`: Traccar's forwarded positions.
+        case traccar
+        /// `inputs.mappings[index]`.
+        case mapping(Int)
+        /// From the HTTP interface: no topic, answered to the caller.
+        case http
     }
 
     /// A filter level: literal bytes, `+` or `#`.
@@ -51,8 +60,8 @@ struct PositionTopicRouter {
     /// `<prefix>/status/`, followed only when instances are named.
     private let statusHead: [UInt8]?
 
-    init(positionFilters: [String], layout: TopicLayout) {
-        self.filters = positionFilters.map { filter in
+    init(positionFilters: [String], traccarFilters: [String] = [], mappingFilters: [String] = [], layout: TopicLayout) {
+        func parsed(_ filter: String, _ format: Format) -> Filter {
             let levels = filter.split(separator: "/", omittingEmptySubsequences: false).map { level -> Level in
                 switch level {
                 case "+": .single
@@ -60,8 +69,12 @@ struct PositionTopicRouter {
                 default: .literal(Array(level.utf8))
                 }
             }
-            return Filter(levels: levels, format: filter.hasPrefix("owntracks/") ? .ownTracks : .native)
+            return Filter(levels: levels, format: format)
         }
+        // No topic matches two of them: the configuration refuses overlapping inputs.
+        self.filters = positionFilters.map { parsed($0, $0.hasPrefix("owntracks/") ? .ownTracks : .native) }
+            + traccarFilters.map { parsed($0, .traccar) }
+            + mappingFilters.enumerated().map { parsed($1, .mapping($0)) }
         fenceSetHead = Array("\(layout.prefix)/fences/".utf8)
         tourSetHead = Array("\(layout.prefix)/tours/".utf8)
         forgetHead = Array("\(layout.prefix)/devices/".utf8)
@@ -104,6 +117,10 @@ struct PositionTopicRouter {
                 }
                 return .position(
                     device: "\(Self.string(topic, user))-\(Self.string(topic, device))", format: .ownTracks)
+            case .traccar, .mapping:
+                return .payloadDevice(format: filter.format)
+            case .http:
+                continue
             }
         }
         return emptyDevice ? .noDevice : .unrelated

@@ -1,0 +1,8 @@
+import FuzzChecks
+
+/// libFuzzer's entry point for the `inputs` target (README "Fuzzing"); built by Scripts/fuzz.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    FuzzTarget.inputs.run(data, size)
+    return 0
+}

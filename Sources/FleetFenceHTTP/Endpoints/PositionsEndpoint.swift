@@ -1,0 +1,107 @@
+import FleetFenceCodecs
+import FleetFenceService
+import HTTPTypes
+import Hummingbird
+
+/// Positions over HTTP (README, "Connecting trackers"): the native format in batches, the OsmAnd
+/// protocol of Traccar Client, and OwnTracks' HTTP mode. Writes, guarded as the others are; each
+/// decoded here and fed through the same core step as an MQTT position.
+struct PositionsEndpoint: Sendable {
+    let service: GeofenceService
+    let writes: WriteGuard
+
+    /// `POST /api/positions`: `{"accepted": n, "stale": n, "rejected": [{"index", "error"}]}`; a bad
+    /// element is rejected alone.
+    func positions(_ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
+        try target.checkQuery(allowed: [])
+        try writes.check(request)
+        let body = try await RequestBody.read(request)
+        guard !body.isEmpty else { throw .badRequest("the body is empty: a position or an array of positions is expected") }
+        let items: [Result<ForeignPosition, PositionRejection>]
+        switch PositionBatchDecoder.decode(body) {
+        case let .success(decoded): items = decoded
+        case let .failure(rejection): throw .badRequest(rejection.description)
+        }
+        let outcomes = try await ingest(items, source: "POST /api/positions")
+        var json = JSONWriter(capacity: 64)
+        json.beginObject()
+        json.key("accepted")
+        json.integer(Int64(outcomes.count { $0 == .accepted }))
+        json.key("stale")
+        json.integer(Int64(outcomes.count { $0 == .stale }))
+        json.key("rejected")
+        json.beginArray()
+        for (index, outcome) in outcomes.enumerated() {
+            guard case let .rejected(reason) = outcome else { continue }
+            json.beginObject()
+            json.key("index")
+            json.integer(Int64(index))
+            json.key("error")
+            json.string(reason)
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+        return .json(json.bytes)
+    }
+
+    /// `GET` or `POST /api/osmand`: query or form parameters, or the JSON body of newer Traccar
+    /// Client versions. 200 with an empty body when taken (also when stale: a retry would not be
+    /// newer), 400 with the reason when not.
+    func osmAnd(_ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
+        try writes.check(request)
+        let decoded: Result<ForeignPosition, PositionRejection>
+        if request.method == .post {
+            let body = try await RequestBody.read(request)
+            if body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {
+                decoded = OsmAndDecoder.decode(json: body)
+            } else {
+                // A form body, or none (the app's older versions put everything in the query).
+                let form = try RequestTarget(path: "/", query: String(decoding: body, as: UTF8.self))
+                decoded = OsmAndDecoder.decode(parameters: target.query + form.query)
+            }
+        } else {
+            decoded = OsmAndDecoder.decode(parameters: target.query)
+        }
+        let outcome = try await ingest([decoded], source: "\(request.method.rawValue) /api/osmand").first
+        if case let .rejected(reason)? = outcome { throw .badRequest(reason) }
+        return Response(status: .ok)
+    }
+
+    /// `POST /api/owntracks`: OwnTracks' HTTP mode, the device `<user>-<device>` from `X-Limit-U`
+    /// and `X-Limit-D` (or `u` and `d`); answered `[]` (no friends' locations to hand back).
+    func ownTracks(_ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
+        try target.checkQuery(allowed: ["u", "d"])
+        try writes.check(request)
+        let queryUser = try target.single("u")
+        let queryDevice = try target.single("d")
+        guard let user = request.headers[Self.limitUser] ?? queryUser, !user.isEmpty,
+            let device = request.headers[Self.limitDevice] ?? queryDevice, !device.isEmpty
+        else { throw .badRequest("the user and device are needed: headers X-Limit-U and X-Limit-D, or query parameters u and d") }
+        let id = "\(user)-\(device)"
+        let body = try await RequestBody.read(request)
+        // A bad id goes through the core too, to be counted as a rejection like any other.
+        let decoded: Result<ForeignPosition, PositionRejection> =
+            if let problem = DeviceIDRules.problem(id) {
+                .failure(.badDeviceID(problem))
+            } else {
+                PositionDecoder.decodeOwnTracks(body, deviceID: id).map { ForeignPosition(device: id, position: $0) }
+            }
+        let outcome = try await ingest([decoded], source: "POST /api/owntracks").first
+        if case let .rejected(reason)? = outcome { throw .badRequest(reason) }
+        return .json(Array("[]".utf8))
+    }
+
+    private static let limitUser = HTTPField.Name("X-Limit-U")!
+    private static let limitDevice = HTTPField.Name("X-Limit-D")!
+
+    private func ingest(
+        _ items: [Result<ForeignPosition, PositionRejection>], source: String
+    ) async throws(HTTPProblem) -> [GeofenceService.IngestOutcome] {
+        do {
+            return try await service.ingest(items, source: source)
+        } catch {
+            throw HTTPProblem(status: .serviceUnavailable, reason: error.reason)
+        }
+    }
+}

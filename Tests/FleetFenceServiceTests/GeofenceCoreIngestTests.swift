@@ -1,0 +1,48 @@
+import FleetFenceCodecs
+import FleetFenceJournal
+import Foundation
+import GeofenceEngine
+import Testing
+
+@testable import FleetFenceService
+
+/// Positions over HTTP through the core (README, "Connecting trackers"): each element's outcome in
+/// order, refusals counted but said to the caller only, and the same engine as MQTT positions.
+@Suite("GeofenceCore: HTTP ingest")
+struct GeofenceCoreIngestTests {
+    static let centre = Coordinate(lat: 49.293406, lon: 8.641362)
+    static let metresPerDegree = 6_371_008.8 * Double.pi / 180
+
+    static func at(_ device: String, north metres: Double, ts: Double) -> Result<ForeignPosition, PositionRejection> {
+        .success(ForeignPosition(
+            device: device, position: DecodedPosition(lat: centre.lat + metres / metresPerDegree, lon: centre.lon, timestamp: ts)))
+    }
+
+    @Test func outcomesInOrderAndTheSameCountersAsMQTT() throws {
+        var core = GeofenceCore(
+            engine: GeofenceEngine(settings: GeofenceSettings(debounceSeconds: 2, silentConfirmSeconds: 5)),
+            layout: TopicLayout(prefix: "ff"), positionFilters: ["fleet/+/position"])
+        _ = try core.setFence(
+            FenceDefinition(id: "depot", name: "Depot", shape: .circle(center: Self.centre, radius: 200)), origin: .runtime)
+        let (effects, outcomes) = core.ingest(
+            [
+                Self.at("d", north: 300, ts: 1_000),
+                .failure(.missingField("id")),
+                Self.at("d", north: 100, ts: 1_005),
+                Self.at("d", north: 100, ts: 1_004),
+                Self.at("d", north: 100, ts: 1_008),
+                .failure(.ignored(reason: "not a location")),
+                Self.at("e", north: 0, ts: 5_000),
+            ],
+            source: "POST /api/positions", arrival: 1_010)
+        #expect(outcomes == [
+            .accepted, .rejected(#"missing field "id""#), .accepted, .stale, .accepted, .ignored("ignored: not a location"),
+            .rejected("ts is 3990 s ahead of its arrival, at most 300 s are accepted (geofence.max_future_s)"),
+        ])
+        #expect(effects.changes.alerts.map(\.transition.event) == [.enter])
+        #expect(!effects.messages.contains { $0.topic.hasPrefix("ff/errors/") }, "refusals go to the caller, not the errors topic")
+        #expect(core.counters.rejected == 2 && core.counters.ignored == 1)
+        #expect(core.engine.counters.stale == 1)
+        #expect(core.readCounters.positions == 4)
+    }
+}

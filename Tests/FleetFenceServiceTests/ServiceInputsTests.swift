@@ -1,0 +1,172 @@
+import FleetFenceCodecs
+import FleetFenceService
+import FleetFenceTesting
+import Foundation
+import Testing
+
+/// Positions from real trackers end to end (README, "Connecting trackers"): each input crosses the
+/// depot fence and gets its alert from the same engine, and bad input of each kind is answered
+/// with a reason and changes nothing else.
+@Suite("Service end to end: tracker inputs", .timeLimit(.minutes(1)))
+struct ServiceInputsTests {
+    static let mapping = try! PositionMapping(entry: [
+        "topic": "acme/+/gps", "id": "topic:2", "lat": "/fix/lat", "lon": "/fix/lon", "ts": "/fix/time", "ts_unit": "ms",
+    ])
+
+    static func options() -> HarnessOptions {
+        var options = HarnessOptions()
+        options.http = true
+        options.inputs = ServiceConfiguration.Inputs(traccarTopics: ["traccar/positions"], mappings: [mapping])
+        return options
+    }
+
+    static func client(_ h: ServiceHarness) async throws -> HTTPClient {
+        guard case let .inProcess(service)? = h.service else { throw TestError("in-process expected") }
+        return HTTPClient(base: try await service.httpBase())
+    }
+
+    /// A Traccar forward of `device`, `metres` north of the depot, its fixTime with a `+00:00` offset.
+    static func traccar(_ device: String, north metres: Double, ts: Double, valid: Bool = true) -> String {
+        let point = Geo.north(metres)
+        let fixTime = rfc3339(ts).replacingOccurrences(of: "Z", with: "+00:00")
+        return #"{"position":{"id":1,"deviceId":3,"valid":\#(valid),"fixTime":"\#(fixTime)","latitude":\#(point.lat),"longitude":\#(point.lon),"speed":0,"course":0,"accuracy":0},"device":{"id":3,"name":"\#(device)","uniqueId":"\#(device)"}}"#
+    }
+
+    /// The three samples that make an enter with the harness's 2 s debounce.
+    static let crossing: [(metres: Double, offset: Double)] = [(300, 0), (100, 10), (100, 12)]
+
+    @Test func traccarOverMQTTEntersTheFence() async throws {
+        try await withService(Self.options()) { h in
+            for sample in Self.crossing {
+                try await h.publish("traccar/positions", Self.traccar("tr-1", north: sample.metres, ts: T + sample.offset))
+            }
+            // No fix: ignored, however far away it says it is.
+            try await h.publish("traccar/positions", Self.traccar("tr-1", north: 5_000, ts: T + 13, valid: false))
+            try await h.publish("traccar/positions", Self.traccar("tr-bad", north: 20_000_000, ts: T))
+            try await h.publish("traccar/positions", #"{"position":{"latitude":1,"longitude":2},"device":{"uniqueId":"a/b"}}"#)
+            try await h.barrier()
+            #expect(h.alerts("tr-1").map(\.event) == ["enter"])
+            #expect(h.states("tr-1").last?.strings("inside") == ["depot"], "the invalid fix moved nothing")
+            let answer = try #require(h.errors("tr-bad").first.flatMap { JSONObject($0.payload) })
+            #expect(answer.string("error")?.hasPrefix(#"field "position.latitude" is"#) == true, "\(answer)")
+            #expect(answer.string("topic") == "traccar/positions")
+            #expect(h.states("tr-bad").isEmpty)
+            // An id that cannot be a topic level is answered on the errors topic of no device.
+            let unnamed = try #require(h.errors("").first.flatMap { JSONObject($0.payload) })
+            #expect(unnamed.string("error")?.contains("must be one topic level") == true, "\(unnamed)")
+        }
+    }
+
+    @Test func aMappingOverMQTTEntersTheFence() async throws {
+        try await withService(Self.options()) { h in
+            for sample in Self.crossing {
+                let point = Geo.north(sample.metres)
+                try await h.publish(
+                    "acme/van-3/gps", #"{"fix":{"lat":"\#(point.lat)","lon":\#(point.lon),"time":\#(Int64((T + sample.offset) * 1000))}}"#)
+            }
+            try await h.publish("acme/van-bad/gps", #"{"fix":{"lat":1}}"#)
+            try await h.barrier()
+            #expect(h.alerts("van-3").map(\.event) == ["enter"])
+            let answer = try #require(h.errors("van-bad").first.flatMap { JSONObject($0.payload) })
+            #expect(answer.string("error") == #"missing field "lon (/fix/lon)""#, "\(answer)")
+            #expect(h.states("van-bad").isEmpty)
+        }
+    }
+
+    @Test func postPositionsTakesABatchAndRejectsBadElementsAlone() async throws {
+        try await withService(Self.options()) { h in
+            let http = try await Self.client(h)
+            var elements = Self.crossing.map { sample -> String in
+                let point = Geo.north(sample.metres)
+                return #"{"id":"api-1","lat":\#(point.lat),"lon":\#(point.lon),"ts":\#(T + sample.offset)}"#
+            }
+            elements.insert(#"{"id":"api-2","lat":95,"lon":8}"#, at: 1)
+            elements.append(#"{"lat":1,"lon":2}"#)
+            let reply = try await http.request("POST", "/api/positions", body: Data(("[" + elements.joined(separator: ",") + "]").utf8))
+            #expect(reply.status == 200, "\(reply)")
+            let json = try #require(reply.json)
+            #expect(json.int("accepted") == 3)
+            let rejected = try #require(json.object["rejected"] as? [[String: Any]])
+            #expect(rejected.map { $0["index"] as? Int } == [1, 4])
+            #expect(rejected.first?["error"] as? String == #"field "lat" is 95.0, must be within [-90, 90]"#)
+            #expect(rejected.last?["error"] as? String == #"missing field "id""#)
+            // Answered once journaled and published: the alert is on its way already.
+            #expect(await h.waitForAlerts("api-1", count: 1).map(\.event) == ["enter"])
+
+            let notJSON = try await http.request("POST", "/api/positions", body: Data("{".utf8))
+            #expect(notJSON.status == 400 && notJSON.error?.hasPrefix("payload is not valid JSON") == true, "\(notJSON)")
+            let empty = try await http.request("POST", "/api/positions", body: Data())
+            #expect(empty.status == 400, "\(empty)")
+            let tooLarge = try await http.request("POST", "/api/positions", body: Data(repeating: 0x20, count: (1 << 20) + 1))
+            #expect(tooLarge.status == 413)
+            #expect(try await http.get("/api/positions").status == 405)
+            // Before any barrier, whose own message is a rejection too. A body refused as a whole
+            // holds no position to count.
+            #expect(await eventuallyAsync {
+                (try? await http.get("/metrics"))?.text.contains(#"fleetfence_positions_total{outcome="rejected"} 2"#) == true
+            }, "the two bad elements are counted")
+            try await h.barrier()
+            #expect(h.states("api-2").isEmpty && h.errors("api-2").isEmpty, "answered to the caller, not on MQTT")
+        }
+    }
+
+    @Test func osmAndQueryAndJSONBothEnter() async throws {
+        try await withService(Self.options()) { h in
+            let http = try await Self.client(h)
+            for sample in Self.crossing {
+                let point = Geo.north(sample.metres)
+                let reply = try await http.get("/api/osmand?id=phone-q&lat=\(point.lat)&lon=\(point.lon)&timestamp=\(Int(T + sample.offset))&speed=0&batt=80")
+                #expect(reply.status == 200 && reply.body.isEmpty, "\(reply)")
+            }
+            #expect(await h.waitForAlerts("phone-q", count: 1).map(\.event) == ["enter"])
+
+            for sample in Self.crossing {
+                let point = Geo.north(sample.metres)
+                let body = #"{"location":{"timestamp":"\#(rfc3339(T + sample.offset))","coords":{"latitude":\#(point.lat),"longitude":\#(point.lon),"accuracy":5,"speed":0,"heading":0},"is_moving":true},"device_id":"phone-j"}"#
+                let reply = try await http.request("POST", "/api/osmand", body: Data(body.utf8), headers: ["Content-Type": "application/json"])
+                #expect(reply.status == 200 && reply.body.isEmpty, "\(reply)")
+            }
+            #expect(await h.waitForAlerts("phone-j", count: 1).map(\.event) == ["enter"])
+
+            let form = try await http.request(
+                "POST", "/api/osmand", body: Data("id=phone-f&lat=1&lon=2&timestamp=\(Int(T))".utf8),
+                headers: ["Content-Type": "application/x-www-form-urlencoded"])
+            #expect(form.status == 200, "\(form)")
+
+            let bad = try await http.get("/api/osmand?id=phone-bad&lat=91&lon=8")
+            #expect(bad.status == 400 && bad.error == #"field "lat" is 91.0, must be within [-90, 90]"#, "\(bad)")
+            let slashed = try await http.get("/api/osmand?id=a%2Fb&lat=1&lon=8")
+            #expect(slashed.status == 400 && slashed.error?.contains("one topic level") == true, "\(slashed)")
+            let badJSON = try await http.request("POST", "/api/osmand", body: Data(#"{"device_id":"phone-bad"}"#.utf8))
+            #expect(badJSON.status == 400 && badJSON.error == #"missing field "location""#, "\(badJSON)")
+            try await h.barrier()
+            #expect(h.states("phone-bad").isEmpty)
+            #expect(h.states("phone-f").count == 1, "a form body is read too")
+        }
+    }
+
+    @Test func ownTracksHTTPModeEnters() async throws {
+        try await withService(Self.options()) { h in
+            let http = try await Self.client(h)
+            let headers = ["X-Limit-U": "alice", "X-Limit-D": "phone", "Content-Type": "application/json"]
+            for sample in Self.crossing {
+                let point = Geo.north(sample.metres)
+                let body = #"{"_type":"location","lat":\#(point.lat),"lon":\#(point.lon),"tst":\#(Int(T + sample.offset)),"acc":5,"tid":"ap"}"#
+                let reply = try await http.request("POST", "/api/owntracks", body: Data(body.utf8), headers: headers)
+                #expect(reply.status == 200 && reply.text == "[]", "\(reply)")
+            }
+            #expect(await h.waitForAlerts("alice-phone", count: 1).map(\.event) == ["enter"])
+
+            let other = try await http.request("POST", "/api/owntracks?u=bob&d=tab", body: Data(#"{"_type":"waypoint","desc":"x"}"#.utf8))
+            #expect(other.status == 200 && other.text == "[]", "\(other)")
+            let bad = try await http.request("POST", "/api/owntracks?u=bob&d=tab", body: Data(#"{"_type":"location","lat":1}"#.utf8))
+            #expect(bad.status == 400 && bad.error == #"missing field "lon""#, "\(bad)")
+            let slashed = try await http.request("POST", "/api/owntracks?u=bob%2Fx&d=tab", body: Data(#"{"_type":"location","lat":1,"lon":2}"#.utf8))
+            #expect(slashed.status == 400 && slashed.error?.contains("one topic level") == true, "\(slashed)")
+            let nobody = try await http.request("POST", "/api/owntracks", body: Data(#"{"_type":"location","lat":1,"lon":2}"#.utf8))
+            #expect(nobody.status == 400 && nobody.error?.contains("X-Limit-U") == true, "\(nobody)")
+            try await h.barrier()
+            #expect(h.states("bob-tab").isEmpty)
+        }
+    }
+}
