@@ -27,4 +27,9 @@ enum JournalSQL {
 
     static let upsertFileFence = "INSERT OR REPLACE INTO file_fences (id, definition) VALUES (?, ?)"
     static let deleteFileFence = "DELETE FROM file_fences WHERE id = ?"
+
+    static let insertOutbox = """
+        INSERT INTO webhook_outbox (webhook, device, seq, event, payload, confirmed_at, queued_at, next_attempt_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
 }
