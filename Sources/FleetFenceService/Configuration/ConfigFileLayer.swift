@@ -29,6 +29,20 @@ struct ConfigFileLayer {
         if !hasContent(text) {
             return ConfigFileLayer(path: path, provider: InMemoryProvider(values: [:]), text: text)
         }
+        // The `webhooks` list is read apart (README, "Webhooks"); the provider gets the rest.
+        if let rest = YAMLTextProvider.withoutWebhooks(text) {
+            let provider: any ConfigProvider
+            if hasContent(rest) {
+                do {
+                    provider = try YAMLTextProvider(text: rest, providerName: "config file \(path)")
+                } catch {
+                    throw ConfigurationError(key: nil, source: "config file \(path)", message: "not usable YAML: \(error)")
+                }
+            } else {
+                provider = InMemoryProvider(values: [:])
+            }
+            return ConfigFileLayer(path: path, provider: provider, text: text)
+        }
         return ConfigFileLayer(path: path, provider: try await provider(path, allowMissing: false), text: text)
     }
 

@@ -28,6 +28,12 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var integrations: Integrations
     /// `journal.retention_days`: alerts older than this (by `at`) are pruned.
     public var retentionDays: Double
+    /// The config file's `webhooks` list (README, "Webhooks").
+    public var webhooks: [WebhookSettings] = []
+    /// The config file read, if there was one: SIGHUP reads its `webhooks` again.
+    public var configFile: String?
+    /// Not a configuration key: the webhooks' retry waits (1 s to 5 min); tests shorten them.
+    public var webhookBackoff = WebhookBackoff()
 
     /// The `http.*` keys.
     public struct HTTPSettings: Sendable, Equatable {
