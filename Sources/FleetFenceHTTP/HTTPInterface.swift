@@ -35,6 +35,7 @@ public final class HTTPInterface: Service, Sendable {
             stream: StreamEndpoint(service: service),
             health: HealthEndpoint(service: service),
             map: MapEndpoint(tilesURL: configuration.http.tilesURL, logger: logger),
+            webhooks: WebhooksEndpoint(service: service, writes: writes),
             logger: logger)
         let bound = self.bound
         var quiet = logger
