@@ -175,6 +175,10 @@ struct HarnessOptions {
     /// A journal path relative to the service's working directory (the test's directory);
     /// `nil`: an absolute path in it. Only a process has a working directory of its own.
     var relativeJournal: String?
+    /// `webhooks`, their retry waits, and the config file SIGHUP reads them from again (in-process runs only).
+    var webhooks: [WebhookSettings] = []
+    var webhookBackoff = WebhookBackoff()
+    var configFile: String?
     /// The real `fleetfence serve` as a child process: for signals, kill -9 and the command line.
     /// Otherwise the service runs in the test's process.
     var process = false
@@ -300,7 +304,7 @@ final class ServiceHarness {
 
     /// The same settings as ``serviceOptions``, for the service in-process.
     var serviceConfiguration: ServiceConfiguration {
-        ServiceConfiguration(
+        var configuration = ServiceConfiguration(
             brokerURLs: [broker.url], clientID: clientID,
             positionTopics: options.positions ?? ServiceConfiguration.Defaults.positionTopics,
             prefix: prefix, fencesFile: fencesPath, journalPath: journalPath,
@@ -310,6 +314,10 @@ final class ServiceHarness {
             statsIntervalSeconds: 1, instanceName: options.instance,
             http: ServiceConfiguration.HTTPSettings(listen: options.http ? "127.0.0.1:0" : nil),
             integrations: options.integrations)
+        configuration.webhooks = options.webhooks
+        configuration.webhookBackoff = options.webhookBackoff
+        configuration.configFile = options.configFile
+        return configuration
     }
 
     /// Starts (or restarts) the service on the same journal and client id.

@@ -1,0 +1,341 @@
+import Crypto
+import FleetFenceService
+import FleetFenceTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// Webhooks against a real receiver on a loopback port, beside a real mosquitto (README,
+/// "Webhooks"): the payload and headers, the signature, filters, retries, dead letters and their
+/// redelivery, each device's order, a receiver down and back, and bad configuration.
+@Suite("Webhooks", .timeLimit(.minutes(2)))
+struct WebhookTests {
+    /// Retries a fraction of a second apart, so that a retry test takes a second, not minutes.
+    static func options(_ webhooks: [WebhookSettings], backoff: WebhookBackoff = WebhookBackoff(minimum: 0.1, maximum: 0.4))
+        -> HarnessOptions
+    {
+        var options = HarnessOptions()
+        options.http = true
+        options.webhooks = webhooks
+        options.webhookBackoff = backoff
+        return options
+    }
+
+    static func client(_ h: ServiceHarness) async throws -> HTTPClient {
+        guard case let .inProcess(service)? = h.service else { throw TestError("in-process expected") }
+        return HTTPClient(base: try await service.httpBase())
+    }
+
+    /// `device` outside, then inside the depot: one `enter` (after the 2 s debounce).
+    static func enter(_ h: ServiceHarness, _ device: String, at start: Double = T) async throws {
+        try await h.position(device, north: 300, ts: start)
+        try await h.position(device, north: 100, ts: start + 10)
+        try await h.position(device, north: 100, ts: start + 12)
+    }
+
+    /// Then out again: one `exit`.
+    static func exit(_ h: ServiceHarness, _ device: String, at start: Double = T + 20) async throws {
+        try await h.position(device, north: 300, ts: start)
+        try await h.position(device, north: 300, ts: start + 3)
+    }
+
+    static func webhook(_ name: String, _ receiver: WebhookReceiver) -> WebhookSettings {
+        WebhookSettings(name: name, url: receiver.url)
+    }
+
+    /// The `/api/webhooks` entry of `name`.
+    static func status(_ http: HTTPClient, _ name: String) async throws -> [String: Any]? {
+        let list = try await http.get("/api/webhooks").json?.object["webhooks"] as? [[String: Any]]
+        return list?.first { $0["name"] as? String == name }
+    }
+
+    @Test func aDeliveryIsThePublishedAlertWithItsHeadersAndAVerifiedSignature() async throws {
+        let receiver = try await WebhookReceiver.start()
+        defer { Task { await receiver.stop() } }
+        try await withTemporaryDirectory { directory in
+            let secretFile = directory + "/secret"
+            let secret = Array("s3cr3t key\n".utf8)
+            try Data(secret).write(to: URL(fileURLWithPath: secretFile))
+            var webhook = Self.webhook("ops", receiver)
+            webhook.secretFile = secretFile
+            try await withService(Self.options([webhook])) { h in
+                let http = try await Self.client(h)
+                try await Self.enter(h, "truck-1")
+                let alert = try #require(await h.waitForAlerts("truck-1", count: 1).first)
+                let request = try #require(await receiver.waitForRequests(1).first)
+                // Byte for byte what MQTT subscribers got.
+                #expect(request.body == alert.message.payload)
+                #expect(request.path == "/hook")
+                #expect(request.headers["content-type"] == "application/json")
+                #expect(request.headers["fleetfence-event"] == "enter")
+                #expect(request.headers["fleetfence-delivery"] == "truck-1/\(try #require(alert.seq))")
+                let timestamp = try #require(request.headers["fleetfence-timestamp"])
+                let sent = try #require(Double(timestamp))
+                #expect(abs(sent - Date().timeIntervalSince1970) < 30)
+                // Computed here with swift-crypto, from the secret file's bytes exactly.
+                let mac = HMAC<SHA256>.authenticationCode(
+                    for: Array((timestamp + ".").utf8) + request.body, using: SymmetricKey(data: secret))
+                let hex = mac.map { String(format: "%02x", $0) }.joined()
+                #expect(request.headers["fleetfence-signature"] == "sha256=" + hex)
+
+                #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["delivered"] as? Int == 1 })
+                let status = try #require(try await Self.status(http, "ops"))
+                #expect(status["url"] as? String == receiver.url)
+                #expect(status["queued"] as? Int == 0 && status["retrying"] as? Int == 0 && status["dead"] as? Int == 0)
+                #expect(status["last_delivered_at"] is String)
+                #expect(!(try await http.get("/api/webhooks").text.contains("s3cr3t")))
+                let metrics = try await http.get("/metrics").text
+                #expect(metrics.split(separator: "\n").contains { line in
+                    line.hasPrefix("fleetfence_webhook_deliveries_total{") && line.contains(#"webhook="ops""#)
+                        && line.contains(#"outcome="delivered""#) && line.hasSuffix(" 1")
+                })
+                #expect(metrics.contains("fleetfence_webhook_seconds_bucket{"))
+                #expect(metrics.contains(#"fleetfence_webhook_queued{webhook="ops"} 0"#))
+            }
+        }
+        // Delivered once: no repeat after the 2xx.
+        #expect(receiver.requests.count == 1)
+    }
+
+    @Test func eventsDevicesAndFencesFilterWhatIsQueued() async throws {
+        let filtered = try await WebhookReceiver.start()
+        let everything = try await WebhookReceiver.start()
+        defer { Task { await filtered.stop(); await everything.stop() } }
+        var enters = Self.webhook("enters", filtered)
+        enters.events = ["enter"]
+        enters.devices = ["truck-*"]
+        var elsewhere = Self.webhook("elsewhere", filtered)
+        elsewhere.fences = ["yard*"]
+        try await withService(Self.options([enters, elsewhere, Self.webhook("all", everything)])) { h in
+            try await Self.enter(h, "truck-1")
+            try await Self.exit(h, "truck-1")
+            try await Self.enter(h, "van-1")
+            // Everything: truck-1 enter and exit, van-1 enter.
+            let all = await everything.waitForRequests(3)
+            #expect(all.count == 3)
+            await filtered.waitForRequests(1)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(filtered.requests.map { $0.headers["fleetfence-event"] ?? "" } == ["enter"])
+            #expect(filtered.requests.first?.headers["fleetfence-delivery"]?.hasPrefix("truck-1/") == true)
+        }
+    }
+
+    @Test func fiveHundredsAreRetriedWithTheSameDeliveryThenDelivered() async throws {
+        let receiver = try await WebhookReceiver.start { _, count in
+            WebhookReceiver.Answer(status: count < 2 ? 503 : 200)
+        }
+        defer { Task { await receiver.stop() } }
+        try await withService(Self.options([Self.webhook("ops", receiver)])) { h in
+            let http = try await Self.client(h)
+            try await Self.enter(h, "truck-1")
+            let requests = await receiver.waitForRequests(3)
+            #expect(requests.count == 3)
+            #expect(Set(requests.map { $0.headers["fleetfence-delivery"] ?? "" }).count == 1)
+            #expect(Set(requests.map(\.body)).count == 1)
+            #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["delivered"] as? Int == 1 })
+            let status = try #require(try await Self.status(http, "ops"))
+            #expect(status["last_error"] as? String == "HTTP 503")
+            #expect(status["queued"] as? Int == 0 && status["dead"] as? Int == 0)
+            let metrics = try await http.get("/metrics").text
+            #expect(metrics.split(separator: "\n").contains { line in
+                line.contains("fleetfence_webhook_deliveries_total{") && line.contains(#"outcome="retried""#) && line.hasSuffix(" 2")
+            })
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(receiver.requests.count == 3)
+        }
+    }
+
+    @Test func a410IsDeadLetteredAndARedeliveryQueuesItAgain() async throws {
+        let receiver = try await WebhookReceiver.start { _, _ in WebhookReceiver.Answer(status: 410) }
+        defer { Task { await receiver.stop() } }
+        try await withService(Self.options([Self.webhook("ops", receiver)])) { h in
+            let http = try await Self.client(h)
+            try await Self.enter(h, "truck-1")
+            let alert = try #require(await h.waitForAlerts("truck-1", count: 1).first)
+            #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["dead"] as? Int == 1 })
+            // Given up at once: a 410 is not retried.
+            #expect(receiver.requests.count == 1)
+            let page = try await http.get("/api/webhooks/ops/dead")
+            #expect(page.status == 200, "\(page)")
+            let dead = try #require(page.json?.object["dead"] as? [[String: Any]])
+            #expect(dead.count == 1)
+            #expect(dead.first?["error"] as? String == "HTTP 410")
+            #expect(dead.first?["attempts"] as? Int == 1)
+            #expect(dead.first?["first_attempt_at"] is String && dead.first?["last_attempt_at"] is String)
+            #expect((dead.first?["event"] as? [String: Any])?["seq"] as? Int == alert.seq)
+            #expect(page.json?.object["next"] is NSNull)
+            #expect(try await http.get("/api/webhooks/nobody/dead").status == 404)
+            #expect(try await http.request("POST", "/api/webhooks/nobody/redeliver").status == 404)
+            #expect(try await http.get("/api/webhooks/ops/redeliver").status == 405)
+
+            receiver.answer { _, _ in WebhookReceiver.Answer(status: 202) }
+            let requeued = try await http.request("POST", "/api/webhooks/ops/redeliver")
+            #expect(requeued.status == 202, "\(requeued)")
+            #expect(requeued.json?.int("requeued") == 1)
+            let requests = await receiver.waitForRequests(2)
+            #expect(requests.count == 2)
+            #expect(requests.map { $0.headers["fleetfence-delivery"] ?? "" } == Array(repeating: "truck-1/\(alert.seq ?? -1)", count: 2))
+            #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["delivered"] as? Int == 1 })
+            let after = try #require(try await http.get("/api/webhooks/ops/dead").json?.object["dead"] as? [Any])
+            #expect(after.isEmpty)
+        }
+    }
+
+    @Test func eachDevicesEventsGoInOrderAndOtherDevicesDoNotWait() async throws {
+        // truck-1's first attempt is slow and fails: its exit must wait; van-1 must not.
+        let receiver = try await WebhookReceiver.start()
+        defer { Task { await receiver.stop() } }
+        // Once failed, truck-1's enter succeeds.
+        let failedOnce = Mutex(false)
+        receiver.answer { request, _ in
+            let isTruckEnter = request.headers["fleetfence-delivery"]?.hasPrefix("truck-1/") == true
+                && request.headers["fleetfence-event"] == "enter"
+            if isTruckEnter, failedOnce.withLock({ done in defer { done = true }; return !done }) {
+                return WebhookReceiver.Answer(status: 503, delay: .milliseconds(800))
+            }
+            return WebhookReceiver.Answer(status: 204)
+        }
+        try await withService(Self.options([Self.webhook("ops", receiver)])) { h in
+            try await Self.enter(h, "truck-1")
+            try await Self.exit(h, "truck-1")
+            try await Self.enter(h, "van-1")
+            let requests = await receiver.waitForRequests(4)
+            #expect(requests.count == 4)
+            let truck = requests.filter { $0.headers["fleetfence-delivery"]?.hasPrefix("truck-1/") == true }
+            #expect(truck.map { $0.headers["fleetfence-event"] ?? "" } == ["enter", "enter", "exit"])
+            let seqs = truck.compactMap { $0.headers["fleetfence-delivery"]?.split(separator: "/").last.flatMap { Int($0) } }
+            #expect(seqs.count == 3 && seqs[0] == seqs[1] && seqs[1] < seqs[2])
+            // van-1 went while truck-1's enter was failing, before its retry.
+            let vanIndex = try #require(requests.firstIndex { $0.headers["fleetfence-delivery"]?.hasPrefix("van-1/") == true })
+            let truckIndices = requests.indices.filter { requests[$0].headers["fleetfence-delivery"]?.hasPrefix("truck-1/") == true }
+            let retryIndex = try #require(truckIndices.dropFirst().first)
+            #expect(vanIndex < retryIndex)
+        }
+    }
+
+    @Test func aReceiverDownGetsEverythingInOrderWhenItReturnsAndReadinessStays() async throws {
+        // A port that refuses connections: a receiver started and stopped.
+        let probe = try await WebhookReceiver.start()
+        let port = probe.port
+        let url = probe.url
+        await probe.stop()
+        try await withService(Self.options([WebhookSettings(name: "ops", url: url)])) { h in
+            let http = try await Self.client(h)
+            try await Self.enter(h, "truck-1")
+            try await Self.exit(h, "truck-1")
+            try await Self.enter(h, "truck-1", at: T + 40)
+            _ = await h.waitForAlerts("truck-1", count: 3)
+            #expect(await eventuallyAsync {
+                let status = try? await Self.status(http, "ops")
+                return status?["queued"] as? Int == 3 && status?["retrying"] as? Int == 1
+            })
+            let status = try #require(try await Self.status(http, "ops"))
+            #expect(status["last_error"] is String)
+            #expect(status["next_attempt_at"] is String)
+            #expect(try await http.get("/readyz").status == 200)
+
+            let receiver = try await WebhookReceiver.start(port: port)
+            defer { Task { await receiver.stop() } }
+            let requests = await receiver.waitForRequests(3)
+            #expect(requests.map { $0.headers["fleetfence-event"] ?? "" } == ["enter", "exit", "enter"])
+            let seqs = requests.compactMap { $0.headers["fleetfence-delivery"]?.split(separator: "/").last.flatMap { Int($0) } }
+            #expect(seqs == seqs.sorted() && Set(seqs).count == 3)
+            #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["queued"] as? Int == 0 })
+        }
+    }
+
+    @Test func badWebhookConfigurationIsRefusedAtStart() async throws {
+        try await withTemporaryDirectory { directory in
+            func load(_ yaml: String) async throws -> ServiceConfiguration {
+                let path = directory + "/fleetfence.yaml"
+                try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+                return try await ConfigurationLoader.load(flags: [:], environment: [:], configFile: path)
+            }
+            func refusal(_ yaml: String) async -> String? {
+                do {
+                    _ = try await load(yaml)
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
+            }
+            // A good list: defaults filled in, and the file's other keys still read.
+            let good = try await load("""
+                topics:
+                  prefix: custom
+                webhooks:
+                  - name: ops
+                    url: https://example.com/hooks
+                    events: [enter, stop_visited]
+                    timeout_s: 3
+                """)
+            #expect(good.prefix == "custom")
+            #expect(good.webhooks == [
+                WebhookSettings(name: "ops", url: "https://example.com/hooks", events: ["enter", "stop_visited"], timeoutSeconds: 3)
+            ])
+            #expect(good.webhooks.first?.maxAgeSeconds == 86_400 && good.webhooks.first?.devices == ["*"])
+            #expect(!good.warnings.contains { $0.contains("webhooks") })
+
+            let missingSecret = await refusal("""
+                webhooks:
+                  - name: ops
+                    url: http://127.0.0.1:9/hook
+                    secret_file: \(directory)/no-such-secret
+                """)
+            #expect(missingSecret?.contains("secret_file") == true && missingSecret?.contains("no-such-secret") == true)
+            let badURL = await refusal("""
+                webhooks:
+                  - name: ops
+                    url: ftp://example.com/x
+                """)
+            #expect(badURL?.contains("url") == true && badURL?.contains("ftp://example.com/x") == true)
+            let twice = await refusal("""
+                webhooks:
+                  - name: ops
+                    url: http://a.example/x
+                  - name: ops
+                    url: http://b.example/x
+                """)
+            #expect(twice?.contains("two webhooks are named ops") == true)
+            let badEvent = await refusal("""
+                webhooks:
+                  - name: ops
+                    url: http://a.example/x
+                    events: [entered]
+                """)
+            #expect(badEvent?.contains("unknown event entered") == true)
+        }
+    }
+
+    @Test func aBadListOnReloadIsRefusedAndTheWebhooksInForceStay() async throws {
+        let receiver = try await WebhookReceiver.start()
+        let added = try await WebhookReceiver.start()
+        defer { Task { await receiver.stop(); await added.stop() } }
+        try await withTemporaryDirectory { directory in
+            let configFile = directory + "/fleetfence.yaml"
+            try "webhooks:\n  - name: ops\n    url: \(receiver.url)\n".write(toFile: configFile, atomically: true, encoding: .utf8)
+            var options = Self.options([Self.webhook("ops", receiver)])
+            options.configFile = configFile
+            try await withService(options) { h in
+                try "webhooks:\n  - name: ops\n    url: not a url\n".write(toFile: configFile, atomically: true, encoding: .utf8)
+                h.service?.hangup()
+                #expect(await h.waitForLog("webhooks not reloaded"))
+                try await Self.enter(h, "truck-1")
+                #expect(await receiver.waitForRequests(1).count == 1)
+
+                try """
+                    webhooks:
+                      - name: ops
+                        url: \(receiver.url)
+                      - name: added
+                        url: \(added.url)
+                    """.write(toFile: configFile, atomically: true, encoding: .utf8)
+                h.service?.hangup()
+                #expect(await h.waitForLog("webhooks reloaded"))
+                try await Self.exit(h, "truck-1")
+                #expect(await added.waitForRequests(1).map { $0.headers["fleetfence-event"] ?? "" } == ["exit"])
+                #expect(await receiver.waitForRequests(2).count == 2)
+            }
+        }
+    }
+}
