@@ -179,6 +179,8 @@ struct HarnessOptions {
     var webhooks: [WebhookSettings] = []
     var webhookBackoff = WebhookBackoff()
     var configFile: String?
+    /// The config file's text for a process run (`webhooks` are only read from the file).
+    var configText: String?
     /// The real `fleetfence serve` as a child process: for signals, kill -9 and the command line.
     /// Otherwise the service runs in the test's process.
     var process = false
@@ -295,11 +297,13 @@ final class ServiceHarness {
     }
 
     var serviceOptions: ServiceProcess.Options {
-        ServiceProcess.Options(
+        var processOptions = ServiceProcess.Options(
             brokerURL: broker.url, fencesFile: fencesPath, journalPath: options.relativeJournal ?? journalPath,
             clientID: clientID,
             debounce: options.debounce, silentConfirm: options.silentConfirm, prefix: options.prefix,
             positions: options.positions, extraArguments: options.extraArguments)
+        processOptions.configText = options.configText
+        return processOptions
     }
 
     /// The same settings as ``serviceOptions``, for the service in-process.

@@ -338,4 +338,31 @@ struct WebhookTests {
             }
         }
     }
+
+    @Test func aKill9MidDeliveryDeliversAgainWithTheSameDeliveryIDAndLosesNothing() async throws {
+        // The first request is held (the receiver answers late): the service dies with it in flight.
+        let receiver = try await WebhookReceiver.start { _, count in
+            WebhookReceiver.Answer(status: 204, delay: count == 0 ? .seconds(15) : .zero)
+        }
+        defer { Task { await receiver.stop() } }
+        var options = HarnessOptions.asProcess
+        options.configText = "webhooks:\n  - name: ops\n    url: \(receiver.url)\n"
+        try await withService(options) { h in
+            try await Self.enter(h, "truck-1")
+            let alert = try #require(await h.waitForAlerts("truck-1", count: 1).first)
+            #expect(await receiver.waitForRequests(1).count == 1)
+            #expect(await h.service?.process?.kill() == 128 + SIGKILL)
+            // An exit while it is down: the broker keeps the positions for the restart.
+            try await Self.exit(h, "truck-1")
+            try await h.startService()
+            let requests = await receiver.waitForRequests(3, timeout: .seconds(30))
+            let deliveries = requests.map { $0.headers["fleetfence-delivery"] ?? "" }
+            #expect(requests.count == 3, "\(deliveries)")
+            // The interrupted one twice, with the same id; then the exit, once.
+            #expect(deliveries.first == "truck-1/\(alert.seq ?? -1)" && deliveries.dropFirst().first == deliveries.first)
+            #expect(requests.map { $0.headers["fleetfence-event"] ?? "" } == ["enter", "enter", "exit"])
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(receiver.requests.count == 3)
+        }
+    }
 }
