@@ -54,29 +54,31 @@ extension Journal {
     /// Oldest due first; a bounded batch, never the whole queue.
     public func dueWebhookDeliveries(webhook: String, now: Double, limit: Int) throws -> [WebhookDelivery] {
         let sql = """
-            SELECT \(Self.outboxColumns) FROM webhook_outbox AS o
-            WHERE webhook = ? AND next_attempt_at <= ?
-              AND NOT EXISTS (SELECT 1 FROM webhook_outbox AS p WHERE p.webhook = o.webhook AND p.device = o.device AND p.id < o.id)
-            ORDER BY next_attempt_at, id LIMIT ?
+            SELECT \(Self.outboxColumns) FROM webhook_outbox
+            WHERE webhook = ? AND head = 1 AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?
             """
         let rows = try locked { try db.run(sql, [.text(webhook), .float(now), .integer(Int64(max(1, limit)))]) }
         return try rows.map(WebhookDelivery.init(row:))
     }
 
-    /// The earliest next attempt after `now` of a row that failed before: only a device's head is
-    /// attempted, so only heads wait for a later time; the others are due once they head.
+    /// The earliest next attempt of a head after `now`.
     public func nextWebhookAttempt(webhook: String, after now: Double) throws -> Double? {
         try locked {
             try db.run(
-                "SELECT MIN(next_attempt_at) AS next FROM webhook_outbox WHERE webhook = ? AND attempts > 0 AND next_attempt_at > ?",
+                "SELECT MIN(next_attempt_at) AS next FROM webhook_outbox WHERE webhook = ? AND head = 1 AND next_attempt_at > ?",
                 [.text(webhook), .float(now)]
             ).first?.column("next")?.doubleValue
         }
     }
 
-    /// Delivered: the row goes (the outbox is pruned as it is delivered).
-    public func webhookDelivered(id: Int64) throws {
-        _ = try locked { try db.run("DELETE FROM webhook_outbox WHERE id = ?", [.integer(id)]) }
+    /// Delivered: the row goes (the outbox is pruned as it is delivered), its device's next heads.
+    public func webhookDelivered(_ delivery: WebhookDelivery) throws {
+        try locked {
+            try db.transaction {
+                try db.run("DELETE FROM webhook_outbox WHERE id = ?", [.integer(delivery.id)])
+                try db.run(JournalSQL.promoteOutboxHead, [.text(delivery.webhook), .text(delivery.device)])
+            }
+        }
     }
 
     /// Failed, to be tried again at `nextAttemptAt`.
@@ -93,7 +95,8 @@ extension Journal {
 
     /// Given up on: moved to the dead letters with `error`. `attempted`: whether an attempt was
     /// just made (counted), or it expired waiting (`max_age_s`) and keeps its last error.
-    public func webhookDead(id: Int64, error: String, at now: Double, attempted: Bool) throws {
+    public func webhookDead(_ delivery: WebhookDelivery, error: String, at now: Double, attempted: Bool) throws {
+        let id = delivery.id
         let add: Int64 = attempted ? 1 : 0
         try locked {
             try db.transaction {
@@ -108,6 +111,7 @@ extension Journal {
                     """,
                     [.integer(add), .integer(add), .float(now), .integer(add), .float(now), .text(error), .float(now), .integer(id)])
                 try db.run("DELETE FROM webhook_outbox WHERE id = ?", [.integer(id)])
+                try db.run(JournalSQL.promoteOutboxHead, [.text(delivery.webhook), .text(delivery.device)])
             }
         }
     }
@@ -155,7 +159,8 @@ extension Journal {
     }
 
     /// Queues `webhook`'s dead letters again, each under its own id (its place in its device's
-    /// order), due now, with `max_age_s` counting afresh. Returns how many.
+    /// order), due now, with `max_age_s` counting afresh; the devices concerned get their heads
+    /// anew. Returns how many.
     @discardableResult
     public func redeliverWebhookDeadLetters(webhook: String, now: Double) throws -> Int {
         try locked {
@@ -167,6 +172,12 @@ extension Journal {
                     SELECT id, webhook, device, seq, event, payload, confirmed_at, ?, 0, ? FROM webhook_dead WHERE webhook = ?
                     """, [.float(now), .float(now), .text(webhook)])
                 let requeued = db.changes
+                try db.run(
+                    """
+                    UPDATE webhook_outbox SET head = (id = (SELECT MIN(id) FROM webhook_outbox AS p
+                        WHERE p.webhook = webhook_outbox.webhook AND p.device = webhook_outbox.device))
+                    WHERE webhook = ?1 AND device IN (SELECT device FROM webhook_dead WHERE webhook = ?1)
+                    """, [.text(webhook)])
                 try db.run("DELETE FROM webhook_dead WHERE webhook = ?", [.text(webhook)])
                 return requeued
             }

@@ -112,7 +112,9 @@ enum JournalSchema {
     /// Webhooks (README, "Webhooks"): each alert a webhook matched waits in `webhook_outbox`,
     /// inserted in the alert's own transaction, until it is delivered (the row goes) or dead
     /// (moved to `webhook_dead`). AUTOINCREMENT: ids are never reused, so a redelivered dead
-    /// letter goes back under its own id, in its place in its device's order.
+    /// letter goes back under its own id, in its place in its device's order. `head` marks each
+    /// device's oldest row, the only one that may be sent: due rows are then found by an index,
+    /// however long a queue behind a receiver that is down (never a scan of it).
     private static let version6 = [
         """
         CREATE TABLE IF NOT EXISTS webhook_outbox (
@@ -128,12 +130,13 @@ enum JournalSchema {
             next_attempt_at REAL NOT NULL,
             first_attempt_at REAL,
             last_attempt_at REAL,
-            last_error TEXT
+            last_error TEXT,
+            head INTEGER NOT NULL DEFAULT 0
         )
         """,
-        // A device's head (its oldest row) is found by this index; due rows by the next.
+        // A device's next head (its oldest row) is found by this index; due heads by the next.
         "CREATE INDEX IF NOT EXISTS webhook_outbox_order ON webhook_outbox (webhook, device, id)",
-        "CREATE INDEX IF NOT EXISTS webhook_outbox_due ON webhook_outbox (webhook, next_attempt_at, id)",
+        "CREATE INDEX IF NOT EXISTS webhook_outbox_due ON webhook_outbox (webhook, head, next_attempt_at, id)",
         """
         CREATE TABLE IF NOT EXISTS webhook_dead (
             id INTEGER PRIMARY KEY,

@@ -53,7 +53,7 @@ import Testing
             let first = try journal.dueWebhookDeliveries(webhook: "ops", now: far, limit: 10)
             #expect(first.map { "\($0.device)/\($0.seq)" }.sorted() == ["a/1", "b/7"])
             let a1 = try #require(first.first { $0.device == "a" })
-            try journal.webhookDelivered(id: a1.id)
+            try journal.webhookDelivered(a1)
             let second = try journal.dueWebhookDeliveries(webhook: "ops", now: far, limit: 10)
             #expect(second.map { "\($0.device)/\($0.seq)" }.sorted() == ["a/2", "b/7"])
             #expect(try journal.webhookQueueState(webhook: "ops").queued == 2)
@@ -90,7 +90,7 @@ import Testing
             for _ in 1...3 {
                 let head = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: now, limit: 1).first)
                 ids.append(head.id)
-                try journal.webhookDead(id: head.id, error: "HTTP 410", at: now, attempted: true)
+                try journal.webhookDead(head, error: "HTTP 410", at: now, attempted: true)
             }
             #expect(try journal.webhookQueueState(webhook: "ops") == WebhookQueueState(queued: 0, retrying: 0, dead: 3))
             let page1 = try journal.webhookDeadLetters(webhook: "ops", after: nil, limit: 2)
@@ -113,9 +113,30 @@ import Testing
             try journal.write(alerts: [Self.alert("a", seq: 1, webhooks: ["ops"])], devices: [])
             let row = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: 1e12, limit: 1).first)
             try journal.webhookRetry(id: row.id, error: "timeout", at: 10, nextAttemptAt: 20)
-            try journal.webhookDead(id: row.id, error: "timeout", at: 30, attempted: false)
+            try journal.webhookDead(row, error: "timeout", at: 30, attempted: false)
             let dead = try #require(try journal.webhookDeadLetters(webhook: "ops", after: nil, limit: 5).dead.first)
             #expect(dead.attempts == 1 && dead.firstAttemptAt == 10 && dead.lastAttemptAt == 10 && dead.error == "timeout")
+        }
+    }
+
+    @Test func aRedeliveredOlderRowHeadsItsDeviceAgainAndALongQueueHidesNoOtherDevice() throws {
+        try Self.withJournal { journal, _ in
+            try journal.write(alerts: [Self.alert("a", seq: 1, webhooks: ["ops"])], devices: [])
+            let now = Date().timeIntervalSince1970
+            let first = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: now, limit: 5).first)
+            try journal.webhookDead(first, error: "HTTP 410", at: now, attempted: true)
+            // Behind it meanwhile: a long queue of a, and one row of b.
+            try journal.write(alerts: (2...500).map { Self.alert("a", seq: UInt64($0), webhooks: ["ops"]) }, devices: [])
+            try journal.write(alerts: [Self.alert("b", seq: 1, webhooks: ["ops"])], devices: [])
+            // (Due from when they were queued, just now.)
+            let later = Date().timeIntervalSince1970 + 10
+            #expect(try journal.dueWebhookDeliveries(webhook: "ops", now: later, limit: 2).map { "\($0.device)/\($0.seq)" } == ["a/2", "b/1"])
+            try journal.redeliverWebhookDeadLetters(webhook: "ops", now: now)
+            // a/1 is a's head again: a/2 waits for it.
+            let due = try journal.dueWebhookDeliveries(webhook: "ops", now: later, limit: 10)
+            #expect(due.map { "\($0.device)/\($0.seq)" }.sorted() == ["a/1", "b/1"])
+            try journal.webhookDelivered(try #require(due.first { $0.device == "a" }))
+            #expect(try journal.dueWebhookDeliveries(webhook: "ops", now: later, limit: 10).map(\.seq).sorted() == [1, 2])
         }
     }
 }

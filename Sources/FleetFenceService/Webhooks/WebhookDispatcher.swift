@@ -8,8 +8,9 @@ import Synchronization
 /// replaced on SIGHUP (a webhook whose settings and secret are unchanged keeps running), woken by
 /// the journal's writer after each commit that queued rows, asked by the HTTP interface.
 final class WebhookDispatcher: Sendable {
-    /// The service's journal, from the first `apply` on.
-    private let journal = Mutex<Journal?>(nil)
+    /// The service's journal, from the first `apply` on; and a read-only connection of its own for
+    /// counts and dead letters, which scan: they never hold the writer's connection up.
+    private let journal = Mutex<(writer: Journal, reader: Journal)?>(nil)
     private let metrics: ServiceMetrics
     private let logger: Logger
     private let backoff: WebhookBackoff
@@ -33,7 +34,12 @@ final class WebhookDispatcher: Sendable {
     /// Brings `webhooks` into force. Reads every secret first: one unreadable refuses the whole
     /// list and keeps what runs (README, "Webhooks").
     func apply(_ webhooks: [WebhookSettings], journal: Journal) async throws(ConfigurationError) {
-        self.journal.withLock { $0 = journal }
+        let reader = self.journal.withLock { opened in
+            if let opened { return opened.reader }
+            let reader = (try? Journal(readingOnly: journal.path, logger: logger)) ?? journal
+            opened = (journal, reader)
+            return reader
+        }
         var targets: [WebhookWorker.Target] = []
         for webhook in webhooks {
             targets.append(WebhookWorker.Target(settings: webhook, secret: try webhook.secret(), backoff: backoff))
@@ -46,7 +52,7 @@ final class WebhookDispatcher: Sendable {
                     kept.append(running)
                 } else {
                     let worker = WebhookWorker(
-                        target: target, journal: journal, client: client, metrics: metrics.webhook(target.settings.name),
+                        target: target, journal: journal, reader: reader, client: client, metrics: metrics.webhook(target.settings.name),
                         logger: logger)
                     kept.append(worker)
                     started.append(worker)
@@ -78,6 +84,10 @@ final class WebhookDispatcher: Sendable {
         }
         for worker in running { await worker.stop() }
         try? await client.shutdown()
+        journal.withLock { opened in
+            if let opened, opened.reader !== opened.writer { try? opened.reader.close() }
+            opened = nil
+        }
     }
 
     private func worker(_ name: String) -> WebhookWorker? {
@@ -86,14 +96,14 @@ final class WebhookDispatcher: Sendable {
 
     // MARK: What the HTTP interface asks (README, "Webhooks")
 
-    private func openJournal() throws -> Journal {
+    private func openJournal() throws -> (writer: Journal, reader: Journal) {
         guard let journal = journal.withLock({ $0 }) else { throw JournalError.closed(path: "") }
         return journal
     }
 
     /// Each webhook in force with its queue's counts. Synchronous: reads the journal.
     func status() throws -> [WebhookStatus] {
-        let journal = try openJournal()
+        let journal = try openJournal().reader
         return try workers.withLock { $0 }.map { worker in
             let queue = try journal.webhookQueueState(webhook: worker.name)
             let stats = worker.stats.withLock { $0 }
@@ -107,7 +117,7 @@ final class WebhookDispatcher: Sendable {
     /// A page of a webhook's dead letters; `nil` for a webhook not in force.
     func deadLetters(_ name: String, after: Int64?, limit: Int) throws -> WebhookDeadPage? {
         guard worker(name) != nil else { return nil }
-        let journal = try openJournal()
+        let journal = try openJournal().reader
         let page = try journal.webhookDeadLetters(webhook: name, after: after, limit: limit)
         return WebhookDeadPage(dead: page.dead, next: page.next)
     }
@@ -115,7 +125,7 @@ final class WebhookDispatcher: Sendable {
     /// Queues a webhook's dead letters again; how many, `nil` for a webhook not in force.
     func redeliver(_ name: String) throws -> Int? {
         guard let worker = worker(name) else { return nil }
-        let journal = try openJournal()
+        let journal = try openJournal().writer
         let count = try journal.redeliverWebhookDeadLetters(webhook: name, now: Date().timeIntervalSince1970)
         if count > 0 {
             logger.info("webhook dead letters requeued", metadata: ["webhook": "\(name)", "count": "\(count)"])

@@ -33,6 +33,8 @@ final class WebhookWorker: Sendable {
 
     let target: Target
     private let journal: Journal
+    /// A read-only connection for the queue's count, which scans.
+    private let reader: Journal
     private let client: HTTPClient
     private let metrics: WebhookMetrics
     private let logger: Logger
@@ -43,9 +45,10 @@ final class WebhookWorker: Sendable {
 
     var name: String { target.settings.name }
 
-    init(target: Target, journal: Journal, client: HTTPClient, metrics: WebhookMetrics, logger: Logger) {
+    init(target: Target, journal: Journal, reader: Journal, client: HTTPClient, metrics: WebhookMetrics, logger: Logger) {
         self.target = target
         self.journal = journal
+        self.reader = reader
         self.client = client
         self.metrics = metrics
         var logger = logger
@@ -103,7 +106,7 @@ final class WebhookWorker: Sendable {
                     }
                     if now >= nextGauge {
                         nextGauge = now + Self.queuedGaugeInterval
-                        let state = try await Self.blocking { [journal, name] in try journal.webhookQueueState(webhook: name) }
+                        let state = try await Self.blocking { [reader, name] in try reader.webhookQueueState(webhook: name) }
                         metrics.queued(state.queued)
                     }
                 } catch {
@@ -125,7 +128,7 @@ final class WebhookWorker: Sendable {
             // Waited out its max_age_s behind its device's earlier events, or while the service was down.
             await mark(row, "dead") { journal in
                 try journal.webhookDead(
-                    id: row.id, error: row.lastError ?? "undelivered after max_age_s", at: now, attempted: false)
+                    row, error: row.lastError ?? "undelivered after max_age_s", at: now, attempted: false)
             }
             metrics.deadOne()
             return
@@ -142,7 +145,7 @@ final class WebhookWorker: Sendable {
         let done = Date().timeIntervalSince1970
         switch outcome {
         case .delivered:
-            await mark(row, "delivered") { journal in try journal.webhookDelivered(id: row.id) }
+            await mark(row, "delivered") { journal in try journal.webhookDelivered(row) }
             metrics.deliveredOne(afterSeconds: done - row.confirmedAt)
             stats.withLock { stats in
                 stats.delivered += 1
@@ -155,7 +158,7 @@ final class WebhookWorker: Sendable {
             // Never past its max_age_s: then it is dead with this error.
             let next = min(done + wait, row.queuedAt + settings.maxAgeSeconds)
             if next <= done {
-                await mark(row, "dead") { journal in try journal.webhookDead(id: row.id, error: reason, at: done, attempted: true) }
+                await mark(row, "dead") { journal in try journal.webhookDead(row, error: reason, at: done, attempted: true) }
                 metrics.deadOne()
             } else {
                 await mark(row, "retry") { journal in
@@ -165,7 +168,7 @@ final class WebhookWorker: Sendable {
             }
         case let .dead(reason):
             stats.withLock { $0.lastError = reason }
-            await mark(row, "dead") { journal in try journal.webhookDead(id: row.id, error: reason, at: done, attempted: true) }
+            await mark(row, "dead") { journal in try journal.webhookDead(row, error: reason, at: done, attempted: true) }
             metrics.deadOne()
             logger.warning(
                 "webhook delivery dead-lettered", metadata: ["device": "\(row.device)", "seq": "\(row.seq)", "reason": "\(reason)"])
