@@ -20,7 +20,7 @@ struct WebhookAttempt {
     ) -> [(String, String)] {
         var headers = [
             ("Content-Type", "application/json"), ("FleetFence-Event", delivery.event),
-            ("FleetFence-Delivery", "\(delivery.device)/\(delivery.seq)"), ("User-Agent", "FleetFence-Webhooks"),
+            ("FleetFence-Delivery", headerSafe("\(delivery.device)/\(delivery.seq)")), ("User-Agent", "FleetFence-Webhooks"),
         ]
         if let secret {
             let timestamp = String(Int64(now.rounded(.down)))
@@ -28,6 +28,21 @@ struct WebhookAttempt {
             headers.append(("FleetFence-Signature", "sha256=" + signature(timestamp: timestamp, body: body, secret: secret)))
         }
         return headers
+    }
+
+    /// `text` with control characters (which a header value cannot carry, and a device id in
+    /// principle may) percent-encoded; everything else as it is.
+    static func headerSafe(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
+        var bytes: [UInt8] = []
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == 0x7F {
+                bytes += Array("%".utf8) + Array(String(byte, radix: 16, uppercase: true).utf8).paddedHex
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Hex HMAC-SHA256 of "<timestamp>.<body>" keyed with the secret file's content.
@@ -76,12 +91,18 @@ struct WebhookAttempt {
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1_000)))
+            // Clamped: a timeout_s of 1e300 must not overflow.
+            let milliseconds = Int64(min(max(timeout, 0.001), 86_400) * 1_000)
+            let response = try await client.execute(request, timeout: .milliseconds(milliseconds))
             // Read (and dropped) so that the connection is free for the next delivery.
             _ = try? await response.body.collect(upTo: 1 << 20)
             return outcome(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"), now: now)
         } catch {
             if Task.isCancelled { throw CancellationError() }
+            // A URL the client cannot use will not get better by waiting.
+            if let error = error as? HTTPClientError, [.invalidURL, .emptyHost, .emptyScheme].contains(error) {
+                return .dead(reason: describe(error))
+            }
             return .retry(reason: describe(error), retryAfter: nil)
         }
     }
@@ -95,4 +116,9 @@ struct WebhookAttempt {
         let text = "\(error)"
         return text.count > 300 ? String(text.prefix(300)) : text
     }
+}
+
+extension Array where Element == UInt8 {
+    /// One hex digit's bytes with a leading zero, two's as they are.
+    fileprivate var paddedHex: [UInt8] { count == 1 ? [UInt8(ascii: "0")] + self : self }
 }
