@@ -158,6 +158,8 @@ struct HarnessOptions {
     var instance: String?
     /// The HTTP interface on a free port (in-process runs only).
     var http = false
+    /// Its `http.token_file`.
+    var httpTokenFile: String?
     /// `integrations.*` (in-process runs only).
     var integrations = ServiceConfiguration.Integrations()
     /// `geofence.forget_after_s` (in-process runs only).
@@ -316,7 +318,7 @@ final class ServiceHarness {
                 debounceSeconds: options.debounce, silentConfirmSeconds: options.silentConfirm,
                 forgetAfterSeconds: options.forgetAfter ?? GeofenceSettings().forgetAfterSeconds),
             statsIntervalSeconds: 1, instanceName: options.instance,
-            http: ServiceConfiguration.HTTPSettings(listen: options.http ? "127.0.0.1:0" : nil),
+            http: ServiceConfiguration.HTTPSettings(listen: options.http ? "127.0.0.1:0" : nil, tokenFile: options.httpTokenFile),
             integrations: options.integrations)
         configuration.webhooks = options.webhooks
         configuration.webhookBackoff = options.webhookBackoff

@@ -365,4 +365,69 @@ struct WebhookTests {
             #expect(receiver.requests.count == 3)
         }
     }
+
+    @Test func aTimeoutIsRetriedAndA429WaitsForItsRetryAfter() async throws {
+        // First too slow for timeout_s, then 429 asking for a second, then accepted.
+        let receiver = try await WebhookReceiver.start { _, count in
+            switch count {
+            case 0: WebhookReceiver.Answer(status: 204, delay: .seconds(3))
+            case 1: WebhookReceiver.Answer(status: 429, headers: ["Retry-After": "1"])
+            default: WebhookReceiver.Answer(status: 204)
+            }
+        }
+        defer { Task { await receiver.stop() } }
+        var webhook = Self.webhook("ops", receiver)
+        webhook.timeoutSeconds = 0.3
+        try await withService(Self.options([webhook])) { h in
+            let http = try await Self.client(h)
+            try await Self.enter(h, "truck-1")
+            #expect(await receiver.waitForRequests(2).count == 2)
+            #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["last_error"] as? String == "HTTP 429" })
+            let asked = ContinuousClock.now
+            #expect(await receiver.waitForRequests(3).count == 3)
+            // The back-off alone is 0.1-0.4 s here: the second it waited is the receiver's.
+            #expect(ContinuousClock.now - asked > .milliseconds(700))
+            #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["delivered"] as? Int == 1 })
+            #expect(Set(receiver.requests.map { $0.headers["fleetfence-delivery"] ?? "" }).count == 1)
+        }
+    }
+
+    @Test func anEventUndeliveredAfterMaxAgeIsDeadLetteredWithItsLastError() async throws {
+        let probe = try await WebhookReceiver.start()
+        let url = probe.url
+        await probe.stop()
+        var webhook = WebhookSettings(name: "ops", url: url)
+        webhook.maxAgeSeconds = 1
+        try await withService(Self.options([webhook])) { h in
+            let http = try await Self.client(h)
+            try await Self.enter(h, "truck-1")
+            #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["dead"] as? Int == 1 })
+            let dead = try #require(try await http.get("/api/webhooks/ops/dead").json?.object["dead"] as? [[String: Any]])
+            #expect(dead.count == 1)
+            #expect((dead.first?["attempts"] as? Int ?? 0) >= 2, "retried until max_age_s: \(dead)")
+            // The connection's error, not a status.
+            let error = try #require(dead.first?["error"] as? String)
+            #expect(!error.hasPrefix("HTTP ") && !error.isEmpty)
+            #expect(try await Self.status(http, "ops")?["queued"] as? Int == 0)
+        }
+    }
+
+    @Test func redeliveryIsAWriteThatNeedsTheToken() async throws {
+        let receiver = try await WebhookReceiver.start()
+        defer { Task { await receiver.stop() } }
+        try await withTemporaryDirectory { directory in
+            let tokenFile = directory + "/token"
+            try "t0ken\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+            var options = Self.options([Self.webhook("ops", receiver)])
+            options.httpTokenFile = tokenFile
+            try await withService(options) { h in
+                let http = try await Self.client(h)
+                #expect(try await http.request("POST", "/api/webhooks/ops/redeliver").status == 401)
+                let authorized = try await http.request("POST", "/api/webhooks/ops/redeliver", headers: ["Authorization": "Bearer t0ken"])
+                #expect(authorized.status == 202 && authorized.json?.int("requeued") == 0, "\(authorized)")
+                // Reads need none.
+                #expect(try await http.get("/api/webhooks").status == 200)
+            }
+        }
+    }
 }
