@@ -430,4 +430,27 @@ struct WebhookTests {
             }
         }
     }
+
+    @Test func fleetfenceServeRefusesABadListWithAMessageAndANonZeroExit() async throws {
+        try await withService(.asProcess) { h in
+            await h.service?.terminate()
+            var options = h.serviceOptions
+            options.configText = """
+                webhooks:
+                  - name: ops
+                    url: http://127.0.0.1:9/a
+                  - name: ops
+                    url: http://127.0.0.1:9/b
+                """
+            do {
+                let started = try await ServiceProcess.start(options, workingDirectory: h.directory, readyTimeout: .seconds(10))
+                _ = await started.kill()
+                Issue.record("fleetfence serve started with two webhooks named ops")
+            } catch {
+                let report = "\(error)"
+                #expect(report.contains("exited during start-up") && !report.contains("with status 0"), "\(report)")
+                #expect(report.contains("two webhooks are named ops"), "\(report)")
+            }
+        }
+    }
 }
