@@ -275,6 +275,21 @@ struct WebhookTests {
             ])
             #expect(good.webhooks.first?.maxAgeSeconds == 86_400 && good.webhooks.first?.devices == ["*"])
             #expect(!good.warnings.contains { $0.contains("webhooks") })
+            // The rest of the file as written: an empty string stays empty (http off), lists stay lists.
+            let rest = try await load("""
+                http:
+                  listen: ""
+                broker:
+                  url: [mqtt://a.example:1883, mqtt://b.example:1883]
+                webhooks:
+                  - {name: a, url: "http://x.example/"}
+                """)
+            #expect(rest.http.listen == nil)
+            #expect(rest.brokerURLs == ["mqtt://a.example:1883", "mqtt://b.example:1883"])
+            #expect(rest.webhooks.map(\.name) == ["a"])
+            // A file of webhooks alone.
+            #expect(try await load("webhooks:\n  - name: b\n    url: http://y.example/\n").webhooks.map(\.url) == ["http://y.example/"])
+            #expect(try await load("webhooks: []\n").webhooks.isEmpty)
 
             let missingSecret = await refusal("""
                 webhooks:
