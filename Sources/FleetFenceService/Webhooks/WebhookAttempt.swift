@@ -37,7 +37,7 @@ struct WebhookAttempt {
         var bytes: [UInt8] = []
         for byte in text.utf8 {
             if byte < 0x20 || byte == 0x7F {
-                bytes += Array("%".utf8) + Array(String(byte, radix: 16, uppercase: true).utf8).paddedHex
+                bytes += Array(String(format: "%%%02X", byte).utf8)
             } else {
                 bytes.append(byte)
             }
@@ -116,9 +116,4 @@ struct WebhookAttempt {
         let text = "\(error)"
         return text.count > 300 ? String(text.prefix(300)) : text
     }
-}
-
-extension Array where Element == UInt8 {
-    /// One hex digit's bytes with a leading zero, two's as they are.
-    fileprivate var paddedHex: [UInt8] { count == 1 ? [UInt8(ascii: "0")] + self : self }
 }
