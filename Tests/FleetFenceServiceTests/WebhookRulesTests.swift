@@ -79,4 +79,9 @@ struct WebhookRulesTests {
         #expect(headers.first { $0.0 == "FleetFence-Delivery" }?.1 == "a%0Ab/3")
         #expect(!headers.contains { $0.0 == "FleetFence-Signature" || $0.0 == "FleetFence-Timestamp" })
     }
+
+    @Test func theAPIShowsAURLWithoutItsPassword() {
+        #expect(WebhookStatus.redacted("https://ops:hunter2@hooks.example.com/in") == "https://ops:redacted@hooks.example.com/in")
+        #expect(WebhookStatus.redacted("https://hooks.example.com/in?x=1") == "https://hooks.example.com/in?x=1")
+    }
 }
