@@ -90,7 +90,10 @@ struct WebhookTests {
                         && line.contains(#"outcome="delivered""#) && line.hasSuffix(" 1")
                 })
                 #expect(metrics.contains("fleetfence_webhook_seconds_bucket{"))
-                #expect(metrics.contains(#"fleetfence_webhook_queued{webhook="ops"} 0"#))
+                // Counted once a second.
+                #expect(await eventuallyAsync {
+                    (try? await http.get("/metrics").text)?.contains(#"fleetfence_webhook_queued{webhook="ops"} 0"#) == true
+                })
             }
         }
         // Delivered once: no repeat after the 2xx.
@@ -412,14 +415,19 @@ struct WebhookTests {
         let url = probe.url
         await probe.stop()
         var webhook = WebhookSettings(name: "ops", url: url)
-        webhook.maxAgeSeconds = 1
+        webhook.maxAgeSeconds = 1.5
         try await withService(Self.options([webhook])) { h in
             let http = try await Self.client(h)
             try await Self.enter(h, "truck-1")
+            _ = await h.waitForAlerts("truck-1", count: 1)
+            let published = ContinuousClock.now
             #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["dead"] as? Int == 1 })
+            // A refused connection is retried, not given up on: dead only once max_age_s passed
+            // (how many attempts fit in it depends on the machine's load).
+            #expect(ContinuousClock.now - published > .milliseconds(1_200))
             let dead = try #require(try await http.get("/api/webhooks/ops/dead").json?.object["dead"] as? [[String: Any]])
             #expect(dead.count == 1)
-            #expect((dead.first?["attempts"] as? Int ?? 0) >= 2, "retried until max_age_s: \(dead)")
+            #expect((dead.first?["attempts"] as? Int ?? 0) >= 1, "\(dead)")
             // The connection's error, not a status.
             let error = try #require(dead.first?["error"] as? String)
             #expect(!error.hasPrefix("HTTP ") && !error.isEmpty)

@@ -77,11 +77,13 @@ final class WebhookWorker: Sendable {
 
     private func run() async {
         var nextGauge = 0.0
+        var lastQueued = 0
         await withDiscardingTaskGroup { group in
             while !Task.isCancelled {
                 let now = Date().timeIntervalSince1970
                 let busy = inFlight.withLock { $0 }
                 var sleep = Self.idleLook
+                var started = false
                 do {
                     if busy.count < Self.maxInFlight {
                         // In-flight rows are due heads too: asked for as many more as there are free slots.
@@ -91,6 +93,7 @@ final class WebhookWorker: Sendable {
                         var free = Self.maxInFlight - busy.count
                         for row in due where free > 0 && !busy.contains(row.device) {
                             free -= 1
+                            started = true
                             inFlight.withLock { _ = $0.insert(row.device) }
                             group.addTask {
                                 await self.deliver(row)
@@ -108,6 +111,11 @@ final class WebhookWorker: Sendable {
                         nextGauge = now + Self.queuedGaugeInterval
                         let state = try await Self.blocking { [reader, name] in try reader.webhookQueueState(webhook: name) }
                         metrics.queued(state.queued)
+                        lastQueued = state.queued
+                    }
+                    // While anything is queued or moving, the gauge is counted again within its interval.
+                    if lastQueued > 0 || started {
+                        sleep = min(sleep, max(0.01, nextGauge - now))
                     }
                 } catch {
                     // The journal closing at stop, or failing: looked at again shortly, never a crash.
