@@ -11,6 +11,7 @@ final class WebhookReceiver: Sendable {
         var headers: [String: String]
         var body: [UInt8]
         var path: String
+        var at = ContinuousClock.now
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
@@ -18,6 +19,9 @@ final class WebhookReceiver: Sendable {
         var status: Int
         var delay: Duration = .zero
         var headers: [String: String] = [:]
+        /// Answers only once the requests received so far satisfy it (at most 10 s): an order
+        /// made certain, not left to timing.
+        var holdUntil: (@Sendable ([Received]) -> Bool)? = nil
     }
 
     /// Given each request and how many came before it, the answer.
@@ -61,6 +65,12 @@ final class WebhookReceiver: Sendable {
             }
             let answer = recorder.behaviour.withLock { $0 }(item, count)
             if answer.delay > .zero { try? await Task.sleep(for: answer.delay) }
+            if let holdUntil = answer.holdUntil {
+                let deadline = ContinuousClock.now + .seconds(10)
+                while !holdUntil(recorder.received.withLock { $0 }), ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+            }
             var fields = HTTPFields()
             for (name, value) in answer.headers {
                 if let name = HTTPField.Name(name) { fields[name] = value }
