@@ -27,6 +27,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // What swift-configuration reads YAML with; the service reads the file's keys with it too.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // Webhooks (README "Webhooks"): outgoing POSTs, and their HMAC-SHA256 signature. swift-crypto 4
+        // is what the graph already resolves (through swift-certificates), so both majors are allowed.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // The pure geofence engine: no I/O, no clock of its own.
@@ -84,6 +88,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -183,7 +190,12 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetFenceServiceTests",
-            dependencies: ["FleetFenceService", "FleetFenceJournal", "FleetFenceTesting", "FleetFenceCodecs", "FleetFenceHTTP"],
+            dependencies: [
+                "FleetFenceService", "FleetFenceJournal", "FleetFenceTesting", "FleetFenceCodecs", "FleetFenceHTTP",
+                // Webhook tests: a real receiver, and the signature checked apart from the service's code.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

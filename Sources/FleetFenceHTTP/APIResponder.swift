@@ -18,6 +18,7 @@ struct APIResponder: HTTPResponder {
     let health: HealthEndpoint
     let map: MapEndpoint
     let positions: PositionsEndpoint
+    let webhooks: WebhooksEndpoint
     let logger: Logger
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -97,6 +98,15 @@ struct APIResponder: HTTPResponder {
         case ("events", 1):
             try only(.get)
             return try await events.list(target)
+        case ("webhooks", 1):
+            try only(.get)
+            return try await webhooks.list(target)
+        case ("webhooks", 3) where path[2] == "dead":
+            try only(.get)
+            return try await webhooks.dead(path[1], target)
+        case ("webhooks", 3) where path[2] == "redeliver":
+            try only(.post)
+            return try await webhooks.redeliver(path[1], request, target)
         case ("stream", 1):
             try only(.get)
             return try stream.open(target)

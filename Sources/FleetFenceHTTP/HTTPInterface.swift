@@ -36,6 +36,7 @@ public final class HTTPInterface: Service, Sendable {
             health: HealthEndpoint(service: service),
             map: MapEndpoint(tilesURL: configuration.http.tilesURL, logger: logger),
             positions: PositionsEndpoint(service: service, writes: writes),
+            webhooks: WebhooksEndpoint(service: service, writes: writes),
             logger: logger)
         let bound = self.bound
         var quiet = logger

@@ -10,11 +10,15 @@ public struct AlertRecord: Sendable {
     /// Wall-clock arrival of the sample (or the tick) that confirmed it: its delay is measured from
     /// here to its publication. Not journaled.
     public var arrival: Double
+    /// The webhooks this alert is queued for, in its own transaction (README, "Webhooks"): the
+    /// core decides, the journal's write inserts one outbox row per name.
+    public var webhooks: [String]
 
-    public init(transition: Transition, payload: [UInt8], arrival: Double = .nan) {
+    public init(transition: Transition, payload: [UInt8], arrival: Double = .nan, webhooks: [String] = []) {
         self.transition = transition
         self.payload = payload
         self.arrival = arrival
+        self.webhooks = webhooks
     }
 }
 
@@ -27,6 +31,15 @@ extension AlertRecord {
             transition.reason.map { .text($0) } ?? .null,
             transition.durationSeconds.map { .float($0) } ?? .null, transition.dwellSeconds.map { .float($0) } ?? .null,
             Self.payloadData(payload),
+        ]
+    }
+
+    /// In the column order of ``JournalSQL/insertOutbox``. Confirmed at the arrival of what
+    /// confirmed it (wall clock), which the delivery's delay is measured from.
+    func outboxBinds(webhook: String, queuedAt: Double) -> [SQLiteData] {
+        [
+            .text(webhook), .text(transition.device), .integer(Int64(transition.seq)), .text(transition.event.rawValue),
+            .blob(payload), .float(arrival.isFinite ? arrival : queuedAt), .float(queuedAt), .float(queuedAt),
         ]
     }
 

@@ -22,7 +22,13 @@ extension Journal {
         var statements = Self.fenceStatements(fences, removed: removedFences, updatedAt: updatedAt)
         statements += Self.fileFenceStatements(fileFences, removed: removedFileFences)
         statements += Self.tourStatements(tours, removed: removedTours)
-        for alert in alerts { statements.append((JournalSQL.insertTransition, alert.binds)) }
+        for alert in alerts {
+            statements.append((JournalSQL.insertTransition, alert.binds))
+            // Queued with the alert itself: a kill -9 loses neither or both (README, "Webhooks").
+            for webhook in alert.webhooks {
+                statements.append((JournalSQL.insertOutbox, alert.outboxBinds(webhook: webhook, queuedAt: updatedAt)))
+            }
+        }
         for device in removedDevices { statements.append((JournalSQL.deleteDevice, [.text(device)])) }
         for row in devices {
             statements.append((JournalSQL.upsertDevice, [.text(row.device), .blob(row.state), .float(updatedAt)]))

@@ -27,4 +27,16 @@ enum JournalSQL {
 
     static let upsertFileFence = "INSERT OR REPLACE INTO file_fences (id, definition) VALUES (?, ?)"
     static let deleteFileFence = "DELETE FROM file_fences WHERE id = ?"
+
+    /// The head of its device's queue when none waits before it (README, "Webhooks").
+    static let insertOutbox = """
+        INSERT INTO webhook_outbox (webhook, device, seq, event, payload, confirmed_at, queued_at, next_attempt_at, head)
+        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,
+            NOT EXISTS (SELECT 1 FROM webhook_outbox WHERE webhook = ?1 AND device = ?2)
+        """
+    /// After a device's head went (delivered or dead): its next row heads.
+    static let promoteOutboxHead = """
+        UPDATE webhook_outbox SET head = 1
+        WHERE id = (SELECT MIN(id) FROM webhook_outbox WHERE webhook = ? AND device = ?)
+        """
 }

@@ -11,6 +11,7 @@ enum JournalSchema {
         version3,
         { db in try run(version4, in: db) },
         { db in try run(version5, in: db) },
+        { db in try run(version6, in: db) },
     ]
     static var version: Int { migrations.count }
 
@@ -106,6 +107,54 @@ enum JournalSchema {
     /// uses; a device's progress in them is part of its state.
     private static let version5 = [
         "CREATE TABLE IF NOT EXISTS tours (id TEXT PRIMARY KEY, definition BLOB NOT NULL)",
+    ]
+
+    /// Webhooks (README, "Webhooks"): each alert a webhook matched waits in `webhook_outbox`,
+    /// inserted in the alert's own transaction, until it is delivered (the row goes) or dead
+    /// (moved to `webhook_dead`). AUTOINCREMENT: ids are never reused, so a redelivered dead
+    /// letter goes back under its own id, in its place in its device's order. `head` marks each
+    /// device's oldest row, the only one that may be sent: due rows are then found by an index,
+    /// however long a queue behind a receiver that is down (never a scan of it).
+    private static let version6 = [
+        """
+        CREATE TABLE IF NOT EXISTS webhook_outbox (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            webhook TEXT NOT NULL,
+            device TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            event TEXT NOT NULL,
+            payload BLOB NOT NULL,
+            confirmed_at REAL NOT NULL,
+            queued_at REAL NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at REAL NOT NULL,
+            first_attempt_at REAL,
+            last_attempt_at REAL,
+            last_error TEXT,
+            head INTEGER NOT NULL DEFAULT 0
+        )
+        """,
+        // A device's next head (its oldest row) is found by this index; due heads by the next.
+        "CREATE INDEX IF NOT EXISTS webhook_outbox_order ON webhook_outbox (webhook, device, id)",
+        "CREATE INDEX IF NOT EXISTS webhook_outbox_due ON webhook_outbox (webhook, head, next_attempt_at, id)",
+        """
+        CREATE TABLE IF NOT EXISTS webhook_dead (
+            id INTEGER PRIMARY KEY,
+            webhook TEXT NOT NULL,
+            device TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            event TEXT NOT NULL,
+            payload BLOB NOT NULL,
+            confirmed_at REAL NOT NULL,
+            queued_at REAL NOT NULL,
+            attempts INTEGER NOT NULL,
+            first_attempt_at REAL,
+            last_attempt_at REAL,
+            error TEXT NOT NULL,
+            died_at REAL NOT NULL
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS webhook_dead_by_webhook ON webhook_dead (webhook, id)",
     ]
 
     /// Creates or migrates the schema to the current version; refuses a newer one.

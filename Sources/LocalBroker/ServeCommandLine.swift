@@ -11,6 +11,8 @@ public struct ServeCommandLine: Sendable {
     public var configFile: String
     /// Appended as given, after the flags.
     public var extraArguments: [String] = []
+    /// The config file's text instead of the empty file: what only the file holds (`webhooks`).
+    public var configText: String?
     private var values: [ServeFlag: String] = [:]
 
     public init(configFile: String) {
@@ -40,8 +42,10 @@ public struct ServeCommandLine: Sendable {
         ChildEnvironment.withoutFleetFenceVariables()
     }
 
-    /// Writes the empty config file: `{}`, since the service refuses a file without a top-level mapping.
+    /// Writes the empty config file: `{}`, since the service refuses a file without a top-level mapping
+    /// (or `configText`, when set).
     public func writeConfigFile() throws {
-        try "# every setting of this run is a flag\n{}\n".write(toFile: configFile, atomically: true, encoding: .utf8)
+        let text = configText ?? "# every setting of this run is a flag\n{}\n"
+        try text.write(toFile: configFile, atomically: true, encoding: .utf8)
     }
 }

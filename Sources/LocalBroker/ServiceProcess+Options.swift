@@ -27,6 +27,8 @@ extension ServiceProcess {
         public var instance: String?
         /// Appended as given, e.g. `["--min-radius", "30"]`.
         public var extraArguments: [String]
+        /// The config file's text (see ``ServeCommandLine/configText``); `nil`: an empty file.
+        public var configText: String? = nil
 
         public init(
             brokerURL: String, fencesFile: String, journalPath: String, clientID: String,
@@ -85,6 +87,7 @@ extension ServiceProcess {
             command[.instance] = instance
             command[.http] = http
             command.extraArguments = extraArguments
+            command.configText = configText
             return command
         }
     }

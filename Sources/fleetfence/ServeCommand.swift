@@ -11,7 +11,7 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Subscribe to positions, run the geofence state machines, publish alerts and state.",
         discussion: """
             Precedence: flag > environment variable FLEETFENCE_<KEY> > config file > built-in default.
-            SIGTERM/SIGINT stop cleanly (offline published, journal flushed); SIGHUP reloads the fences file.
+            SIGTERM/SIGINT stop cleanly (offline published, journal flushed); SIGHUP reloads the fences file and the config file's webhooks.
             """
     )
 

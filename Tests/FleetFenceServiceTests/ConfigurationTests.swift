@@ -178,7 +178,12 @@ struct ConfigurationTests {
         let shipped = repository.appendingPathComponent(ServiceConfiguration.defaultConfigFile).path
         let scratch = try ScratchDirectory()
         let configuration = try await load(file: shipped, scratch: scratch)
-        #expect(configuration == ServiceConfiguration())
+        // The defaults, and the file they came from (SIGHUP reads its `webhooks` again).
+        var defaults = ServiceConfiguration()
+        defaults.configFile = shipped
+        #expect(configuration == defaults)
+        // Its example webhook is a comment: none by default.
+        #expect(configuration.webhooks.isEmpty)
         let text = try String(contentsOfFile: shipped, encoding: .utf8)
         for key in ConfigurationKey.allCases {
             #expect(text.contains(String(key.name.split(separator: ".")[1]) + ":"), "\(key.name) is not in the file")

@@ -52,6 +52,29 @@ struct GeofenceCoreTests {
         #expect(core.dirtyDevices.isEmpty)
     }
 
+    /// The core names the webhooks each alert is queued for, in the alert's own journal change
+    /// (README, "Webhooks"); a fence removal's exits too.
+    @Test func eachAlertCarriesTheWebhooksItMatches() throws {
+        var core = try core()
+        var exits = WebhookSettings(name: "exits", url: "http://x/")
+        exits.events = ["exit"]
+        var vans = WebhookSettings(name: "vans", url: "http://x/")
+        vans.devices = ["van-*"]
+        core.webhooks = WebhookRoutes([WebhookSettings(name: "all", url: "http://x/"), exits, vans])
+        _ = position(&core, "truck-1", north: 300, ts: 1_000)
+        _ = position(&core, "truck-1", north: 100, ts: 1_005)
+        let enter = position(&core, "truck-1", north: 100, ts: 1_008)
+        #expect(enter.changes.alerts.map(\.webhooks) == [["all"]])
+        let removal = core.removeFences(ids: ["depot"], now: 2_000)
+        #expect(removal.changes.alerts.map(\.webhooks) == [["all", "exits"]])
+        core.webhooks = WebhookRoutes()
+        _ = try core.setFence(
+            FenceDefinition(id: "depot", name: "Depot", shape: .circle(center: Self.centre, radius: 200)), origin: .runtime)
+        _ = position(&core, "van-1", north: 300, ts: 3_000)
+        _ = position(&core, "van-1", north: 100, ts: 3_005)
+        #expect(position(&core, "van-1", north: 100, ts: 3_008).changes.alerts.map(\.webhooks) == [[]], "none in force")
+    }
+
     @Test func aRejectedPositionIsAnsweredAndJournalsNothing() throws {
         var core = try core()
         let effects = message(&core, "fleet/d/position", "junk", arrival: 1_000)

@@ -158,6 +158,8 @@ struct HarnessOptions {
     var instance: String?
     /// The HTTP interface on a free port (in-process runs only).
     var http = false
+    /// Its `http.token_file`.
+    var httpTokenFile: String?
     /// `integrations.*` (in-process runs only).
     var integrations = ServiceConfiguration.Integrations()
     /// `geofence.forget_after_s` (in-process runs only).
@@ -179,6 +181,12 @@ struct HarnessOptions {
     /// A journal path relative to the service's working directory (the test's directory);
     /// `nil`: an absolute path in it. Only a process has a working directory of its own.
     var relativeJournal: String?
+    /// `webhooks`, their retry waits, and the config file SIGHUP reads them from again (in-process runs only).
+    var webhooks: [WebhookSettings] = []
+    var webhookBackoff = WebhookBackoff()
+    var configFile: String?
+    /// The config file's text for a process run (`webhooks` are only read from the file).
+    var configText: String?
     /// The real `fleetfence serve` as a child process: for signals, kill -9 and the command line.
     /// Otherwise the service runs in the test's process.
     var process = false
@@ -295,16 +303,18 @@ final class ServiceHarness {
     }
 
     var serviceOptions: ServiceProcess.Options {
-        ServiceProcess.Options(
+        var processOptions = ServiceProcess.Options(
             brokerURL: broker.url, fencesFile: fencesPath, journalPath: options.relativeJournal ?? journalPath,
             clientID: clientID,
             debounce: options.debounce, silentConfirm: options.silentConfirm, prefix: options.prefix,
             positions: options.positions, extraArguments: options.extraArguments)
+        processOptions.configText = options.configText
+        return processOptions
     }
 
     /// The same settings as ``serviceOptions``, for the service in-process.
     var serviceConfiguration: ServiceConfiguration {
-        ServiceConfiguration(
+        var configuration = ServiceConfiguration(
             brokerURLs: [broker.url], clientID: clientID,
             positionTopics: options.positions ?? ServiceConfiguration.Defaults.positionTopics,
             prefix: prefix, fencesFile: fencesPath, journalPath: journalPath,
@@ -313,8 +323,12 @@ final class ServiceHarness {
                 forgetAfterSeconds: options.forgetAfter ?? GeofenceSettings().forgetAfterSeconds,
                 lateWindowSeconds: options.lateWindow ?? GeofenceSettings().lateWindowSeconds),
             statsIntervalSeconds: 1, instanceName: options.instance,
-            http: ServiceConfiguration.HTTPSettings(listen: options.http ? "127.0.0.1:0" : nil),
+            http: ServiceConfiguration.HTTPSettings(listen: options.http ? "127.0.0.1:0" : nil, tokenFile: options.httpTokenFile),
             integrations: options.integrations, inputs: options.inputs)
+        configuration.webhooks = options.webhooks
+        configuration.webhookBackoff = options.webhookBackoff
+        configuration.configFile = options.configFile
+        return configuration
     }
 
     /// Starts (or restarts) the service on the same journal and client id.

@@ -32,23 +32,25 @@ struct ConfigFileLayer {
         if !hasContent(text) {
             return ConfigFileLayer(path: path, provider: InMemoryProvider(values: [:]), text: text)
         }
+        // The lists of maps (`inputs.mappings`, `webhooks`) are read apart with Yams (README,
+        // "Connecting trackers" and "Webhooks"); the provider gets the rest, from memory.
         let section = try MappingsSection.read(text, source: source)
-        guard let remaining = section.remainingYAML else {
+        let withoutMappings = section.remainingYAML ?? text
+        let rest = YAMLTextProvider.withoutWebhooks(withoutMappings) ?? section.remainingYAML
+        guard let rest else {
             return ConfigFileLayer(path: path, provider: try await provider(path, allowMissing: false), text: text)
         }
-        // The provider reads files only: the rest of the file goes through a private copy of it.
-        if !hasContent(remaining) {
-            return ConfigFileLayer(path: path, provider: InMemoryProvider(values: [:]), text: text, mappings: section.mappings)
+        let provider: any ConfigProvider
+        if hasContent(rest) {
+            do {
+                provider = try YAMLTextProvider(text: rest, providerName: "config file \(path)")
+            } catch {
+                throw ConfigurationError(key: nil, source: "config file \(path)", message: "not usable YAML: \(error)")
+            }
+        } else {
+            provider = InMemoryProvider(values: [:])
         }
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-config-\(UUID().uuidString).yaml").path
-        do {
-            try remaining.write(toFile: copy, atomically: true, encoding: .utf8)
-        } catch {
-            throw ConfigurationError(key: nil, source: source, message: "cannot set inputs.mappings apart: \(error.localizedDescription)")
-        }
-        defer { try? FileManager.default.removeItem(atPath: copy) }
-        return ConfigFileLayer(
-            path: path, provider: try await provider(copy, allowMissing: false), text: text, mappings: section.mappings)
+        return ConfigFileLayer(path: path, provider: provider, text: text, mappings: section.mappings)
     }
 
     private static func hasContent(_ yaml: String) -> Bool {

@@ -42,6 +42,10 @@ public enum ConfigurationLoader {
             layers: [.flag, .environment, .file(path: file.path), .builtInDefault])
 
         var configuration = try ConfigurationReading(values: values, mappings: file.mappings).read()
+        if let text = file.text {
+            configuration.webhooks = try WebhookSettings.read(fileText: text, path: file.path)
+            configuration.configFile = file.path
+        }
         configuration.warnings = ConfigurationWarnings.collect(
             configuration: configuration, fileText: file.text, filePath: file.path, environment: environment)
         return configuration

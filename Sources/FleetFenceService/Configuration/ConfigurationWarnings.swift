@@ -29,6 +29,8 @@ enum ConfigurationWarnings {
 
     /// A key, or a section holding keys (`geofence`).
     private static func isKnown(_ path: String) -> Bool {
-        path == MappingsSection.key || ConfigurationKey.allCases.contains { $0.name == path || $0.name.hasPrefix(path + ".") }
+        // Lists of maps, read apart and checked key by key (``MappingsSection``, ``WebhookSettings``).
+        if path == MappingsSection.key || path == WebhookSettings.configKey { return true }
+        return ConfigurationKey.allCases.contains { $0.name == path || $0.name.hasPrefix(path + ".") }
     }
 }

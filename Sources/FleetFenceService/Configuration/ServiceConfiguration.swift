@@ -47,6 +47,12 @@ public struct ServiceConfiguration: Sendable, Equatable {
         /// Every filter of these inputs, to subscribe to.
         public var topics: [String] { traccarTopics + mappings.map(\.topic) }
     }
+    /// The config file's `webhooks` list (README, "Webhooks").
+    public var webhooks: [WebhookSettings] = []
+    /// The config file read, if there was one: SIGHUP reads its `webhooks` again.
+    public var configFile: String?
+    /// Not a configuration key: the webhooks' retry waits (1 s to 5 min); tests shorten them.
+    public var webhookBackoff = WebhookBackoff()
 
     /// The `http.*` keys.
     public struct HTTPSettings: Sendable, Equatable {

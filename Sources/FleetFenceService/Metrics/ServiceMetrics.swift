@@ -40,6 +40,13 @@ public final class ServiceMetrics: Sendable {
             .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
             .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
         ]
+        // From an event's confirmation to its delivery: milliseconds to a live receiver, hours
+        // to one that was down (README, "Webhooks").
+        factory.durationHistogramBuckets["fleetfence_webhook_seconds"] = [
+            .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2),
+            .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(300), .seconds(900), .seconds(3_600),
+            .seconds(21_600), .seconds(86_400),
+        ]
         self.factory = factory
         positions = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { outcome in
             (outcome, CoreMetrics.Counter(label: "fleetfence_positions_total", dimensions: [("outcome", outcome.rawValue)], factory: factory))
@@ -107,7 +114,12 @@ public final class ServiceMetrics: Sendable {
         alertDelay.recordNanoseconds(Int64(max(0, delay) * 1e9))
     }
 
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
+    /// The metrics of one webhook, labelled with its name.
+    func webhook(_ name: String) -> WebhookMetrics {
+        WebhookMetrics(name: name, factory: factory)
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }

@@ -39,6 +39,8 @@ struct GeofenceCore {
     /// Device and fence ids past this many bytes are refused (README, "Limits and failures").
     static let maxIDBytes = 256
     var transitions: [Transition] = []
+    /// The webhooks in force (README, "Webhooks"); replaced on SIGHUP.
+    var webhooks = WebhookRoutes()
 
     /// `inputs.mappings`, by the index their router format names.
     let mappings: [PositionMapping]
@@ -312,7 +314,8 @@ struct GeofenceCore {
         _ transition: Transition, arrival: Double, accuracy: Double? = nil, to effects: inout Effects
     ) {
         let alert = AlertRecord(
-            transition: transition, payload: AlertPayload.encode(transition, instance: layout.instance), arrival: arrival)
+            transition: transition, payload: AlertPayload.encode(transition, instance: layout.instance), arrival: arrival,
+            webhooks: webhooks.matching(transition))
         counters.alerts += 1
         counters.alertsByEvent[transition.event.rawValue, default: 0] += 1
         effects.changes.alerts.append(alert)

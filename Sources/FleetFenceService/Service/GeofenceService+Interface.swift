@@ -140,3 +140,27 @@ extension GeofenceService {
         }
     }
 }
+
+/// The webhooks' side of the HTTP interface (README, "Webhooks"). Synchronous, reading the
+/// journal: call them off any event loop.
+extension GeofenceService {
+    private func webhookDispatcher() throws(Unavailable) -> WebhookDispatcher {
+        guard let webhooks = running.withLock({ $0?.webhooks }) else { throw Unavailable(reason: "the service is not running") }
+        return webhooks
+    }
+
+    /// `GET /api/webhooks`.
+    public func webhookStatus() throws -> [WebhookStatus] {
+        try webhookDispatcher().status()
+    }
+
+    /// `GET /api/webhooks/{name}/dead`; `nil` for an unknown webhook.
+    public func webhookDeadLetters(_ name: String, after: Int64?, limit: Int) throws -> WebhookDeadPage? {
+        try webhookDispatcher().deadLetters(name, after: after, limit: limit)
+    }
+
+    /// `POST /api/webhooks/{name}/redeliver`; `nil` for an unknown webhook.
+    public func redeliverWebhook(_ name: String) throws -> Int? {
+        try webhookDispatcher().redeliver(name)
+    }
+}

@@ -33,6 +33,7 @@ public final class GeofenceService: Service, Sendable {
         let client: MQTTClient
         /// A connection of its own for the history, so that a reader never waits for the writer.
         let history: Journal
+        let webhooks: WebhookDispatcher
     }
 
     /// Connected, and the fences file applied once (loaded or refused): alerts flow.
@@ -53,6 +54,18 @@ public final class GeofenceService: Service, Sendable {
     static func now() -> Double { Date().timeIntervalSince1970 }
 
     public func run() async throws {
+        // Made first and stopped on every way out: its HTTP client must be shut down.
+        let webhooks = WebhookDispatcher(metrics: metrics, logger: logger, backoff: configuration.webhookBackoff)
+        do {
+            try await serve(webhooks: webhooks)
+        } catch {
+            await webhooks.stop()
+            throw error
+        }
+        await webhooks.stop()
+    }
+
+    private func serve(webhooks: WebhookDispatcher) async throws {
         // Trapped first: SIGHUP's default action ends the process, and start-up (journal, broker
         // connect) can take seconds. A hangup that arrives meanwhile reloads once serving.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
@@ -63,6 +76,8 @@ public final class GeofenceService: Service, Sendable {
         let fencesPath = configuration.fencesFile
         let firstRead = Task.detached { Result { () throws(FenceFileError) in try FenceFile.read(path: fencesPath) } }
         let journal = try Journal(path: configuration.journalPath, logger: logger)
+        // Rows queued before a restart or kill -9 are delivered from here on (README, "Webhooks").
+        try await webhooks.apply(configuration.webhooks, journal: journal)
         let restored = try StateRestorer.restore(
             from: journal, settings: configuration.geofence, now: GeofenceService.now(), logger: logger)
         let client = try MQTTClient(options: try clientOptions(layout: layout), logger: logger)
@@ -77,6 +92,10 @@ public final class GeofenceService: Service, Sendable {
         ) { steps in
             publisher.publish(steps, metrics: metrics)
             readModel.delivered(steps)
+            // Committed: the webhooks whose rows these steps queued look at their queue.
+            var queued = Set<String>()
+            for step in steps { for alert in step.changes.alerts { queued.formUnion(alert.webhooks) } }
+            webhooks.committed(queued)
         }
         var core = GeofenceCore(
             engine: restored.engine, layout: layout, positionFilters: configuration.positionTopics, inputs: configuration.inputs)
@@ -87,6 +106,7 @@ public final class GeofenceService: Service, Sendable {
             core.integrations.homeAssistantPrefix = configuration.integrations.homeAssistantPrefix
         }
         core.integrations.ownTracksTransitions = configuration.integrations.ownTracksTransitions
+        core.webhooks = WebhookRoutes(configuration.webhooks)
         let loop = CoreLoop(core, writer: writer, logger: logger)
 
         client.onMessage { message in
@@ -122,7 +142,9 @@ public final class GeofenceService: Service, Sendable {
                 "prefix": "\(configuration.prefix)", "journal": "\(configuration.journalPath)",
             ])
         running.withLock {
-            $0 = Running(loop: loop, client: client, history: (try? Journal(readingOnly: configuration.journalPath, logger: logger)) ?? journal)
+            $0 = Running(
+                loop: loop, client: client,
+                history: (try? Journal(readingOnly: configuration.journalPath, logger: logger)) ?? journal, webhooks: webhooks)
         }
         await reloadFences(loop, read: await firstRead.value)
         readModel.replace(fences: loop.withCore { $0.engine.fences })
@@ -140,6 +162,7 @@ public final class GeofenceService: Service, Sendable {
                     for await _ in hangups {
                         self.logger.info("SIGHUP: reloading fences", metadata: ["file": "\(self.configuration.fencesFile)"])
                         await self.reloadFences(loop)
+                        await self.reloadWebhooks(loop, webhooks, journal: journal)
                     }
                     return nil
                 }
@@ -147,6 +170,7 @@ public final class GeofenceService: Service, Sendable {
                     for await _ in self.reloadRequests.stream {
                         self.logger.info("reloading fences", metadata: ["file": "\(self.configuration.fencesFile)"])
                         await self.reloadFences(loop)
+                        await self.reloadWebhooks(loop, webhooks, journal: journal)
                     }
                     return nil
                 }
@@ -170,6 +194,7 @@ public final class GeofenceService: Service, Sendable {
             _ = await client.waitForPublishes(timeout: .seconds(5))
             await client.disconnect()
             await writer.stop(timeout: .seconds(1))
+            await webhooks.stop()
             try? journal.close()
             throw JournalUnwritable(reason: journalFailure)
         }
@@ -190,6 +215,7 @@ public final class GeofenceService: Service, Sendable {
             try? running?.history.close()
             running = nil
         }
+        await webhooks.stop()
         try journal.close()
         logger.info("stopped")
     }
@@ -249,6 +275,24 @@ public final class GeofenceService: Service, Sendable {
                 ])
         } catch {
             loop.step { $0.rejectFenceFile(error) }
+        }
+    }
+
+    /// Reads the config file's `webhooks` again (README, "Webhooks"): a bad list is refused with a
+    /// log line and the webhooks in force stay.
+    private func reloadWebhooks(_ loop: CoreLoop, _ webhooks: WebhookDispatcher, journal: Journal) async {
+        guard let path = configuration.configFile else { return }
+        do {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ConfigurationError(key: nil, source: "config file \(path)", message: "cannot read \(path)")
+            }
+            let list = try WebhookSettings.read(fileText: String(decoding: data, as: UTF8.self), path: path)
+            try await webhooks.apply(list, journal: journal)
+            // The workers first: a row the core queues from here on has its worker.
+            loop.withCore { $0.webhooks = WebhookRoutes(list) }
+            logger.info("webhooks reloaded", metadata: ["webhooks": "\(list.map(\.name).joined(separator: ","))"])
+        } catch {
+            logger.error("webhooks not reloaded; those in force stay", metadata: ["error": "\(error)"])
         }
     }
 

@@ -1,0 +1,119 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+
+/// One HTTP attempt of one delivery, and what its answer means (README, "Webhooks").
+struct WebhookAttempt {
+    enum Outcome: Equatable {
+        case delivered(status: Int)
+        /// A connection error, a timeout, 408, 429 or a 5xx; `retryAfter` from a 429 or 503.
+        case retry(reason: String, retryAfter: Double?)
+        /// Any other answer: trying again would get the same.
+        case dead(reason: String)
+    }
+
+    /// The headers of a delivery: the same `FleetFence-Delivery` on every attempt, so that the
+    /// receiver drops repeats by it; with a secret, a signature of "<timestamp>.<body>".
+    static func headers(
+        for delivery: (event: String, device: String, seq: Int64), body: [UInt8], secret: [UInt8]?, now: Double
+    ) -> [(String, String)] {
+        var headers = [
+            ("Content-Type", "application/json"), ("FleetFence-Event", delivery.event),
+            ("FleetFence-Delivery", headerSafe("\(delivery.device)/\(delivery.seq)")), ("User-Agent", "FleetFence-Webhooks"),
+        ]
+        if let secret {
+            let timestamp = String(Int64(now.rounded(.down)))
+            headers.append(("FleetFence-Timestamp", timestamp))
+            headers.append(("FleetFence-Signature", "sha256=" + signature(timestamp: timestamp, body: body, secret: secret)))
+        }
+        return headers
+    }
+
+    /// `text` with control characters (which a header value cannot carry, and a device id in
+    /// principle may) percent-encoded; everything else as it is.
+    static func headerSafe(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
+        var bytes: [UInt8] = []
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == 0x7F {
+                bytes += Array(String(format: "%%%02X", byte).utf8)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Hex HMAC-SHA256 of "<timestamp>.<body>" keyed with the secret file's content.
+    static func signature(timestamp: String, body: [UInt8], secret: [UInt8]) -> String {
+        var mac = HMAC<SHA256>(key: SymmetricKey(data: secret))
+        mac.update(data: Array(timestamp.utf8) + [UInt8(ascii: ".")])
+        mac.update(data: body)
+        return mac.finalize().map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+
+    /// What a status means.
+    static func outcome(status: Int, retryAfter: String?, now: Double) -> Outcome {
+        switch status {
+        case 200..<300:
+            return .delivered(status: status)
+        case 408, 429, 500..<600:
+            let wait = (status == 429 || status == 503) ? retryAfter.flatMap { parseRetryAfter($0, now: now) } : nil
+            return .retry(reason: "HTTP \(status)", retryAfter: wait)
+        default:
+            return .dead(reason: "HTTP \(status)")
+        }
+    }
+
+    /// `Retry-After` as seconds, or as an HTTP date; `nil` when neither.
+    static func parseRetryAfter(_ text: String, now: Double) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0 { return seconds }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        return max(0, date.timeIntervalSince1970 - now)
+    }
+
+    /// POSTs `body` and classifies the answer. A cancelled attempt (the worker stopping) throws,
+    /// so that its row stays queued as it was.
+    static func send(
+        _ client: HTTPClient, url: String, headers: [(String, String)], body: [UInt8], timeout: Double, now: Double
+    ) async throws(CancellationError) -> Outcome {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            // Clamped: a timeout_s of 1e300 must not overflow.
+            let milliseconds = Int64(min(max(timeout, 0.001), 86_400) * 1_000)
+            let response = try await client.execute(request, timeout: .milliseconds(milliseconds))
+            // Read (and dropped) so that the connection is free for the next delivery.
+            _ = try? await response.body.collect(upTo: 1 << 20)
+            return outcome(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"), now: now)
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            // A URL the client cannot use will not get better by waiting.
+            if let error = error as? HTTPClientError, [.invalidURL, .emptyHost, .emptyScheme].contains(error) {
+                return .dead(reason: describe(error))
+            }
+            return .retry(reason: describe(error), retryAfter: nil)
+        }
+    }
+
+    /// A short reason for the API's `last_error` and the dead letters.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            if error == .deadlineExceeded { return "timeout" }
+            return "\(error)"
+        }
+        let text = "\(error)"
+        return text.count > 300 ? String(text.prefix(300)) : text
+    }
+}

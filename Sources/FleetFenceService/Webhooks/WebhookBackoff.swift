@@ -1,0 +1,32 @@
+/// How long a failed delivery waits before its next attempt (README, "Webhooks"): doubling from
+/// `minimum` to `maximum`, each wait drawn between half and all of it (jitter), so that the
+/// retries of many devices spread out instead of arriving at a recovering receiver at once.
+public struct WebhookBackoff: Sendable, Equatable {
+    public var minimum: Double
+    public var maximum: Double
+
+    /// 1 s to 5 min. Tests shorten `minimum` so that a retry takes a fraction of a second.
+    public init(minimum: Double = 1, maximum: Double = 300) {
+        self.minimum = minimum
+        self.maximum = max(minimum, maximum)
+    }
+
+    /// The wait after the `failures`-th failed attempt; `unit` in [0, 1) draws the jitter.
+    public func delay(afterFailures failures: Int, unit: Double = Double.random(in: 0..<1)) -> Double {
+        let exponent = Double(min(max(failures - 1, 0), 30))
+        let base = min(maximum, minimum * Self.power(exponent))
+        return max(minimum, base * (0.5 + 0.5 * unit))
+    }
+
+    /// A receiver's `Retry-After`, kept within `minimum` and an hour: honoured, but neither a
+    /// busy loop nor a queue parked for good.
+    public func delay(retryAfter seconds: Double) -> Double {
+        min(max(minimum, seconds), 3_600)
+    }
+
+    private static func power(_ exponent: Double) -> Double {
+        var value = 1.0
+        for _ in 0..<Int(exponent) { value *= 2 }
+        return value
+    }
+}

@@ -1,0 +1,205 @@
+import AsyncHTTPClient
+import Dispatch
+import FleetFenceJournal
+import Foundation
+import Logging
+import Synchronization
+
+/// Delivers one webhook's queue, an output beside MQTT (README, "Webhooks"). It never holds up the
+/// core or the writer: the writer only inserts rows and wakes it; it loads due rows from the
+/// journal in small batches, sends up to ``maxInFlight`` at once (one per device, so each device's
+/// events go in order), and marks each delivered, retried or dead in the journal.
+final class WebhookWorker: Sendable {
+    /// What a webhook is run with: its settings, and its secret as read at (re)start.
+    struct Target: Sendable, Equatable {
+        var settings: WebhookSettings
+        var secret: [UInt8]?
+        var backoff: WebhookBackoff
+    }
+
+    /// What `GET /api/webhooks` shows beside the journal's counts; since this start.
+    struct Stats: Sendable {
+        var delivered = 0
+        var lastError: String?
+        var lastDeliveredAt: Double?
+    }
+
+    static let maxInFlight = 8
+    /// The longest sleep without a look at the journal: rows requeued by another connection (the
+    /// sqlite3 shell) are found within it.
+    private static let idleLook = 5.0
+    /// How often the `fleetfence_webhook_queued` gauge is counted (a COUNT over the queue).
+    private static let queuedGaugeInterval = 1.0
+
+    let target: Target
+    private let journal: Journal
+    /// A read-only connection for the queue's count, which scans.
+    private let reader: Journal
+    private let client: HTTPClient
+    private let metrics: WebhookMetrics
+    private let logger: Logger
+    private let waker = Waker()
+    private let inFlight = Mutex<Set<String>>([])
+    let stats = Mutex(Stats())
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    var name: String { target.settings.name }
+
+    init(target: Target, journal: Journal, reader: Journal, client: HTTPClient, metrics: WebhookMetrics, logger: Logger) {
+        self.target = target
+        self.journal = journal
+        self.reader = reader
+        self.client = client
+        self.metrics = metrics
+        var logger = logger
+        logger[metadataKey: "webhook"] = "\(target.settings.name)"
+        self.logger = logger
+    }
+
+    func start() {
+        let run = Task { await self.run() }
+        task.withLock { $0 = run }
+    }
+
+    /// Cancels what is in flight (those rows stay queued and are sent again later, with the same
+    /// `FleetFence-Delivery`) and returns once the worker has ended.
+    func stop() async {
+        let running = task.withLock { task in
+            defer { task = nil }
+            return task
+        }
+        running?.cancel()
+        await running?.value
+    }
+
+    /// New rows, or rows requeued: look now.
+    func wake() { waker.signal() }
+
+    private func run() async {
+        var nextGauge = 0.0
+        var lastQueued = 0
+        await withDiscardingTaskGroup { group in
+            while !Task.isCancelled {
+                let now = Date().timeIntervalSince1970
+                let busy = inFlight.withLock { $0 }
+                var sleep = Self.idleLook
+                var started = false
+                do {
+                    if busy.count < Self.maxInFlight {
+                        // In-flight rows are due heads too: asked for as many more as there are free slots.
+                        let due = try await Self.blocking { [journal, name] in
+                            try journal.dueWebhookDeliveries(webhook: name, now: now, limit: Self.maxInFlight)
+                        }
+                        var free = Self.maxInFlight - busy.count
+                        for row in due where free > 0 && !busy.contains(row.device) {
+                            free -= 1
+                            started = true
+                            inFlight.withLock { _ = $0.insert(row.device) }
+                            group.addTask {
+                                await self.deliver(row)
+                                self.inFlight.withLock { _ = $0.remove(row.device) }
+                                self.waker.signal()
+                            }
+                        }
+                    }
+                    if let next = try await Self.blocking({ [journal, name] in
+                        try journal.nextWebhookAttempt(webhook: name, after: now)
+                    }) {
+                        sleep = min(sleep, max(0.01, next - now))
+                    }
+                    if now >= nextGauge {
+                        nextGauge = now + Self.queuedGaugeInterval
+                        let state = try await Self.blocking { [reader, name] in try reader.webhookQueueState(webhook: name) }
+                        metrics.queued(state.queued)
+                        lastQueued = state.queued
+                    }
+                    // While anything is queued or moving, the gauge is counted again within its interval.
+                    if lastQueued > 0 || started {
+                        sleep = min(sleep, max(0.01, nextGauge - now))
+                    }
+                } catch {
+                    // The journal closing at stop, or failing: looked at again shortly, never a crash.
+                    if Task.isCancelled { break }
+                    logger.warning("webhook queue unreadable", metadata: ["error": "\(error)"])
+                    sleep = 1
+                }
+                await waker.wait(timeout: sleep)
+            }
+        }
+    }
+
+    /// One attempt of `row`, then its mark in the journal.
+    private func deliver(_ row: WebhookDelivery) async {
+        let settings = target.settings
+        let now = Date().timeIntervalSince1970
+        if now - row.queuedAt >= settings.maxAgeSeconds {
+            // Waited out its max_age_s behind its device's earlier events, or while the service was down.
+            await mark(row, "dead") { journal in
+                try journal.webhookDead(
+                    row, error: row.lastError ?? "undelivered after max_age_s", at: now, attempted: false)
+            }
+            metrics.deadOne()
+            return
+        }
+        let headers = WebhookAttempt.headers(
+            for: (row.event, row.device, row.seq), body: row.payload, secret: target.secret, now: now)
+        let outcome: WebhookAttempt.Outcome
+        do {
+            outcome = try await WebhookAttempt.send(
+                client, url: settings.url, headers: headers, body: row.payload, timeout: settings.timeoutSeconds, now: now)
+        } catch {
+            return  // Stopping: the row stays queued as it was.
+        }
+        let done = Date().timeIntervalSince1970
+        switch outcome {
+        case .delivered:
+            await mark(row, "delivered") { journal in try journal.webhookDelivered(row) }
+            metrics.deliveredOne(afterSeconds: done - row.confirmedAt)
+            stats.withLock { stats in
+                stats.delivered += 1
+                stats.lastDeliveredAt = done
+            }
+        case let .retry(reason, retryAfter):
+            stats.withLock { $0.lastError = reason }
+            let backoff = target.backoff
+            let wait = retryAfter.map(backoff.delay(retryAfter:)) ?? backoff.delay(afterFailures: row.attempts + 1)
+            // Never past its max_age_s: then it is dead with this error.
+            let next = min(done + wait, row.queuedAt + settings.maxAgeSeconds)
+            if next <= done {
+                await mark(row, "dead") { journal in try journal.webhookDead(row, error: reason, at: done, attempted: true) }
+                metrics.deadOne()
+            } else {
+                await mark(row, "retry") { journal in
+                    try journal.webhookRetry(id: row.id, error: reason, at: done, nextAttemptAt: next)
+                }
+                metrics.retriedOne()
+            }
+        case let .dead(reason):
+            stats.withLock { $0.lastError = reason }
+            await mark(row, "dead") { journal in try journal.webhookDead(row, error: reason, at: done, attempted: true) }
+            metrics.deadOne()
+            logger.warning(
+                "webhook delivery dead-lettered", metadata: ["device": "\(row.device)", "seq": "\(row.seq)", "reason": "\(reason)"])
+        }
+    }
+
+    /// A failed mark leaves the row as it was: it is attempted again, at worst delivered twice
+    /// with the same `FleetFence-Delivery`.
+    private func mark(_ row: WebhookDelivery, _ what: String, _ body: @escaping @Sendable (Journal) throws -> Void) async {
+        do {
+            try await Self.blocking { [journal] in try body(journal) }
+        } catch {
+            logger.warning(
+                "webhook delivery not recorded", metadata: ["mark": "\(what)", "id": "\(row.id)", "error": "\(error)"])
+        }
+    }
+
+    /// SQLite blocks: run off Swift's cooperative threads, which the HTTP interface shares.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            journalQueue.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    private static let journalQueue = DispatchQueue(label: "fleetfence.webhooks.journal")
+}

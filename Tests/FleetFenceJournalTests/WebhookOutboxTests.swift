@@ -1,0 +1,142 @@
+import Foundation
+import GeofenceEngine
+import Testing
+
+@testable import FleetFenceJournal
+
+/// The webhook outbox (README, "Webhooks"): queued with the alert, delivered a device's head at a
+/// time, retried, dead-lettered and requeued in the journal.
+@Suite struct WebhookOutboxTests {
+    private static func withJournal(_ body: (Journal, String) throws -> Void) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-outbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("journal.db").path
+        let journal = try Journal(path: path)
+        defer { try? journal.close() }
+        try body(journal, path)
+    }
+
+    private static func alert(_ device: String, seq: UInt64, webhooks: [String]) -> AlertRecord {
+        AlertRecord(
+            transition: Transition(
+                event: .enter, device: device, fenceID: "depot", fenceName: nil, at: 100, confirmedAt: 102, lat: 1, lon: 2,
+                radiusMeters: nil, seq: seq),
+            payload: Array(#"{"device":"\#(device)","seq":\#(seq)}"#.utf8), arrival: 1_000, webhooks: webhooks)
+    }
+
+    @Test func rowsAreQueuedWithTheirAlertAndSurviveReopening() throws {
+        try Self.withJournal { journal, path in
+            try journal.write(
+                alerts: [Self.alert("truck-1", seq: 1, webhooks: ["ops", "audit"]), Self.alert("truck-2", seq: 1, webhooks: [])],
+                devices: [])
+            try journal.close()
+            let reopened = try Journal(path: path)
+            defer { try? reopened.close() }
+            let ops = try reopened.dueWebhookDeliveries(webhook: "ops", now: .greatestFiniteMagnitude, limit: 10)
+            #expect(ops.map(\.device) == ["truck-1"])
+            #expect(ops.first?.payload == Array(#"{"device":"truck-1","seq":1}"#.utf8))
+            #expect(ops.first?.confirmedAt == 1_000)
+            #expect(try reopened.dueWebhookDeliveries(webhook: "audit", now: .greatestFiniteMagnitude, limit: 10).count == 1)
+            #expect(try reopened.webhookQueueState(webhook: "ops").queued == 1)
+        }
+    }
+
+    @Test func onlyEachDevicesOldestRowIsDueAndDeliveredRowsGo() throws {
+        try Self.withJournal { journal, _ in
+            try journal.write(
+                alerts: [
+                    Self.alert("a", seq: 1, webhooks: ["ops"]), Self.alert("a", seq: 2, webhooks: ["ops"]),
+                    Self.alert("b", seq: 7, webhooks: ["ops"]),
+                ], devices: [])
+            let far = Double.greatestFiniteMagnitude
+            let first = try journal.dueWebhookDeliveries(webhook: "ops", now: far, limit: 10)
+            #expect(first.map { "\($0.device)/\($0.seq)" }.sorted() == ["a/1", "b/7"])
+            let a1 = try #require(first.first { $0.device == "a" })
+            try journal.webhookDelivered(a1)
+            let second = try journal.dueWebhookDeliveries(webhook: "ops", now: far, limit: 10)
+            #expect(second.map { "\($0.device)/\($0.seq)" }.sorted() == ["a/2", "b/7"])
+            #expect(try journal.webhookQueueState(webhook: "ops").queued == 2)
+        }
+    }
+
+    @Test func aRetryWaitsAndBlocksItsDeviceOnly() throws {
+        try Self.withJournal { journal, _ in
+            try journal.write(
+                alerts: [
+                    Self.alert("a", seq: 1, webhooks: ["ops"]), Self.alert("a", seq: 2, webhooks: ["ops"]),
+                    Self.alert("b", seq: 1, webhooks: ["ops"]),
+                ], devices: [])
+            let now = Date().timeIntervalSince1970
+            let a1 = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: now, limit: 10).first { $0.device == "a" })
+            try journal.webhookRetry(id: a1.id, error: "HTTP 503", at: now, nextAttemptAt: now + 60)
+            let due = try journal.dueWebhookDeliveries(webhook: "ops", now: now + 1, limit: 10)
+            #expect(due.map(\.device) == ["b"])
+            #expect(try journal.nextWebhookAttempt(webhook: "ops", after: now + 1) == now + 60)
+            let state = try journal.webhookQueueState(webhook: "ops")
+            #expect(state.queued == 3 && state.retrying == 1 && state.nextAttemptAt == now + 60)
+            let later = try journal.dueWebhookDeliveries(webhook: "ops", now: now + 61, limit: 10)
+            let retried = try #require(later.first { $0.device == "a" })
+            #expect(retried.seq == 1 && retried.attempts == 1 && retried.lastError == "HTTP 503")
+        }
+    }
+
+    @Test func deadLettersArePagedAndRequeuedUnderTheirOwnIds() throws {
+        try Self.withJournal { journal, _ in
+            try journal.write(
+                alerts: (1...3).map { Self.alert("a", seq: UInt64($0), webhooks: ["ops"]) }, devices: [])
+            let now = Date().timeIntervalSince1970
+            var ids: [Int64] = []
+            for _ in 1...3 {
+                let head = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: now, limit: 1).first)
+                ids.append(head.id)
+                try journal.webhookDead(head, error: "HTTP 410", at: now, attempted: true)
+            }
+            #expect(try journal.webhookQueueState(webhook: "ops") == WebhookQueueState(queued: 0, retrying: 0, dead: 3))
+            let page1 = try journal.webhookDeadLetters(webhook: "ops", after: nil, limit: 2)
+            #expect(page1.dead.map(\.seq) == [1, 2])
+            #expect(page1.dead.first?.error == "HTTP 410" && page1.dead.first?.attempts == 1)
+            #expect(page1.dead.first?.firstAttemptAt == now && page1.dead.first?.lastAttemptAt == now)
+            let page2 = try journal.webhookDeadLetters(webhook: "ops", after: page1.next, limit: 2)
+            #expect(page2.dead.map(\.seq) == [3] && page2.next == nil)
+            #expect(try journal.webhookDeadLetters(webhook: "other", after: nil, limit: 2).dead.isEmpty)
+
+            #expect(try journal.redeliverWebhookDeadLetters(webhook: "ops", now: now + 5) == 3)
+            #expect(try journal.webhookQueueState(webhook: "ops").dead == 0)
+            let head = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: now + 5, limit: 10).first)
+            #expect(head.id == ids[0] && head.seq == 1 && head.attempts == 0 && head.queuedAt == now + 5)
+        }
+    }
+
+    @Test func anExpiredRowKeepsItsLastErrorWhenDeadLettered() throws {
+        try Self.withJournal { journal, _ in
+            try journal.write(alerts: [Self.alert("a", seq: 1, webhooks: ["ops"])], devices: [])
+            let row = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: 1e12, limit: 1).first)
+            try journal.webhookRetry(id: row.id, error: "timeout", at: 10, nextAttemptAt: 20)
+            try journal.webhookDead(row, error: "timeout", at: 30, attempted: false)
+            let dead = try #require(try journal.webhookDeadLetters(webhook: "ops", after: nil, limit: 5).dead.first)
+            #expect(dead.attempts == 1 && dead.firstAttemptAt == 10 && dead.lastAttemptAt == 10 && dead.error == "timeout")
+        }
+    }
+
+    @Test func aRedeliveredOlderRowHeadsItsDeviceAgainAndALongQueueHidesNoOtherDevice() throws {
+        try Self.withJournal { journal, _ in
+            try journal.write(alerts: [Self.alert("a", seq: 1, webhooks: ["ops"])], devices: [])
+            let now = Date().timeIntervalSince1970
+            let first = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: now, limit: 5).first)
+            try journal.webhookDead(first, error: "HTTP 410", at: now, attempted: true)
+            // Behind it meanwhile: a long queue of a, and one row of b.
+            try journal.write(alerts: (2...500).map { Self.alert("a", seq: UInt64($0), webhooks: ["ops"]) }, devices: [])
+            try journal.write(alerts: [Self.alert("b", seq: 1, webhooks: ["ops"])], devices: [])
+            // (Due from when they were queued, just now.)
+            let later = Date().timeIntervalSince1970 + 10
+            #expect(try journal.dueWebhookDeliveries(webhook: "ops", now: later, limit: 2).map { "\($0.device)/\($0.seq)" } == ["a/2", "b/1"])
+            try journal.redeliverWebhookDeadLetters(webhook: "ops", now: now)
+            // a/1 is a's head again: a/2 waits for it.
+            let due = try journal.dueWebhookDeliveries(webhook: "ops", now: later, limit: 10)
+            #expect(due.map { "\($0.device)/\($0.seq)" }.sorted() == ["a/1", "b/1"])
+            try journal.webhookDelivered(try #require(due.first { $0.device == "a" }))
+            #expect(try journal.dueWebhookDeliveries(webhook: "ops", now: later, limit: 10).map(\.seq).sorted() == [1, 2])
+        }
+    }
+}
