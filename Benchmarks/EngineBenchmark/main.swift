@@ -127,7 +127,10 @@ struct Run {
 
 /// Builds an engine with `definitions` (and `tours`), registers `deviceIDs` and feeds `samples` round
 /// robin: the best of `repeats` runs, each on a fresh engine.
-func measure(_ definitions: [FenceDefinition], tours: [TourDefinition] = [], deviceIDs: [String], samples: [PositionSample]) -> Run {
+func measure(
+    _ definitions: [FenceDefinition], tours: [TourDefinition] = [], deviceIDs: [String], samples: [PositionSample],
+    devices order: [Int]? = nil
+) -> Run {
     var best = Run()
     for _ in 0..<repeats {
         var run = Run()
@@ -149,7 +152,7 @@ func measure(_ definitions: [FenceDefinition], tours: [TourDefinition] = [], dev
         let start = clock.now
         let cpuStart = threadCPUSeconds()
         for (i, sample) in samples.enumerated() {
-            engine.process(handles[i % handles.count], sample: sample, arrival: sample.timestamp, into: &transitions)
+            engine.process(handles[order?[i] ?? i % handles.count], sample: sample, arrival: sample.timestamp, into: &transitions)
             run.alerts += transitions.count
             transitions.removeAll(keepingCapacity: true)
         }
@@ -209,9 +212,32 @@ let targetedSamples = makeSamples(devices: deviceCount, perDevice: 20, area: cro
 let targeted = measure(targetedFences, deviceIDs: fleets, samples: targetedSamples)
 line("10000 each for 1%", targeted)
 
+// Store-and-forward (README "Late samples"): the crossing case again, but a tenth of the devices
+// lose coverage for steps 20-39 and send step 40 (the live fix) first, then the twenty kept.
+var lateSamples: [PositionSample] = []
+var lateDevices: [Int] = []
+lateSamples.reserveCapacity(crossingSamples.count)
+lateDevices.reserveCapacity(crossingSamples.count)
+for step in 0..<60 {
+    for device in 0..<deviceCount {
+        let gapped = device % 10 == 0
+        if gapped, (20..<40).contains(step) { continue }
+        lateSamples.append(crossingSamples[step * deviceCount + device])
+        lateDevices.append(device)
+        if gapped, step == 40 {
+            for kept in 20..<40 {
+                lateSamples.append(crossingSamples[kept * deviceCount + device])
+                lateDevices.append(device)
+            }
+        }
+    }
+}
+let late = measure(crossingFences, tours: crossingTours, deviceIDs: trucks, samples: lateSamples, devices: lateDevices)
+line("10000, 3% late", late)
+
 let slowdown = rates[1_000]!.cpuRate / rates[100_000]!.cpuRate
 print(String(format: "slowdown 100k vs 1k fences: %.2fx", slowdown))
 print(String(
-    format: "RESULT engine_pps_1k=%.0f engine_pps_10k=%.0f engine_pps_100k=%.0f slowdown_100k_vs_1k=%.2f build_s_100k=%.3f insert_s_100k=%.3f alerts_pps=%.0f alerts=%d targeted_pps=%.0f",
+    format: "RESULT engine_pps_1k=%.0f engine_pps_10k=%.0f engine_pps_100k=%.0f slowdown_100k_vs_1k=%.2f build_s_100k=%.3f insert_s_100k=%.3f alerts_pps=%.0f alerts=%d targeted_pps=%.0f late_pps=%.0f late_alerts=%d",
     rates[1_000]!.cpuRate, rates[10_000]!.cpuRate, rates[100_000]!.cpuRate, slowdown, rates[100_000]!.build, rates[100_000]!.insert,
-    crossings.cpuRate, crossings.alerts, targeted.cpuRate))
+    crossings.cpuRate, crossings.alerts, targeted.cpuRate, late.cpuRate, late.alerts))

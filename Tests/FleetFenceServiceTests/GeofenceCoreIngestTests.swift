@@ -29,20 +29,22 @@ struct GeofenceCoreIngestTests {
                 Self.at("d", north: 300, ts: 1_000),
                 .failure(.missingField("id")),
                 Self.at("d", north: 100, ts: 1_005),
-                Self.at("d", north: 100, ts: 1_004),
+                Self.at("d", north: 100, ts: 1_004),  // older: merged (README "Late samples")
+                Self.at("d", north: 100, ts: 1_005),  // a repeat: stale
                 Self.at("d", north: 100, ts: 1_008),
                 .failure(.ignored(reason: "not a location")),
                 Self.at("e", north: 0, ts: 5_000),
             ],
             source: "POST /api/positions", arrival: 1_010)
         #expect(outcomes == [
-            .accepted, .rejected(#"missing field "id""#), .accepted, .stale, .accepted, .ignored("ignored: not a location"),
+            .accepted, .rejected(#"missing field "id""#), .accepted, .accepted, .stale, .accepted,
+            .ignored("ignored: not a location"),
             .rejected("ts is 3990 s ahead of its arrival, at most 300 s are accepted (geofence.max_future_s)"),
         ])
         #expect(effects.changes.alerts.map(\.transition.event) == [.enter])
         #expect(!effects.messages.contains { $0.topic.hasPrefix("ff/errors/") }, "refusals go to the caller, not the errors topic")
         #expect(core.counters.rejected == 2 && core.counters.ignored == 1)
-        #expect(core.engine.counters.stale == 1)
-        #expect(core.readCounters.positions == 4)
+        #expect(core.engine.counters.stale == 1 && core.engine.counters.late == 1)
+        #expect(core.readCounters.positions == 5)
     }
 }
