@@ -28,10 +28,10 @@ struct GeofenceCoreIngestTests {
             [
                 Self.at("d", north: 300, ts: 1_000),
                 .failure(.missingField("id")),
-                Self.at("d", north: 100, ts: 1_005),
-                Self.at("d", north: 100, ts: 1_004),  // older: merged (README "Late samples")
-                Self.at("d", north: 100, ts: 1_005),  // a repeat: stale
-                Self.at("d", north: 100, ts: 1_008),
+                Self.at("d", north: 100, ts: 1_010),  // after a 10 s gap: a backlog may follow
+                Self.at("d", north: 100, ts: 1_009),  // older: merged (README "Late samples")
+                Self.at("d", north: 100, ts: 1_010),  // a repeat: stale
+                Self.at("d", north: 100, ts: 1_013),
                 .failure(.ignored(reason: "not a location")),
                 Self.at("e", north: 0, ts: 5_000),
             ],

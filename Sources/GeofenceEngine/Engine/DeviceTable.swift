@@ -22,8 +22,9 @@ struct DeviceTable: Sendable {
     var groupsVersion: [UInt32] = []
     /// Whether the slot holds a device (false once forgotten, until reused).
     var live: [Bool] = []
-    /// The latest samples, for merging late ones (README "Late samples").
-    var histories: [SampleHistory] = []
+    /// The device's place in the engine's `SampleHistories`, or -1 while it holds no samples for
+    /// merging late ones (README "Late samples").
+    var history: [Int32] = []
 
     var count: Int { slots.count }
 
@@ -50,7 +51,7 @@ struct DeviceTable: Sendable {
             groups[i] = []
             groupsVersion[i] = .max
             live[i] = true
-            histories[i] = SampleHistory()
+            history[i] = -1
         } else {
             slot = Int32(ids.count)
             ids.append(key.string)
@@ -65,7 +66,7 @@ struct DeviceTable: Sendable {
             groups.append([])
             groupsVersion.append(.max)
             live.append(true)
-            histories.append(SampleHistory())
+            history.append(-1)
         }
         slots[key] = slot
         return DeviceHandle(slot: slot)
@@ -78,7 +79,6 @@ struct DeviceTable: Sendable {
         ids[i] = ""
         groups[i] = []
         live[i] = false
-        histories[i] = SampleHistory()
         freeSlots.append(slot)
     }
 }

@@ -3,30 +3,54 @@
 /// for every fence whose last confirmed change it follows, what came after it is judged again
 /// with the sample in its place, from the regions the device held just before it.
 extension GeofenceEngine {
+    /// Whether an accepted, accurate sample will be held: the device holds a history already, or
+    /// the sample ends a gap in its reports, after which a backlog may follow. A steady stream
+    /// holds nothing: holding every sample cost the engine 2.5 times its time per sample
+    /// (engine-bench, 1,000 fences: 3.4 M against 8.4 M positions/s).
+    /// A device's first sample holds nothing either: a million devices seen once would each hold one.
+    func willHold(_ sample: PositionSample, previousLatest: Double, device: Int) -> Bool {
+        settings.lateWindowSeconds > 0
+            && (devices.history[device] >= 0
+                || (previousLatest.isFinite && sample.timestamp - previousLatest > Self.gapSeconds))
+    }
+
+    /// Reports further apart than this may hide a coverage gap whose backlog follows.
+    static let gapSeconds = 5.0
+
     /// Keeps an accepted, accurate sample with the regions just before it and the fences it
-    /// alerted, for the late samples that may follow it.
+    /// alerted, for the late samples that may follow it (only when `willHold` said so).
     mutating func hold(
         _ sample: PositionSample, before: [RegionEntry], anchor: (Double, Double, Double)?,
         alerted: ArraySlice<Transition>, previousLatest: Double, device: Int
     ) {
-        guard settings.lateWindowSeconds > 0 else { return }
-        var history = takeHistory(device)
-        if history.epoch != fenceEpoch {
-            // Snapshots from before a fence was removed or reassigned may name other fences now:
-            // merging starts again from here.
+        let gap = sample.timestamp - previousLatest > Self.gapSeconds
+        let index = devices.history[device]
+        var history = index >= 0 ? histories.take(index) : SampleHistory()
+        if index >= 0, history.epoch == fenceEpoch, !gap, !history.merging, history.held.count >= settings.heldSamples {
+            // No backlog came: the device reports steadily again and holds nothing.
+            histories.remove(index)
+            devices.history[device] = -1
+            return
+        }
+        if index < 0 || history.epoch != fenceEpoch || (gap && !history.merging) {
+            // A new gap, or snapshots from before a fence was removed or reassigned (their slots may
+            // name other fences now): merging starts again from here. Samples older than the
+            // device's latest before this one were judged into its regions already.
             history = SampleHistory()
             history.epoch = fenceEpoch
+            history.floor = previousLatest
         }
-        // A history that starts now (first sample, a restart, a fence removed) cannot place samples
-        // older than the device's latest before this one: they were judged into its regions already.
-        if history.held.isEmpty { history.floor = previousLatest }
+        history.merging = false
         let held = SampleHistory.Held(
             timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon,
             accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan,
-            before: before,
-            alerted: marks(alerted))
+            before: before, alerted: marks(alerted))
         history.append(held, capacity: settings.heldSamples, window: settings.lateWindowSeconds, anchor: anchor)
-        devices.histories[device] = history
+        if index >= 0 {
+            histories.put(history, at: index)
+        } else {
+            devices.history[device] = histories.add(history)
+        }
     }
 
     /// The alerts of fences (not tours' events) as marks for the history.
@@ -37,18 +61,11 @@ extension GeofenceEngine {
         }
     }
 
-    /// The history taken out of its column, so that changing it copies nothing.
-    private mutating func takeHistory(_ device: Int) -> SampleHistory {
-        var taken = SampleHistory()
-        swap(&taken, &devices.histories[device])
-        return taken
-    }
-
     /// Marks a fence confirmed by silence after the device's newest held sample.
     mutating func markAlerted(fence slot: Int32, at confirmedAt: Double, device: Int32) {
-        guard !devices.histories[Int(device)].held.isEmpty else { return }
-        devices.histories[Int(device)].held[devices.histories[Int(device)].held.count - 1].alerted.append(
-            SampleHistory.AlertMark(fence: slot, confirmedAt: confirmedAt))
+        let index = devices.history[Int(device)]
+        guard index >= 0 else { return }
+        histories.markAlerted(index, SampleHistory.AlertMark(fence: slot, confirmedAt: confirmedAt))
     }
 
     mutating func processLate(
@@ -66,9 +83,15 @@ extension GeofenceEngine {
             counters.tooLate += 1
             return SampleOutcome(status: .tooLate)
         }
-        var history = takeHistory(device)
-        defer { devices.histories[device] = history }
-        // Nothing held to merge with (a restart, a fence removed since), or older than what is held.
+        // Nothing held to merge with (a steady stream, a restart, a fence removed since), or older
+        // than what is held.
+        let index = devices.history[device]
+        guard index >= 0 else {
+            counters.tooLate += 1
+            return SampleOutcome(status: .tooLate)
+        }
+        var history = histories.take(index)
+        defer { histories.put(history, at: index) }
         guard history.epoch == fenceEpoch, !history.held.isEmpty, sample.timestamp > history.floor else {
             counters.tooLate += 1
             return SampleOutcome(status: .tooLate)
@@ -78,6 +101,7 @@ extension GeofenceEngine {
             return SampleOutcome(status: .stale)
         }
         counters.late += 1
+        history.merging = true
         devices.lastHeard[device] = arrival
         var outcome = SampleOutcome(status: .late)
         if let accuracy = sample.accuracy, accuracy > settings.maxAccuracyMeters {

@@ -43,7 +43,10 @@ extension GeofenceEngine {
         if audiences.hasTargetedGroups { refreshGroups(of: deviceSlot) }
         var current = takeRecord(of: deviceSlot, arrival: arrival)
         current.lastArrival = arrival
-        let before = current.entries
+        // The regions before this sample, kept only when it is held: keeping them makes the next
+        // change of the entries copy them.
+        let holding = willHold(sample, previousLatest: previousLatest, device: device)
+        let before = holding ? current.entries : []
         let firstNewTransition = transitions.endIndex
         let wasPendingWithEvidence = current.hasEvidencePending
         let anchor = devices.anchorTime[device].isNaN
@@ -59,9 +62,11 @@ extension GeofenceEngine {
         if knownGeneration != generation { outcome.recordChanged = true }
         if finishStep(&current, device: deviceSlot, from: firstNewTransition, &transitions) { outcome.recordChanged = true }
         putBack(current, for: deviceSlot)
-        hold(
-            sample, before: before, anchor: anchor, alerted: transitions[firstNewTransition...],
-            previousLatest: previousLatest, device: device)
+        if holding {
+            hold(
+                sample, before: before, anchor: anchor, alerted: transitions[firstNewTransition...],
+                previousLatest: previousLatest, device: device)
+        }
         return outcome
     }
 

@@ -35,6 +35,8 @@ public struct GeofenceEngine: Sendable {
     var toursByStop: [ExactID: [TourStop]] = [:]
 
     var devices = DeviceTable()
+    /// Recent samples of the devices that may be sending a backlog (README "Late samples").
+    var histories = SampleHistories()
     var records = DeviceRecords()
     /// Devices with a pending change that has evidence: the only ones silence can confirm.
     var devicesAwaitingSilence: Set<Int32> = []

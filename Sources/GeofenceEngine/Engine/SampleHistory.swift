@@ -41,6 +41,8 @@ struct SampleHistory: Sendable {
     /// The engine's fence epoch when these snapshots were taken: a fence removed or reassigned
     /// since makes them unusable (their slots may name other fences now).
     var epoch: UInt32 = 0
+    /// A late sample was merged since the last newest one was appended: a backlog is arriving.
+    var merging = false
 
     /// Appends the device's newest sample. `anchor`: the device's accurate sample before it.
     mutating func append(_ sample: Held, capacity: Int, window: Double, anchor: (Double, Double, Double)?) {
@@ -100,5 +102,47 @@ struct SampleHistory: Sendable {
         guard position > 0 else { return baseAnchor }
         let sample = held[position - 1]
         return (sample.timestamp, sample.lat, sample.lon)
+    }
+}
+
+/// The histories of the devices that hold one, in one array with a free list, reached from
+/// `DeviceTable.history`: a device in a steady stream holds none, and checking costs no hashing.
+struct SampleHistories: Sendable {
+    private var items: [SampleHistory] = []
+    private var free: [Int32] = []
+
+    /// Takes history `index` out, leaving an empty one, so that the caller changes it without copying.
+    mutating func take(_ index: Int32) -> SampleHistory {
+        var taken = SampleHistory()
+        swap(&taken, &items[Int(index)])
+        return taken
+    }
+
+    mutating func put(_ history: SampleHistory, at index: Int32) {
+        items[Int(index)] = history
+    }
+
+    mutating func add(_ history: SampleHistory) -> Int32 {
+        if let index = free.popLast() {
+            items[Int(index)] = history
+            return index
+        }
+        items.append(history)
+        return Int32(items.count - 1)
+    }
+
+    mutating func remove(_ index: Int32) {
+        items[Int(index)] = SampleHistory()
+        free.append(index)
+    }
+
+    mutating func markAlerted(_ index: Int32, _ mark: SampleHistory.AlertMark) {
+        guard !items[Int(index)].held.isEmpty else { return }
+        items[Int(index)].held[items[Int(index)].held.count - 1].alerted.append(mark)
+    }
+
+    /// Histories held now, and their samples: what merging costs in memory.
+    var counts: (histories: Int, samples: Int) {
+        (items.count - free.count, items.reduce(0) { $0 + $1.held.count })
     }
 }
