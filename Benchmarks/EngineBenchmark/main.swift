@@ -213,7 +213,9 @@ let targeted = measure(targetedFences, deviceIDs: fleets, samples: targetedSampl
 line("10000 each for 1%", targeted)
 
 // Store-and-forward (README "Late samples"): the crossing case again, but a tenth of the devices
-// lose coverage for steps 20-39 and send step 40 (the live fix) first, then the twenty kept.
+// lose coverage for steps 20-39 and send step 40 (the live fix) first, then the twenty kept. It
+// alerts about 2% less in its 60 s: a change whose evidence began before the gap is confirmed by
+// the live fix, up to 20 s later, and what follows it moves with it, some past the run's end.
 var lateSamples: [PositionSample] = []
 var lateDevices: [Int] = []
 lateSamples.reserveCapacity(crossingSamples.count)
