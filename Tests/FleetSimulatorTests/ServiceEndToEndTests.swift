@@ -73,89 +73,43 @@ struct ServiceEndToEndTests {
     /// ambiguous) enter whose `at` the noise pushed more than a minute past the true crossing.
     @Test(arguments: [UInt64(1), 3])
     func strictVerifyPassesAtTenMetresOfNoise(seed: UInt64) async throws {
-        let fleetsim = try Self.locateFleetsim()
-        let root = Fixtures.packageRoot.path
-        try await withLocalBroker { broker in
-            try await withTemporaryDirectory { directory in
-                let service = try await ServiceProcess.start(
-                    ServiceProcess.Options(
-                        brokerURL: broker.url, fencesFile: root + "/Config/fences.geojson",
-                        journalPath: directory + "/fleetfence.db", clientID: "fleetfence-e2e-\(seed)",
-                        debounce: Self.debounce, silentConfirm: Self.silentConfirm, statsInterval: 60),
-                    workingDirectory: directory)
-                let run: ProcessResult
-                do {
-                    run = try await Self.runFleetsim(
-                        fleetsim, in: root,
-                        arguments: Self.fleetsimArguments(broker: broker.url, seed: seed) + ["--tours", "Config/tours.json"],
-                        timeout: .seconds(120))
-                } catch {
-                    await service.terminate()
-                    throw error
-                }
-                let serviceStatus = await service.terminate()
-                let context = "fleetsim exit \(run.status)\n--- stdout\n\(run.output)\n--- stderr\n\(run.errorOutput)"
-                    + "\n--- service log (tail)\n\(service.log.suffix(4000))"
-
-                #expect(serviceStatus == 0, "\(context)")
-                #expect(run.status == 0, "\(context)")
-                let summary = Summary(run.output)
-                let expected = try #require(summary.counts["expected"], "no summary: \(context)")
-                #expect(summary.counts["matched"] == expected, "\(context)")
-                #expect(summary.counts["missed"] == 0, "\(context)")
-                #expect(summary.counts["false"] == 0, "\(context)")
-                #expect(summary.result == "clean", "\(context)")
-                // Meaningful: every truck crosses fences, and every kind of alert is scored.
-                #expect(expected >= 2 * Self.trucks, "\(context)")
-                #expect(summary.counts["ambiguous"] != nil, "\(context)")
-                for event in AlertEvent.allCases.map(\.rawValue) {
-                    let counts = summary.byEvent[event]
-                    #expect((counts?.expected ?? 0) > 0, "no \(event) expected: \(context)")
-                    #expect(counts?.matched == counts?.expected, "\(context)")
-                }
-                #expect((summary.positions ?? 0) > 5000, "\(context)")
-            }
+        let run = try await Self.verifiedRun(
+            clientID: "fleetfence-e2e-\(seed)", fleetsim: Self.fleetsimArguments(broker: "{broker}", seed: seed) + ["--tours", "Config/tours.json"])
+        let (serviceStatus, context) = (run.serviceStatus, run.context)
+        #expect(serviceStatus == 0, "\(context)")
+        #expect(run.status == 0, "\(context)")
+        let summary = Summary(run.output)
+        let expected = try #require(summary.counts["expected"], "no summary: \(context)")
+        #expect(summary.counts["matched"] == expected, "\(context)")
+        #expect(summary.counts["missed"] == 0, "\(context)")
+        #expect(summary.counts["false"] == 0, "\(context)")
+        #expect(summary.result == "clean", "\(context)")
+        // Meaningful: every truck crosses fences, and every kind of alert is scored.
+        #expect(expected >= 2 * Self.trucks, "\(context)")
+        #expect(summary.counts["ambiguous"] != nil, "\(context)")
+        for event in AlertEvent.allCases.map(\.rawValue) {
+            let counts = summary.byEvent[event]
+            #expect((counts?.expected ?? 0) > 0, "no \(event) expected: \(context)")
+            #expect(counts?.matched == counts?.expected, "\(context)")
         }
+        #expect((summary.positions ?? 0) > 5000, "\(context)")
     }
 
     /// `fleetsim --format traccar` on one topic, `fleetfence serve --traccar-topics` reading it
     /// (README, "Connecting trackers"): the same strict verdict as native positions.
     @Test func traccarForwardsVerifyStrictlyToo() async throws {
-        let fleetsim = try Self.locateFleetsim()
-        let root = Fixtures.packageRoot.path
-        try await withLocalBroker { broker in
-            try await withTemporaryDirectory { directory in
-                let service = try await ServiceProcess.start(
-                    ServiceProcess.Options(
-                        brokerURL: broker.url, fencesFile: root + "/Config/fences.geojson",
-                        journalPath: directory + "/fleetfence.db", clientID: "fleetfence-e2e-traccar",
-                        debounce: Self.debounce, silentConfirm: Self.silentConfirm, statsInterval: 60,
-                        extraArguments: ["--traccar-topics", "traccar/positions"]),
-                    workingDirectory: directory)
-                let run: ProcessResult
-                do {
-                    run = try await Self.runFleetsim(
-                        fleetsim, in: root,
-                        arguments: Self.fleetsimArguments(broker: broker.url, seed: 2)
-                            + ["--format", "traccar", "--topic-template", "traccar/positions"],
-                        timeout: .seconds(120))
-                } catch {
-                    await service.terminate()
-                    throw error
-                }
-                let serviceStatus = await service.terminate()
-                let context = "fleetsim exit \(run.status)\n--- stdout\n\(run.output)\n--- stderr\n\(run.errorOutput)"
-                    + "\n--- service log (tail)\n\(service.log.suffix(4000))"
-                #expect(serviceStatus == 0, "\(context)")
-                #expect(run.status == 0, "\(context)")
-                let summary = Summary(run.output)
-                let expected = try #require(summary.counts["expected"], "no summary: \(context)")
-                #expect(expected >= 2 * Self.trucks, "\(context)")
-                #expect(summary.counts["matched"] == expected && summary.counts["missed"] == 0, "\(context)")
-                #expect(summary.counts["false"] == 0 && summary.result == "clean", "\(context)")
-                #expect((summary.byEvent["speeding"]?.expected ?? 0) > 0, "speeds in knots arrive as m/s: \(context)")
-            }
-        }
+        let run = try await Self.verifiedRun(
+            clientID: "fleetfence-e2e-traccar", service: ["--traccar-topics", "traccar/positions"],
+            fleetsim: Self.fleetsimArguments(broker: "{broker}", seed: 2) + ["--format", "traccar", "--topic-template", "traccar/positions"])
+        let (serviceStatus, context) = (run.serviceStatus, run.context)
+        #expect(serviceStatus == 0, "\(context)")
+        #expect(run.status == 0, "\(context)")
+        let summary = Summary(run.output)
+        let expected = try #require(summary.counts["expected"], "no summary: \(context)")
+        #expect(expected >= 2 * Self.trucks, "\(context)")
+        #expect(summary.counts["matched"] == expected && summary.counts["missed"] == 0, "\(context)")
+        #expect(summary.counts["false"] == 0 && summary.result == "clean", "\(context)")
+        #expect((summary.byEvent["speeding"]?.expected ?? 0) > 0, "speeds in knots arrive as m/s: \(context)")
     }
 
     /// Set once for both sides, the service's position filters also tell fleetsim where to
@@ -182,6 +136,50 @@ struct ServiceEndToEndTests {
     }
 
     // MARK: Running fleetsim
+
+    /// A verified run against a real `fleetfence serve` on a private mosquitto: the process's exit,
+    /// fleetsim's output, and what to show when it fails.
+    struct VerifiedRun {
+        var status: Int32
+        var output: String
+        var serviceStatus: Int32
+        var serviceLog: String
+        var context: String
+    }
+
+    /// `fleetsim` with `fleetsim` arguments (`{broker}` stands for the broker's URL) against the
+    /// service started with `service` arguments beside the shared defaults.
+    static func verifiedRun(
+        clientID: String, service extra: [String] = [], fleetsim arguments: [String], statsInterval: Double = 60
+    ) async throws -> VerifiedRun {
+        let fleetsim = try locateFleetsim()
+        let root = Fixtures.packageRoot.path
+        return try await withLocalBroker { broker in
+            try await withTemporaryDirectory { directory in
+                let service = try await ServiceProcess.start(
+                    ServiceProcess.Options(
+                        brokerURL: broker.url, fencesFile: root + "/Config/fences.geojson",
+                        journalPath: directory + "/fleetfence.db", clientID: clientID,
+                        debounce: debounce, silentConfirm: silentConfirm, statsInterval: statsInterval,
+                        extraArguments: extra),
+                    workingDirectory: directory)
+                let run: ProcessResult
+                do {
+                    run = try await runFleetsim(
+                        fleetsim, in: root, arguments: arguments.map { $0 == "{broker}" ? broker.url : $0 },
+                        timeout: .seconds(120))
+                } catch {
+                    await service.terminate()
+                    throw error
+                }
+                let serviceStatus = await service.terminate()
+                let context = "fleetsim \(arguments.joined(separator: " ")): exit \(run.status)\n--- stdout\n\(run.output.suffix(6000))"
+                    + "\n--- stderr\n\(run.errorOutput.suffix(3000))\n--- service log (tail)\n\(service.log.suffix(4000))"
+                return VerifiedRun(
+                    status: run.status, output: run.output, serviceStatus: serviceStatus, serviceLog: service.log, context: context)
+            }
+        }
+    }
 
     /// `fleetsim` from the same build as the `fleetfence` that `ServiceProcess` runs:
     /// `FLEETSIM_BINARY` if set, else next to it.

@@ -42,40 +42,9 @@ struct TrackerModelTests {
         #expect(live.serviceLog.contains(/late=[1-9]/), "backlogs were merged: \(live.context)")
     }
 
-    struct Run {
-        var status: Int32
-        var output: String
-        var serviceLog: String
-        var context: String
-    }
-
-    static func verifiedRun(model: [String], seed: UInt64) async throws -> Run {
-        let fleetsim = try ServiceEndToEndTests.locateFleetsim()
-        let root = Fixtures.packageRoot.path
-        return try await withLocalBroker { broker in
-            try await withTemporaryDirectory { directory in
-                let service = try await ServiceProcess.start(
-                    ServiceProcess.Options(
-                        brokerURL: broker.url, fencesFile: root + "/Config/fences.geojson",
-                        journalPath: directory + "/fleetfence.db", clientID: "fleetfence-models-\(seed)",
-                        debounce: ServiceEndToEndTests.debounce, silentConfirm: ServiceEndToEndTests.silentConfirm,
-                        statsInterval: 1),
-                    workingDirectory: directory)
-                let run: ProcessResult
-                do {
-                    run = try await ServiceEndToEndTests.runFleetsim(
-                        fleetsim, in: root,
-                        arguments: ServiceEndToEndTests.fleetsimArguments(broker: broker.url, seed: seed) + model,
-                        timeout: .seconds(120))
-                } catch {
-                    await service.terminate()
-                    throw error
-                }
-                _ = await service.terminate()
-                let context = "model \(model)\nfleetsim exit \(run.status)\n--- stdout\n\(run.output.suffix(3000))\n--- stderr\n\(run.errorOutput.suffix(2000))"
-                    + "\n--- service log (tail)\n\(service.log.suffix(3000))"
-                return Run(status: run.status, output: run.output, serviceLog: service.log, context: context)
-            }
-        }
+    static func verifiedRun(model: [String], seed: UInt64) async throws -> ServiceEndToEndTests.VerifiedRun {
+        try await ServiceEndToEndTests.verifiedRun(
+            clientID: "fleetfence-models-\(seed)", fleetsim: ServiceEndToEndTests.fleetsimArguments(broker: "{broker}", seed: seed) + model,
+            statsInterval: 1)
     }
 }
