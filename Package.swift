@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "fleetsim", targets: ["fleetsim"]),
         .executable(name: "fleetbench", targets: ["fleetbench"]),
         .executable(name: "engine-bench", targets: ["EngineBenchmark"]),
+        .executable(name: "decode-bench", targets: ["DecodeBenchmark"]),
         .library(name: "GeofenceEngine", targets: ["GeofenceEngine"]),
         .library(name: "MQTT", targets: ["MQTT"]),
     ],
@@ -146,6 +147,12 @@ let package = Package(
             name: "EngineBenchmark",
             dependencies: ["GeofenceEngine", "SeededRandom"],
             path: "Benchmarks/EngineBenchmark",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "DecodeBenchmark",
+            dependencies: ["FleetFenceCodecs", "SeededRandom"],
+            path: "Benchmarks/DecodeBenchmark",
             swiftSettings: strict
         ),
         .executableTarget(
