@@ -73,6 +73,10 @@ struct BenchResults: Sendable {
         var baselineRSSBytes = 0
         var baselineDevices = 0
         var points: [ScalePoint] = []
+        /// Every device of the last step once more, a minute later in event time: each now holds a
+        /// sample for merging late ones (README "Late samples"), the most a fleet holds at once.
+        var heldRSSBytes: Int?
+        var heldDevices = 0
     }
 
     var payloadBytes = 0.0

@@ -63,7 +63,8 @@ final class BenchRun {
         self.broker = broker
         launcher = BenchServices(
             executable: executable, wrapper: settings.wrapper, brokerURL: broker.url, directory: directory,
-            debounce: settings.debounce, httpLoad: settings.httpLoad, homeAssistant: settings.homeAssistant)
+            debounce: settings.debounce, httpLoad: settings.httpLoad, homeAssistant: settings.homeAssistant,
+            lateWindow: settings.lateWindow)
         progress("broker on \(broker.url), files in \(directory), service \(executable)"
             + (settings.httpLoad ? ", HTTP readers on" : "") + (settings.homeAssistant ? ", Home Assistant on" : ""))
 

@@ -10,6 +10,8 @@ struct BenchServices: Sendable {
     let debounce: Double
     var httpLoad = false
     var homeAssistant = false
+    /// `geofence.late_window_s`; nil: the service's default.
+    var lateWindow: Double?
 
     /// - Parameters:
     ///   - name: names the journal, the config and the log file in the run's directory.
@@ -22,6 +24,7 @@ struct BenchServices: Sendable {
             clientID: clientID, debounce: debounce, silentConfirm: 3600, prefix: prefix, positions: [positions],
             statsInterval: 1, logLevel: "info", http: port.map { "127.0.0.1:\($0)" } ?? "")
         if homeAssistant { options.extraArguments += ["--homeassistant", "true"] }
+        if let lateWindow { options.extraArguments += ["--late-window", String(lateWindow)] }
         return try BenchService(
             executable: executable, options: options, configFile: directory + "/\(name).yaml", wrapper: wrapper,
             logPath: directory + "/\(name).log", httpLoad: port.map(HTTPLoad.init))

@@ -31,6 +31,7 @@ struct BenchSettings: Sendable {
     var httpLoad = false
     /// Home Assistant discovery on in every service.
     var homeAssistant = false
+    var lateWindow: Double?
     /// `--cluster`: one instance on mosquitto beside P instances on NATS, instead of the phases.
     var cluster = false
     var clusterMessages = 100_000

@@ -119,6 +119,9 @@ struct FleetBench: AsyncParsableCommand {
     @Flag(help: "Home Assistant discovery on in every service (its first-sight burst shows in the scale phase).")
     var homeAssistant = false
 
+    @Option(name: .customLong("late-window"), help: "The services' geofence.late_window_s (0: no samples held for late ones, to compare).")
+    var lateWindow: Double?
+
     @Flag(help: "Instead of the phases: one instance on mosquitto beside P instances on a three-node NATS cluster (README, \"Several instances\").")
     var cluster = false
 
@@ -180,6 +183,7 @@ struct FleetBench: AsyncParsableCommand {
         settings.brokerConfig = brokerConfig
         settings.httpLoad = httpLoad
         settings.homeAssistant = homeAssistant
+        settings.lateWindow = lateWindow
 
         settings.cluster = cluster
         settings.clusterMessages = clusterMessages

@@ -91,6 +91,12 @@ struct Report {
                 rows.append(Row(what: "  bytes per device", figure: String(format: "%.0f", bytes), target: "<= 300",
                                 verdict: verdict(bytes <= 300)))
             }
+            if let held = scale.heldRSSBytes, let last = scale.points.last, scale.heldDevices > 0 {
+                rows.append(Row(
+                    what: "  + held for late samples, each device after a gap",
+                    figure: String(format: "%+.0f B a device", Double(held - last.rssBytes) / Double(scale.heldDevices))
+                        + " (RSS " + megabytes(held) + ")"))
+            }
         }
         if let stop = r.stopSeconds {
             rows.append(Row(what: "service stop (SIGTERM to exit)", figure: String(format: "%.2f s", stop)))

@@ -40,6 +40,30 @@ extension BenchRun {
             scale.points.append(point)
             progress(String(format: "scale: +%d devices, RSS %.1f MB", target, Double(point.rssBytes) / 1_048_576))
         }
+        // The cost of what devices hold for a backlog: every device reports again after a gap, the
+        // case in which each holds one sample (a steady stream holds none).
+        if published > 0, let lastRSS = scale.points.last?.rssBytes {
+            var second = 0
+            while second < published {
+                let count = min(chunk, published - second)
+                var stream = PositionStream(reservingMessages: count)
+                for number in second..<(second + count) {
+                    let point = area.randomPoint(using: &random)
+                    let topic = stream.addTopic("fleet/scale-\(number)/position")
+                    stream.append(topic: topic, PositionFix(lat: point.lat, lon: point.lon, ts: Fleet.startTime + 60, acc: 8))
+                }
+                let outcome = publisher.burst(stream, qos: 0)
+                if outcome.dropped > 0 { results.notes.append("scale: publisher dropped \(outcome.dropped) messages") }
+                second += count
+            }
+            let counted = try waitForPositions(service, atLeast: before + 2 * published, stall: 30)
+            if counted.count >= before + 2 * published {
+                scale.heldRSSBytes = settledRSS(service)
+                scale.heldDevices = published
+                progress(String(format: "scale: every device holding a sample, RSS %.1f MB (%+.0f B a device)",
+                                Double(scale.heldRSSBytes!) / 1_048_576, Double(scale.heldRSSBytes! - lastRSS) / Double(published)))
+            }
+        }
         return scale
     }
 
