@@ -74,7 +74,13 @@ public final class HTTPInterface: Service, Sendable {
                 feed.finishAll()
             }
         } catch {
-            logger.error("http interface failed", metadata: ["error": "\(error)"])
+            // Most often a second instance on one machine with the default address (README,
+            // "Several instances"): say which key moves it.
+            var metadata: Logger.Metadata = ["error": "\(error)"]
+            if "\(error)".localizedCaseInsensitiveContains("address already in use") {
+                metadata["hint"] = "another process listens there: give this instance its own http.listen (--http HOST:PORT, or empty to turn the interface off)"
+            }
+            logger.error("http interface failed", metadata: metadata)
             throw error
         }
     }

@@ -67,13 +67,18 @@ extension Journal {
         any("device", query.devices)
         any("fence", query.fences)
         any("event", query.events)
+        // On the `at` as published, rounded to the millisecond: an alert is found by its own
+        // published `at`, though the journal keeps it finer. The first condition is the index's
+        // range, a little wide; the second decides.
         if let since = query.since {
-            conditions.append("at >= ?")
-            binds.append(.float(since))
+            let millis = Self.publishedMillisBound(since)
+            conditions.append("at >= ? AND at * 1000.0 >= ?")
+            binds += [.float((millis - 1) / 1000), .float(millis)]
         }
         if let until = query.until {
-            conditions.append("at < ?")
-            binds.append(.float(until))
+            let millis = Self.publishedMillisBound(until)
+            conditions.append("at < ? AND at * 1000.0 < ?")
+            binds += [.float((millis + 1) / 1000), .float(millis)]
         }
         if let after = query.after {
             conditions.append("(at, seq, id) > (?, ?, ?)")
@@ -91,6 +96,12 @@ extension Journal {
         events.reserveCapacity(limit)
         let next = rows.count > limit ? events.last.map { EventCursor(at: $0.at, seq: $0.seq, row: $0.row) } : nil
         return EventPage(events: events, next: next)
+    }
+
+    /// `at * 1000` from which an alert's published `at` (milliseconds rounded to nearest, half away
+    /// from zero, as `RFC3339.format` writes it) is at or after `time`.
+    static func publishedMillisBound(_ time: Double) -> Double {
+        (time * 1000).rounded(.up) - 0.5
     }
 
     /// Deletes up to `limit` alerts older than `cutoff` (by `at`), oldest first; how many went.

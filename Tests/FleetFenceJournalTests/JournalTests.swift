@@ -222,6 +222,30 @@ struct JournalTests {
         #expect(try recovered.loadDevices() == [.init(device: "truck-1", state: [1])])
     }
 
+    /// On the `at` as published, to the millisecond: an alert is found by its own `at`, from either
+    /// side, however much finer the journal keeps it.
+    @Test func eventsAreFoundByTheirPublishedAt() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        func fetch(_ change: (inout EventQuery) -> Void) throws -> [JournalTransition] {
+            var query = EventQuery()
+            change(&query)
+            return try journal.events(query).events.map { var e = $0; e.row = 0; e.name = nil; return e }
+        }
+        let fine = [
+            transition("truck-3", "gate", "enter", at: 500.123_4, seq: 1),  // published .123
+            transition("truck-3", "gate", "exit", at: 500.123_6, seq: 2),  // published .124
+        ]
+        try journal.write(transitions: fine, devices: [])
+        for (alert, published) in zip(fine, ["1970-01-01T00:08:20.123Z", "1970-01-01T00:08:20.124Z"]) {
+            let at = try #require(EventQuery.time(published))
+            #expect(try fetch { $0.since = at }.first == alert, "since its own at: \(published)")
+            #expect(try !fetch { $0.until = at }.contains(alert), "until its own at: \(published)")
+        }
+        #expect(try fetch { $0.since = 500.123; $0.until = 500.124 } == [fine[0]])
+    }
+
     @Test func eventsFilterOrderAndPage() throws {
         let directory = try JournalDirectory()
         let journal = try Journal(path: directory.path())
@@ -247,6 +271,7 @@ struct JournalTests {
         #expect(try fetch { $0.since = 200; $0.until = 400 } == [all[2], all[3]])
         #expect(try fetch { $0.devices = ["nobody"] } == [])
         #expect(try journal.events(EventQuery()).events.first?.name == "Lager Süd")
+
 
         // Paged two at a time to the end: every row once, in order, the last page without a next.
         var query = EventQuery()
