@@ -9,7 +9,7 @@ import UnixSignals
 struct Fleetsim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetsim",
-        abstract: "Replays GPX routes as a fleet of trucks publishing positions over MQTT.",
+        abstract: "Replays GPX routes as a fleet of trucks sending positions over MQTT or the service's HTTP inputs.",
         discussion: """
             Truck k drives route (k-1) mod R, starting at a seeded time within --stagger seconds. \
             Simulated time runs --speedup times faster than the wall clock; positions carry it in `ts`. \
