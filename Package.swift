@@ -127,6 +127,9 @@ let package = Package(
             name: "FleetSimulator",
             dependencies: [
                 "GeofenceEngine", "MQTT", "FleetFenceCodecs", "SeededRandom", .product(name: "Logging", package: "swift-log"),
+                // The HTTP formats (README, "Connecting trackers"): OsmAnd and OwnTracks requests.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Simulator/Sources/FleetSimulator",
             swiftSettings: strict

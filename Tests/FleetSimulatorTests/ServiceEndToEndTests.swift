@@ -1,4 +1,5 @@
 import FleetFenceTesting
+import FleetSimulator
 import Foundation
 import GeofenceEngine
 import Testing
@@ -112,6 +113,54 @@ struct ServiceEndToEndTests {
         #expect((summary.byEvent["speeding"]?.expected ?? 0) > 0, "speeds in knots arrive as m/s: \(context)")
     }
 
+    /// `fleetsim --format mapping` publishing a vendor's JSON on `acme/<device>/gps`, read by the
+    /// service through the `inputs.mappings` entry of its config file (README, "A custom format"):
+    /// km/h and epoch milliseconds converted back, the same strict verdict.
+    @Test func mappedVendorJSONVerifiesStrictlyToo() async throws {
+        let run = try await Self.verifiedRun(
+            clientID: "fleetfence-e2e-mapping", config: MappingTruckPayload.configYAML(topic: "acme/+/gps"),
+            fleetsim: Self.fleetsimArguments(broker: "{broker}", seed: 2) + ["--format", "mapping", "--topic-template", "acme/{device}/gps"])
+        try Self.expectClean(run)
+        #expect((Summary(run.output).byEvent["speeding"]?.expected ?? 0) > 0, "km/h arrive as m/s: \(run.context)")
+    }
+
+    /// `fleetsim --format osmand`: every position a `POST /api/osmand` to the service's HTTP
+    /// interface (README, "Traccar Client (OsmAnd)"), alerts still read over MQTT.
+    @Test func osmAndOverHTTPVerifiesStrictlyToo() async throws {
+        let run = try await Self.verifiedRun(
+            clientID: "fleetfence-e2e-osmand",
+            fleetsim: Self.fleetsimArguments(broker: "{broker}", seed: 2) + ["--format", "osmand", "--http", "{http}"])
+        try Self.expectClean(run)
+        #expect((Summary(run.output).byEvent["speeding"]?.expected ?? 0) > 0, "speeds in knots arrive as m/s: \(run.context)")
+    }
+
+    /// `fleetsim --format owntracks-http`: `POST /api/owntracks` as user `fleet`, so the devices
+    /// are `fleet-truck-<k>` on both sides (README, "OwnTracks over HTTP"). The service reads no
+    /// speed from OwnTracks, so no speeding is expected (and none may come).
+    @Test func ownTracksOverHTTPVerifiesStrictlyToo() async throws {
+        let run = try await Self.verifiedRun(
+            clientID: "fleetfence-e2e-owntracks",
+            fleetsim: Self.fleetsimArguments(broker: "{broker}", seed: 2) + ["--format", "owntracks-http", "--http", "{http}"])
+        try Self.expectClean(run)
+        #expect((Summary(run.output).byEvent["speeding"]?.expected ?? 0) == 0, "\(run.context)")
+        #expect(run.output.contains("fleet-truck-"), "\(run.context)")
+    }
+
+    /// A clean strict run that judged enough: every truck crosses fences.
+    static func expectClean(_ run: VerifiedRun) throws {
+        let context = run.context
+        #expect(run.serviceStatus == 0, "\(context)")
+        #expect(run.status == 0, "\(context)")
+        let summary = Summary(run.output)
+        let expected = try #require(summary.counts["expected"], "no summary: \(context)")
+        #expect(expected >= 2 * trucks, "\(context)")
+        #expect(summary.counts["matched"] == expected && summary.counts["missed"] == 0, "\(context)")
+        #expect(summary.counts["false"] == 0 && summary.result == "clean", "\(context)")
+        // Every position arrived: none refused by the service or lost on the way.
+        #expect((summary.positions ?? 0) > 5000, "\(context)")
+        #expect(!context.contains("position dropped") && context.contains("(0 dropped)"), "\(context)")
+    }
+
     /// Set once for both sides, the service's position filters also tell fleetsim where to
     /// publish: the first one that names a topic per device and takes fleetsim's payloads.
     @Test func fleetsimPublishesOnThePositionFilterOfTheEnvironment() async throws {
@@ -147,26 +196,31 @@ struct ServiceEndToEndTests {
         var context: String
     }
 
-    /// `fleetsim` with `fleetsim` arguments (`{broker}` stands for the broker's URL) against the
-    /// service started with `service` arguments beside the shared defaults.
+    /// `fleetsim` with `fleetsim` arguments (`{broker}` stands for the broker's URL, `{http}` for
+    /// the service's HTTP interface) against the service started with `service` arguments beside
+    /// the shared defaults, and `config` as its config file's text.
     static func verifiedRun(
-        clientID: String, service extra: [String] = [], fleetsim arguments: [String], statsInterval: Double = 60
+        clientID: String, service extra: [String] = [], config: String? = nil, fleetsim arguments: [String],
+        statsInterval: Double = 60
     ) async throws -> VerifiedRun {
         let fleetsim = try locateFleetsim()
         let root = Fixtures.packageRoot.path
         return try await withLocalBroker { broker in
             try await withTemporaryDirectory { directory in
-                let service = try await ServiceProcess.start(
-                    ServiceProcess.Options(
-                        brokerURL: broker.url, fencesFile: root + "/Config/fences.geojson",
-                        journalPath: directory + "/fleetfence.db", clientID: clientID,
-                        debounce: debounce, silentConfirm: silentConfirm, statsInterval: statsInterval,
-                        extraArguments: extra),
-                    workingDirectory: directory)
+                var options = ServiceProcess.Options(
+                    brokerURL: broker.url, fencesFile: root + "/Config/fences.geojson",
+                    journalPath: directory + "/fleetfence.db", clientID: clientID,
+                    debounce: debounce, silentConfirm: silentConfirm, statsInterval: statsInterval,
+                    extraArguments: extra)
+                options.configText = config
+                let service = try await ServiceProcess.start(options, workingDirectory: directory)
                 let run: ProcessResult
                 do {
+                    var http = ""
+                    if arguments.contains("{http}") { http = try await httpBase(of: service) }
                     run = try await runFleetsim(
-                        fleetsim, in: root, arguments: arguments.map { $0 == "{broker}" ? broker.url : $0 },
+                        fleetsim, in: root,
+                        arguments: arguments.map { $0 == "{broker}" ? broker.url : $0 == "{http}" ? http : $0 },
                         timeout: .seconds(120))
                 } catch {
                     await service.terminate()
@@ -179,6 +233,19 @@ struct ServiceEndToEndTests {
                     status: run.status, output: run.output, serviceStatus: serviceStatus, serviceLog: service.log, context: context)
             }
         }
+    }
+
+    /// The service's HTTP interface, `http://127.0.0.1:<port>`: it listens on a free port and
+    /// names it in its log line `http listening` (`port=`).
+    static func httpBase(of service: ServiceProcess) async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            for line in service.log.split(separator: "\n") where line.contains("http listening") {
+                if let m = line.firstMatch(of: /\ port=(\d+)/) { return "http://127.0.0.1:\(m.1)" }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestSupportError("the service named no HTTP port within 20 s:\n\(service.logTail())")
     }
 
     /// `fleetsim` from the same build as the `fleetfence` that `ServiceProcess` runs:

@@ -24,6 +24,10 @@ public struct FleetOptions: Sendable, Hashable {
     public var startTime = Date().timeIntervalSince1970.rounded(.down)
     /// Simulated seconds after `startTime` at which every truck stops; `nil`: when its route ends.
     public var duration: Double?
+    /// Every sample at a whole second: each truck starts at one, and a route's last point is
+    /// reported at the next whole second after it is reached. For OwnTracks, whose `tst` is whole
+    /// seconds; `interval` and `parkedInterval` must then be whole too (see `Simulation`).
+    public var wholeSeconds = false
 
     // Tracker models (README "Simulator"): what real trackers send, seeded like the rest.
 

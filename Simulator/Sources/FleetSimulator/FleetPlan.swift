@@ -35,9 +35,10 @@ public struct FleetPlan: Sendable {
         trucks = (0..<max(options.trucks, 0)).map { i in
             let offset = random.nextUnit() * max(options.stagger, 0)
             let backwards = random.nextUnit() < 0.5
+            let start = options.startTime + offset
             return Truck(
                 index: i + 1, device: "\(options.prefix)\(i + 1)", route: i % routes.count,
-                start: options.startTime + offset, reversed: options.reverse && backwards)
+                start: options.wholeSeconds ? start.rounded(.down) : start, reversed: options.reverse && backwards)
         }
     }
 
@@ -58,7 +59,8 @@ public struct FleetPlan: Sendable {
             let steps = (duration / interval + 1e-9).rounded(.down)
             if Double(n) > steps {
                 guard Double(n) == steps + 1, steps * interval < duration - 1e-6 else { return nil }
-                elapsed = duration
+                // Past the end the state is the route's last point: a whole second later is it too.
+                elapsed = options.wholeSeconds ? duration.rounded(.up) : duration
             }
         }
         let time = truck.start + elapsed

@@ -7,9 +7,11 @@ import GeofenceEngine
 public enum GroundTruth {
     /// `through`: the simulated time up to which positions were published (a run stopped early);
     /// `nil` for the whole plan. Trucks fall silent after their last position. `tours`: the tours
-    /// the service holds, played out on the enters at their stops.
+    /// the service holds, played out on the enters at their stops. `format`: how the positions
+    /// travel, which decides the speed the service reads (`PositionFormat.publishedSpeed`).
     public static func expectedAlerts(
-        plan: FleetPlan, fences: [JudgeFence], tours: [TourDefinition] = [], rules: GroundTruthRules, through: Double? = nil
+        plan: FleetPlan, fences: [JudgeFence], tours: [TourDefinition] = [], rules: GroundTruthRules, through: Double? = nil,
+        format: PositionFormat = .native
     ) -> [ExpectedAlert] {
         let band = rules.noiseSigmas * plan.options.noise
         // Per route, the fences its path can come near: most trucks pass few of the fences.
@@ -52,10 +54,11 @@ public enum GroundTruth {
                 }
                 alerts += verdict.alerts
                 enters += verdict.enters
-                if let limit = fence.speedLimitKmh {
+                // A format that carries no speed the service reads is never alerted speeding.
+                if let limit = fence.speedLimitKmh, format.publishedSpeed(0) != nil {
                     alerts += SpeedingTruth(
                         device: truck.device, fence: fence.id, limitKmh: limit, times: times,
-                        speeds: states.map { TruckPayload.published(speed: $0.speed) },
+                        speeds: states.map { format.publishedSpeed($0.speed) ?? 0 },
                         surelyInside: verdict.surelyInside, possiblyInside: verdict.possiblyInside,
                         debounce: rules.settings.debounceSeconds, slack: rules.timeMargin
                     ).alerts()

@@ -21,6 +21,13 @@ public final class Simulation: Sendable {
         quiet.logLevel = max(logger.logLevel, .notice)
         mqttLogger = quiet
         var options = options
+        if options.format.needsWholeSeconds { options.fleet.wholeSeconds = true }
+        // The service names an OwnTracks device `<user>-<device>` (README, "OwnTracks over HTTP"):
+        // the fleet's ids are what the service will call them, so that the alerts, ground truth
+        // and the score all speak of the same devices.
+        if options.format == .owntracksHTTP {
+            options.fleet.prefix = HTTPTruckPublisher.ownTracksUser + "-" + options.fleet.prefix
+        }
         options.fleet.startTime -= Self.pastStart(options: options, logger: logger)
         self.options = options
         plan = FleetPlan(routes: options.routes, options: options.fleet)
@@ -87,19 +94,26 @@ public final class Simulation: Sendable {
             }
             collector = subscriber
         }
-        let publisher: TruckPublisher
+        let publisher: any PositionSender
         do {
             try await TourSetter.set(
                 options.tours, options: try clientOptions(id: "\(options.clientIDPrefix)tours"), prefix: options.alertsPrefix,
                 timeout: .seconds(10), logger: mqttLogger)
-            publisher = try TruckPublisher(options: options, plan: plan, logger: mqttLogger)
+            if options.format.isHTTP, let http = options.http {
+                publisher = HTTPTruckPublisher(base: http, format: options.format, plan: plan, logger: logger)
+            } else {
+                publisher = try TruckPublisher(options: options, plan: plan, logger: mqttLogger)
+            }
             try await publisher.connect(timeout: .seconds(10))
         } catch {
             await collector?.stop()
             throw error
         }
         let rate = Double(plan.trucks.count) / options.fleet.interval * options.speedup
-        logger.info("\(plan.trucks.count) trucks on \(plan.routeCount) routes over \(publisher.connectionCount) connections, about \(Int(rate)) positions/s")
+        let channel =
+            options.format.isHTTP
+            ? "HTTP (\(publisher.connectionCount) requests at a time)" : "\(publisher.connectionCount) connections"
+        logger.info("\(plan.trucks.count) trucks on \(plan.routeCount) routes over \(channel), about \(Int(rate)) positions/s")
         if rate > 50_000 {
             logger.warning("about \(Int(rate)) positions/s is more than one broker on a small machine takes; positions will lag behind the clock (their ts stays right). Raise --interval or lower --speedup.")
         }
@@ -107,7 +121,7 @@ public final class Simulation: Sendable {
         let clock = SimulationClock(simulatedStart: options.fleet.startTime, speedup: options.speedup)
         let through = await publish(publisher, clock: clock, progress: progress, collector: collector)
         await publisher.disconnect(waitFor: options.qos > 0 ? .seconds(10) : .zero)
-        let sent = publisher.sent.load(ordering: .relaxed), dropped = publisher.dropped.load(ordering: .relaxed)
+        let sent = publisher.sentCount, dropped = publisher.droppedCount
         logger.info("published \(sent) positions (\(dropped) dropped) over \(Int(through - clock.simulatedStart)) simulated seconds")
 
         guard let verify = options.verify, let collector else {
@@ -115,8 +129,9 @@ public final class Simulation: Sendable {
             return nil
         }
         // Ground truth is heavy for big fleets: work it out while the service settles.
-        let truth = Task.detached(priority: .utility) { [plan, tours = options.tours] in
-            GroundTruth.expectedAlerts(plan: plan, fences: verify.fences, tours: tours, rules: verify.rules, through: through)
+        let truth = Task.detached(priority: .utility) { [plan, tours = options.tours, format = options.format] in
+            GroundTruth.expectedAlerts(
+                plan: plan, fences: verify.fences, tours: tours, rules: verify.rules, through: through, format: format)
         }
         let settleSeconds = verify.settleSeconds(speedup: options.speedup)
         if settleSeconds < verify.rules.settings.silentConfirmSeconds {
@@ -145,7 +160,7 @@ public final class Simulation: Sendable {
     /// Publishes every position as its simulated time comes. Returns the simulated time up to
     /// which every due position was published.
     private func publish(
-        _ publisher: TruckPublisher, clock: SimulationClock, progress: ProgressLine, collector: AlertCollector?
+        _ publisher: any PositionSender, clock: SimulationClock, progress: ProgressLine, collector: AlertCollector?
     ) async -> Double {
         var schedule = FleetSchedule(plan: plan)
         var through = clock.simulatedStart
@@ -165,7 +180,7 @@ public final class Simulation: Sendable {
             if batch < 2000 { through = max(through, min(now, end)) }
 
             if ContinuousClock.now - lastShown >= .milliseconds(500) {
-                let sent = publisher.sent.load(ordering: .relaxed)
+                let sent = publisher.sentCount
                 let perSecond = Double(sent - sentAtLastShown) / SimulationClock.seconds(ContinuousClock.now - lastShown)
                 let lag = schedule.nextTime.map { max(0, clock.now - $0) } ?? 0
                 progress.update(
@@ -227,10 +242,27 @@ public final class Simulation: Sendable {
         try require(fleet.duration.map { $0 > 0 } ?? true, "--duration must be positive")
         try require(options.qos == 0 || options.qos == 1, "--qos must be 0 or 1")
         try require(options.maxConnections >= 1, "--connections must be at least 1")
-        // Traccar's forwards name their device in the payload: one topic may carry the whole fleet.
-        try require(
-            options.format == .traccar || options.topicTemplate.contains("{device}"),
-            "--topic-template must contain {device} (the native format's device is its topic level)")
+        if options.format.isHTTP {
+            // README, "Connecting trackers": OsmAnd and OwnTracks' HTTP mode go to the service's
+            // HTTP interface; MQTT still carries the alerts.
+            let base = options.http ?? ""
+            try require(
+                base.hasPrefix("http://") || base.hasPrefix("https://"),
+                "--format \(options.format.rawValue) sends to the service's HTTP interface: give --http http://host:port")
+        } else {
+            // Traccar's forwards name their device in the payload: one topic may carry the whole fleet.
+            try require(
+                options.format == .traccar || options.topicTemplate.contains("{device}"),
+                "--topic-template must contain {device} (the \(options.format.rawValue) format's device is its topic level)")
+        }
+        if options.format.needsWholeSeconds {
+            // OwnTracks' `tst` is whole seconds: samples between them would be judged at other
+            // instants by the service than by ground truth.
+            let whole = { (seconds: Double) in seconds.rounded() == seconds }
+            try require(
+                whole(fleet.interval) && (fleet.parkedInterval.map(whole) ?? true),
+                "--format \(options.format.rawValue) sends whole seconds (OwnTracks' tst): --interval and --parked-interval must be whole")
+        }
         try require(!options.topicTemplate.contains("+") && !options.topicTemplate.contains("#"),
                     "--topic-template cannot contain MQTT wildcards")
         do {

@@ -16,8 +16,12 @@ public struct SimulationOptions: Sendable {
     public var speedup = 20.0
     /// Where truck positions go; `{device}` is replaced by the device id.
     public var topicTemplate = PositionTopicTemplate.standard
-    /// The positions' JSON: native, or Traccar's forwards (README, "Connecting trackers").
+    /// The positions' format: native, Traccar's forwards, a mapping's JSON, OsmAnd or OwnTracks
+    /// over HTTP (README, "Connecting trackers").
     public var format = PositionFormat.native
+    /// The service's HTTP interface (`http://127.0.0.1:8080`), where the HTTP formats (`osmand`,
+    /// `owntracks-http`) send positions; MQTT still carries the alerts.
+    public var http: String?
     /// QoS of position publishes (0 or 1).
     public var qos: Int32 = 0
     /// Publishing connections: one per truck up to this many, then trucks share them.

@@ -11,7 +11,7 @@ import Synchronization
 /// connection, so trucks can share: one connection per truck up to `maxConnections` (realistic
 /// for small fleets, and it spreads the load over the broker's sockets), then truck k uses
 /// connection k mod C. A truck always uses the same connection, so its positions stay in order.
-final class TruckPublisher: Sendable {
+final class TruckPublisher: PositionSender {
     let clients: [MQTTClient]
     /// Per truck: its topic and its connection.
     private let topics: [String]
@@ -55,18 +55,19 @@ final class TruckPublisher: Sendable {
         }
     }
 
-    /// `false` when MQTT dropped it (QoS 0 while the connection is down, a full backlog).
-    @discardableResult
-    func publish(_ sample: TruckSample) -> Bool {
+    /// Counted as dropped when MQTT refused it (QoS 0 while the connection is down, a full backlog).
+    func publish(_ sample: TruckSample) {
         let client = clients[sample.truck % clients.count]
         let result = client.publish(topic: topics[sample.truck], payload: format.encode(sample, device: devices[sample.truck]), qos: qos)
         if result.isAccepted {
             sent.add(1, ordering: .relaxed)
-            return true
+        } else {
+            dropped.add(1, ordering: .relaxed)
         }
-        dropped.add(1, ordering: .relaxed)
-        return false
     }
+
+    var sentCount: Int { sent.load(ordering: .relaxed) }
+    var droppedCount: Int { dropped.load(ordering: .relaxed) }
 
     /// Waits for QoS 1 acknowledgements (up to `waitFor`), then disconnects cleanly.
     func disconnect(waitFor: Duration) async {

@@ -9,7 +9,7 @@ import UnixSignals
 struct Fleetsim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetsim",
-        abstract: "Replays GPX routes as a fleet of trucks publishing positions over MQTT.",
+        abstract: "Replays GPX routes as a fleet of trucks sending positions over MQTT or the service's HTTP inputs.",
         discussion: """
             Truck k drives route (k-1) mod R, starting at a seeded time within --stagger seconds. \
             Simulated time runs --speedup times faster than the wall clock; positions carry it in `ts`. \
@@ -37,9 +37,17 @@ struct Fleetsim: AsyncParsableCommand {
         name: .customLong("topic-template"),
         help: "Position topic; {device} is the device id [env FLEETFENCE_TOPICS_POSITIONS: its first filter with one + and not owntracks/, {device} for the +; default fleet/{device}/position]")
     var topicTemplate: String?
-    @Option(help: "Payload format: native, or traccar (Traccar's forwarded positions, the device in device.uniqueId; run the service with --traccar-topics and give a --topic-template it names)")
+    @Option(
+        help: """
+            Position format (README "Connecting trackers"): native; traccar (Traccar's forwarded positions, the device in device.uniqueId; \
+            run the service with --traccar-topics and give a --topic-template it names); mapping (a vendor JSON for an inputs.mappings \
+            entry, e.g. --topic-template acme/{device}/gps); osmand (POST /api/osmand on --http); owntracks-http (POST /api/owntracks \
+            on --http, as user fleet: device ids fleet-<prefix><k>, whole-second --interval)
+            """)
     var format: PositionFormat = .native
-    @Option(help: "Device ids are <prefix><k>")
+    @Option(help: "The service's HTTP interface, e.g. http://127.0.0.1:8080: where --format osmand and owntracks-http send positions")
+    var http: String?
+    @Option(help: "Device ids are <prefix><k> (fleet-<prefix><k> with --format owntracks-http)")
     var prefix = "truck-"
     @Option(help: "QoS of positions, 0 or 1")
     var qos: Int32 = 0
@@ -161,6 +169,7 @@ struct Fleetsim: AsyncParsableCommand {
             try topicTemplate ?? Self.environment("TOPICS_POSITIONS").map(PositionTopicTemplate.derive(fromFilters:))
             ?? PositionTopicTemplate.standard
         options.format = format
+        options.http = http
         options.qos = qos
         options.maxConnections = connections
         options.alertsPrefix = alertsPrefix ?? Self.environment("TOPICS_PREFIX") ?? options.alertsPrefix
