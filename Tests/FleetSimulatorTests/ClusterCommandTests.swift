@@ -8,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-extension ClusterSuites {
+extension EndToEndSuites {
     /// `fleetfence cluster` as `Scripts/cluster` runs it (README, "Several instances"): three nodes
     /// and one instance per partition, the commands to watch and drive them, an instance killed and
     /// started again, and nothing left once it is interrupted.

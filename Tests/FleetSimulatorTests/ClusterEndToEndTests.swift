@@ -3,7 +3,7 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
-extension ClusterSuites {
+extension EndToEndSuites {
     /// Several instances on a distributed broker (README, "Several instances"), end to end: a
     /// three-node NATS cluster, two instances of the service each following its partition, and the
     /// real `fleetsim --verify --strict` over the bundled routes. They must score exactly as one

@@ -4,7 +4,7 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
-extension ClusterSuites {
+extension EndToEndSuites {
     /// Faults of several instances on a NATS cluster (README, "Several instances"), each in the middle
     /// of a `fleetsim --verify --strict` run at QoS 1 over the bundled routes: a node killed and
     /// started again, an instance killed and started again. Nothing may be missed, nothing alerted

@@ -7,7 +7,7 @@ import GeofenceEngine
 /// `fleetfence cluster` does (README, "Several instances"): instance k is named `p<k>`, follows
 /// partition k, and lists every node.
 enum ClusterInstances {
-    static let debounce = ServiceEndToEndTests.debounce
+    static let debounce = EndToEndSuites.ServiceEndToEndTests.debounce
 
     static func name(_ partition: Int) -> String { "p\(partition)" }
 
@@ -46,6 +46,6 @@ enum ClusterInstances {
     /// fleetsim's flags as the single-instance end-to-end test runs them, at QoS 1 so that a
     /// position outlives a lost node or a killed instance.
     static func fleetsimArguments(broker: String, seed: UInt64, silentConfirm: Double) -> [String] {
-        ServiceEndToEndTests.fleetsimArguments(broker: broker, seed: seed, qos: 1, silentConfirm: silentConfirm)
+        EndToEndSuites.ServiceEndToEndTests.fleetsimArguments(broker: broker, seed: seed, qos: 1, silentConfirm: silentConfirm)
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import FleetSimulator
 
-extension ClusterSuites {
+extension EndToEndSuites {
     /// What a misconfigured partition looks like (README, "Several instances"): two instances on one
     /// partition both alert its devices, each alert naming its instance; an instance on a filter the
     /// cluster never delivers to holds nothing while its partition's devices go unheard. Both still
