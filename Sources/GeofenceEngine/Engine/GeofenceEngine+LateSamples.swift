@@ -112,7 +112,6 @@ extension GeofenceEngine {
         var current = takeRecord(of: deviceSlot, arrival: arrival)
         current.lastArrival = arrival
         let original = current.entries
-        let wasPendingWithEvidence = current.hasEvidencePending
         let place = history.held.firstIndex { $0.timestamp > sample.timestamp } ?? history.held.count
         // Fences a newer sample already confirmed or alerted: this one says nothing for them.
         let settled = history.fencesAlerted(after: sample.timestamp)
@@ -171,7 +170,6 @@ extension GeofenceEngine {
 
         outcome.recordChanged = true
         if Self.insideSlots(original) != Self.insideSlots(current.entries) { outcome.insideChanged = true }
-        if current.hasEvidencePending != wasPendingWithEvidence { outcome.recordChanged = true }
         putBack(current, for: deviceSlot)
         return outcome
     }

@@ -140,9 +140,4 @@ struct SampleHistories: Sendable {
         guard !items[Int(index)].held.isEmpty else { return }
         items[Int(index)].held[items[Int(index)].held.count - 1].alerted.append(mark)
     }
-
-    /// Histories held now, and their samples: what merging costs in memory.
-    var counts: (histories: Int, samples: Int) {
-        (items.count - free.count, items.reduce(0) { $0 + $1.held.count })
-    }
 }
