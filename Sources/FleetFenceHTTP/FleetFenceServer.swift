@@ -9,8 +9,11 @@ public struct FleetFenceServer: Sendable {
     public let service: GeofenceService
     public let http: HTTPInterface?
 
-    public init(configuration: ServiceConfiguration, logger: Logger) throws {
-        let service = GeofenceService(configuration: configuration, logger: logger)
+    /// `clock` and `bus`: the system clock and libmosquitto unless a test gives its own.
+    public init(
+        configuration: ServiceConfiguration, logger: Logger, clock: any ServiceClock = SystemClock(), bus: MessageBusFactory? = nil
+    ) throws {
+        let service = GeofenceService(configuration: configuration, logger: logger, clock: clock, bus: bus)
         self.service = service
         http = try configuration.http.listen.map { try HTTPInterface(service: service, listen: $0, logger: logger) }
     }

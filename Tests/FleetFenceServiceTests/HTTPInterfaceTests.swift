@@ -290,7 +290,7 @@ struct HTTPInterfaceTests {
             let document = try #require(try await http.get("/openapi.json").json)
             #expect(document.string("openapi") == "3.1.0")
 
-            h.broker.kill()
+            try h.broker.kill()
             #expect(await eventuallyAsync { (try? await http.get("/readyz").status) == 503 })
             let notReady = try #require(try await http.get("/readyz").json)
             #expect(notReady.string("status") == "not ready")
@@ -313,7 +313,7 @@ struct HTTPInterfaceTests {
                 #expect(notReady.strings("reasons")?.contains { $0.contains("refused the subscription to fleet/+/position") } == true,
                         "\(notReady)")
 
-                DynamicSecurity.allowSubscriptions(to: "fleet/#", using: h.publisher)
+                DynamicSecurity.allowSubscriptions(to: "fleet/#", using: try #require(h.publisher as? MQTTClient))
                 #expect(await eventuallyAsync(timeout: .seconds(15)) { (try? await http.get("/readyz").status) == 200 })
                 try await h.position("m", north: 500, ts: T)
                 try await h.position("m", north: 100, ts: T + 8)

@@ -142,7 +142,7 @@ struct MapLoadTests {
                             fleet.step(i)
                             let p = Self.point(east: fleet.east[i], north: fleet.north[i])
                             _ = publisher.publish(
-                                topic: "fleet/truck-\(i)/position", payload: #"{"lat":\#(p.lat),"lon":\#(p.lon),"ts":\#(ts)}"#, qos: 0)
+                                topic: "fleet/truck-\(i)/position", payload: Array(#"{"lat":\#(p.lat),"lon":\#(p.lon),"ts":\#(ts)}"#.utf8), qos: 0)
                         }
                         try? await Task.sleep(for: .milliseconds(50))
                     }

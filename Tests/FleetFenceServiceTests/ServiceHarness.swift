@@ -190,6 +190,10 @@ struct HarnessOptions {
     /// The real `fleetfence serve` as a child process: for signals, kill -9 and the command line.
     /// Otherwise the service runs in the test's process.
     var process = false
+    /// A real mosquitto rather than the in-memory broker: for what only it shows (its restarts,
+    /// persistence, dynamic security). A process, persistence or broker lines imply it.
+    var realBroker = false
+    var needsRealBroker: Bool { realBroker || process || brokerPersistence || !brokerConfig.isEmpty }
 
     /// The defaults, with the service as a process.
     static var asProcess: HarnessOptions {
@@ -243,7 +247,9 @@ enum RunningService {
 }
 
 final class ServiceHarness {
-    let broker: LocalMosquitto
+    /// The real mosquitto, when the options ask for one; otherwise everything runs on `memory`.
+    let mosquitto: LocalMosquitto?
+    let memory: InMemoryBroker?
     let directory: String
     let options: HarnessOptions
     let clientID: String
@@ -251,20 +257,29 @@ final class ServiceHarness {
     /// The logs of earlier runs of the service in this test (in-process runs keep no file).
     private var earlierLogs: [String] = []
     let collector: MessageCollector
-    let publisher: MQTTClient
+    let publisher: any MessageBus
     private var barriers = 0
+
+    /// The real broker; fails the test when it runs on the in-memory one.
+    var broker: LocalMosquitto {
+        get throws {
+            guard let mosquitto else { throw TestSupportError("this test needs options.realBroker = true") }
+            return mosquitto
+        }
+    }
 
     var prefix: String { options.prefix ?? "fleetfence" }
     var fencesPath: String { directory + "/fences.geojson" }
     /// Where the journal is, absolute.
     var journalPath: String { directory + "/" + (options.relativeJournal ?? "journal.db") }
-    var url: String { broker.url }
+    var url: String { get throws { try broker.url } }
 
     private init(
-        broker: LocalMosquitto, directory: String, options: HarnessOptions, clientID: String,
-        collector: MessageCollector, publisher: MQTTClient
+        mosquitto: LocalMosquitto?, memory: InMemoryBroker?, directory: String, options: HarnessOptions, clientID: String,
+        collector: MessageCollector, publisher: any MessageBus
     ) {
-        self.broker = broker
+        self.mosquitto = mosquitto
+        self.memory = memory
         self.directory = directory
         self.options = options
         self.clientID = clientID
@@ -275,23 +290,33 @@ final class ServiceHarness {
     /// Broker, fences file, collector, publisher and service; everything started is stopped again
     /// when a later step fails.
     static func start(_ options: HarnessOptions, directory: String) async throws -> ServiceHarness {
+        try options.fences.write(toFile: directory + "/fences.geojson", atomically: true, encoding: .utf8)
+        let prefix = options.prefix ?? "fleetfence"
+        let clientID = "fleetfence-test-\(UUID().uuidString.prefix(8))"
+        let filters = [prefix + "/#"] + options.extraFilters
+        guard options.needsRealBroker else {
+            let memory = InMemoryBroker()
+            let collector = try await MessageCollector.start(broker: memory, filters: filters, cleanSession: false)
+            let harness = ServiceHarness(
+                mosquitto: nil, memory: memory, directory: directory, options: options, clientID: clientID,
+                collector: collector, publisher: try await memory.connectedClient())
+            try await harness.startService()
+            return harness
+        }
         let persistence = options.brokerPersistence ? directory + "/mosquitto" : nil
         if let persistence { try FileManager.default.createDirectory(atPath: persistence, withIntermediateDirectories: true) }
         let broker = try LocalMosquitto.start(extraConfig: options.brokerConfig, persistenceDirectory: persistence)
         var collector: MessageCollector?
         var publisher: MQTTClient?
         do {
-            try options.fences.write(toFile: directory + "/fences.geojson", atomically: true, encoding: .utf8)
-            let prefix = options.prefix ?? "fleetfence"
             // A persistent session: what the service says while the collector reconnects (broker
             // restart) is queued for it rather than lost.
             collector = try await MessageCollector.start(
-                url: broker.url, filters: [prefix + "/#"] + options.extraFilters, clientID: "collector-\(UUID().uuidString.prefix(8))",
-                cleanSession: false)
+                url: broker.url, filters: filters, clientID: "collector-\(UUID().uuidString.prefix(8))", cleanSession: false)
             publisher = try await broker.connectedClient()
             let harness = ServiceHarness(
-                broker: broker, directory: directory, options: options,
-                clientID: "fleetfence-test-\(UUID().uuidString.prefix(8))", collector: collector!, publisher: publisher!)
+                mosquitto: broker, memory: nil, directory: directory, options: options, clientID: clientID,
+                collector: collector!, publisher: publisher!)
             try await harness.startService()
             return harness
         } catch {
@@ -304,7 +329,7 @@ final class ServiceHarness {
 
     var serviceOptions: ServiceProcess.Options {
         var processOptions = ServiceProcess.Options(
-            brokerURL: broker.url, fencesFile: fencesPath, journalPath: options.relativeJournal ?? journalPath,
+            brokerURL: mosquitto?.url ?? "", fencesFile: fencesPath, journalPath: options.relativeJournal ?? journalPath,
             clientID: clientID,
             debounce: options.debounce, silentConfirm: options.silentConfirm, prefix: options.prefix,
             positions: options.positions, extraArguments: options.extraArguments)
@@ -315,7 +340,7 @@ final class ServiceHarness {
     /// The same settings as ``serviceOptions``, for the service in-process.
     var serviceConfiguration: ServiceConfiguration {
         var configuration = ServiceConfiguration(
-            brokerURLs: [broker.url], clientID: clientID,
+            brokerURLs: [mosquitto?.url ?? "mqtt://in-memory"], clientID: clientID,
             positionTopics: options.positions ?? ServiceConfiguration.Defaults.positionTopics,
             prefix: prefix, fencesFile: fencesPath, journalPath: journalPath,
             geofence: GeofenceSettings(
@@ -337,7 +362,7 @@ final class ServiceHarness {
     func startService() async throws {
         if let log = service?.log { earlierLogs.append(log) }
         guard options.process else {
-            service = .inProcess(try await InProcessService.start(serviceConfiguration))
+            service = .inProcess(try await InProcessService.start(serviceConfiguration, broker: memory))
             return
         }
         let process = try await ServiceProcess.start(serviceOptions, workingDirectory: directory)
@@ -367,7 +392,7 @@ final class ServiceHarness {
         }
         await collector.stop()
         await publisher.disconnect()
-        broker.stop()
+        mosquitto?.stop()
     }
 
     /// The logs of every run of the service in this test.
@@ -379,6 +404,7 @@ final class ServiceHarness {
 
     /// Publishes and waits for the broker's acknowledgement.
     func publish(_ topic: String, _ payload: [UInt8], qos: Int32 = 1, retain: Bool = false) async throws {
+        // A real broker's publisher reconnects by itself after the broker's restart.
         let deadline = ContinuousClock.now + .seconds(10)
         while !publisher.isConnected {
             guard ContinuousClock.now < deadline else { throw TestSupportError("publisher not connected") }
@@ -410,7 +436,16 @@ final class ServiceHarness {
     /// Returns once the service has handled everything published before: a message it must
     /// reject goes in behind them, and its answer on the errors topic comes out behind their
     /// alerts and state (one connection each way, handled in order).
+    ///
+    /// On the in-memory broker it waits for the events themselves: every message handled, every
+    /// step journaled and published, and those messages handled by the collector.
     func barrier(timeout: Duration = .seconds(10)) async throws {
+        if let memory, case let .inProcess(service) = service {
+            await memory.settled()
+            await service.untilDelivered()
+            await memory.settled()
+            return
+        }
         barriers += 1
         let token = "barrier-\(barriers)-\(UUID().uuidString.prefix(8))"
         try await publish(options.barrierTopic, token)
@@ -424,6 +459,12 @@ final class ServiceHarness {
     }
 
     // MARK: Reading
+
+    /// Another subscriber, on whichever broker the harness runs.
+    func collector(_ filters: [String]) async throws -> MessageCollector {
+        if let memory { return try await MessageCollector.start(broker: memory, filters: filters) }
+        return try await MessageCollector.start(url: try broker.url, filters: filters)
+    }
 
     func messages(_ filter: String) -> [ReceivedMessage] {
         collector.collected.filter { MQTTTopicFilter.matches(filter, topic: $0.topic) }
@@ -461,7 +502,15 @@ final class ServiceHarness {
 
     /// What a subscriber arriving now gets for `filter`: the retained messages.
     func retained(_ filter: String, settle: Duration = .milliseconds(300)) async throws -> [ReceivedMessage] {
-        let late = try await MessageCollector.start(url: broker.url, filters: [filter])
+        if let memory {
+            try await barrier()
+            return memory.retained(filter).map { message in
+                var retained = message
+                retained.retain = true
+                return retained
+            }
+        }
+        let late = try await MessageCollector.start(url: try broker.url, filters: [filter])
         try await Task.sleep(for: settle)
         let messages = late.collected
         await late.stop()
@@ -475,8 +524,11 @@ final class ServiceHarness {
         let deadline = ContinuousClock.now + timeout
         var last: ReceivedMessage?
         repeat {
+            let seen = collector.collected.count
             last = try await retained(topic, settle: .milliseconds(150)).last
             if condition(last) { return last }
+            // In memory the retained store changes only with a message the collector also gets.
+            if memory != nil { await collector.wait(timeout: deadline - ContinuousClock.now) { $0.count > seen } }
         } while ContinuousClock.now < deadline
         return last
     }

@@ -15,7 +15,7 @@ struct ServiceInstancesTests {
             second.instanceName = "b"
             second.clientID = h.clientID + "-b"
             second.journalPath = h.directory + "/b.db"
-            let b = try await InProcessService.start(second)
+            let b = try await InProcessService.start(second, broker: h.memory)
             defer { Task { await b.stop() } }
             #expect(try await h.waitForRetained("fleetfence/status/a") { $0?.text == "online" }?.text == "online")
             #expect(try await h.waitForRetained("fleetfence/status/b") { $0?.text == "online" }?.text == "online")

@@ -263,7 +263,9 @@ struct ServiceRestartTests {
     }
 
     @Test func brokerRestartWithoutPersistenceGetsStatusAndRegistryBack() async throws {
-        try await withService { h in
+        var options = HarnessOptions()
+        options.realBroker = true  // mosquitto's own restart
+        try await withService(options) { h in
             try await enter(h, "np")
             // A fence set at run time besides the file's: the whole registry must come back.
             try await h.publish(
@@ -319,7 +321,7 @@ struct ServiceRestartTests {
             try await h.position("back", north: 300, ts: T)
             try await h.position("back", north: 100, ts: T + 10)  // pending enter, then back out
             try await h.barrier()
-            h.broker.stop()
+            try h.broker.stop()
             try await Task.sleep(for: .seconds(7))  // longer than the silence
             try h.broker.restart()
             try await h.position("back", north: 300, ts: T + 11)  // within the debounce: no enter

@@ -167,7 +167,7 @@ struct ServiceTopicsTests {
         var options = HarnessOptions()
         options.prefix = "acme/geo"
         try await withService(options) { h in
-            let everything = try await MessageCollector.start(url: h.url, filters: ["#"])
+            let everything = try await h.collector(["#"])
             try await h.publish("acme/geo/fences/yard/set", Fences.circleDefinition(lat: 10, lon: 10, radius: 100))
             try await h.publish("fleetfence/fences/ignored/set", Fences.circleDefinition(lat: 11, lon: 11, radius: 100))
             try await h.position("t1", north: 300, ts: T)

@@ -95,7 +95,7 @@ struct LocalNATSClusterTests {
             for subscriber in subscribers {
                 let received = await subscriber.messages(matching: "fleetfence/alerts/#", count: count, timeout: .seconds(20))
                 let missing = Set(0..<count).subtracting(received.compactMap { Int($0.text) })
-                #expect(missing.isEmpty, "\(subscriber.client.options.clientID ?? ""): missing \(missing.sorted())")
+                #expect(missing.isEmpty, "\(subscriber.client!.options.clientID ?? ""): missing \(missing.sorted())")
                 await subscriber.stop()
             }
         }

@@ -54,8 +54,9 @@ public final class ReadModel: Sendable {
 
     // MARK: Writing (the service's writer and tick)
 
-    /// A batch of committed steps, in order: on the writer's thread, after publishing.
-    func delivered(_ steps: [Effects]) {
+    /// A batch of committed steps, in order: on the writer's thread, after publishing (the
+    /// read side is one of the service's outputs).
+    func committed(_ steps: [Effects]) {
         var events: [LiveFeed.Event] = []
         let following = feed.isActive
         state.withLock { state in

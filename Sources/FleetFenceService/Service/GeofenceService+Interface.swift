@@ -26,13 +26,13 @@ extension GeofenceService {
         guard !body.isEmpty else {
             return .invalid("the body is empty: a fence definition is expected (DELETE removes a fence)")
         }
-        let now = GeofenceService.now()
+        let now = clock.now
         return try await command { $0.setFence(id: id, payload: body, now: now) }
     }
 
     /// `DELETE /api/fences/{id}`: as an empty `set` payload; devices inside exit.
     public func deleteFence(id: String) async throws(Unavailable) -> Write<Fence> {
-        let now = GeofenceService.now()
+        let now = clock.now
         return try await command { $0.setFence(id: id, payload: [], now: now) }
     }
 
@@ -119,7 +119,7 @@ extension GeofenceService {
         _ items: [Result<ForeignPosition, PositionRejection>], source: String
     ) async throws(Unavailable) -> [IngestOutcome] {
         let loop = try runningLoop()
-        let arrival = GeofenceService.now()
+        let arrival = clock.now
         var outcomes: [GeofenceCore.PositionOutcome] = []
         outcomes.reserveCapacity(items.count)
         // A slice per hold of the lock, in order: a batch of 10,000 never holds MQTT positions up

@@ -18,10 +18,14 @@ public final class GeofenceService: Service, Sendable {
     let logger: Logger
     /// How often silent devices are checked and batched device state is written.
     private let tickInterval: Duration
+    /// Stamps arrivals and paces the periodic work; a test may move it itself.
+    let clock: any ServiceClock
+    /// The broker's side: libmosquitto in `serve`, an in-memory broker in tests.
+    private let makeBus: MessageBusFactory
     /// What readers see: committed steps at once, moving devices once a second.
     public let readModel = ReadModel()
     public let metrics = ServiceMetrics()
-    private let ready = Atomic(false)
+    private let readiness = Readiness()
     private let reloadRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     /// The running parts, for the HTTP interface's commands and readiness.
     let running = Mutex<Running?>(nil)
@@ -30,14 +34,26 @@ public final class GeofenceService: Service, Sendable {
 
     struct Running: Sendable {
         let loop: CoreLoop
-        let client: MQTTClient
+        let client: any MessageBus
         /// A connection of its own for the history, so that a reader never waits for the writer.
         let history: Journal
         let webhooks: WebhookDispatcher
     }
 
     /// Connected, and the fences file applied once (loaded or refused): alerts flow.
-    public var isReady: Bool { ready.load(ordering: .acquiring) }
+    public var isReady: Bool { readiness.phase == .ready }
+
+    /// Returns `true` once the service is ready, `false` if it ended first (its log says why).
+    public func untilReady() async -> Bool {
+        await readiness.untilSettled() == .ready
+    }
+
+    /// Returns once every step the core has made so far is journaled and delivered to the
+    /// outputs (a test's "the service is idle"); at once when it is not running.
+    public func untilDelivered() async {
+        guard let loop = running.withLock({ $0?.loop }) else { return }
+        await loop.writer.waitUntilDelivered()
+    }
 
     /// Reloads the fences file as SIGHUP does (README, "Fences"); reloads asked for while one
     /// runs are done once after it.
@@ -45,17 +61,23 @@ public final class GeofenceService: Service, Sendable {
         reloadRequests.continuation.yield()
     }
 
-    public init(configuration: ServiceConfiguration, logger: Logger, tickInterval: Duration = .milliseconds(250)) {
+    /// `bus`: what the service connects with (``MQTTClient`` unless a test gives its own);
+    /// `clock`: the wall clock it stamps and paces with.
+    public init(
+        configuration: ServiceConfiguration, logger: Logger, tickInterval: Duration = .milliseconds(250),
+        clock: any ServiceClock = SystemClock(), bus: MessageBusFactory? = nil
+    ) {
         self.configuration = configuration
         self.logger = logger
         self.tickInterval = tickInterval
+        self.clock = clock
+        self.makeBus = bus ?? { options in try MQTTClient(options: options, logger: logger) }
     }
-
-    static func now() -> Double { Date().timeIntervalSince1970 }
 
     public func run() async throws {
         // Made first and stopped on every way out: its HTTP client must be shut down.
         let webhooks = WebhookDispatcher(metrics: metrics, logger: logger, backoff: configuration.webhookBackoff)
+        defer { readiness.moved(to: .ended) }
         do {
             try await serve(webhooks: webhooks)
         } catch {
@@ -79,23 +101,20 @@ public final class GeofenceService: Service, Sendable {
         // Rows queued before a restart or kill -9 are delivered from here on (README, "Webhooks").
         try await webhooks.apply(configuration.webhooks, journal: journal)
         let restored = try StateRestorer.restore(
-            from: journal, settings: configuration.geofence, now: GeofenceService.now(), logger: logger)
-        let client = try MQTTClient(options: try clientOptions(layout: layout), logger: logger)
-        // Data flows one way: message -> core -> effects -> journal -> topics.
-        let publisher = EffectPublisher(client: client, layout: layout)
-        let readModel = self.readModel
+            from: journal, settings: configuration.geofence, now: clock.now, logger: logger)
+        let client = try makeBus(try clientOptions(layout: layout))
+        // Data flows one way: message -> core -> effects -> journal -> outputs, each told of the
+        // committed steps in order: the topics, the read side (HTTP), the webhooks.
+        let outputs: [any Output] = [
+            MQTTOutput(bus: client, layout: layout, metrics: metrics, clock: clock), readModel, WebhookOutput(webhooks),
+        ]
         let metrics = self.metrics
         let failures = journalFailures.continuation
         let writer = JournalWriter<Effects>(
             journal: journal, logger: logger, observeCommit: { metrics.journalCommitted(in: $0) },
             failed: { failures.yield($0) }
         ) { steps in
-            publisher.publish(steps, metrics: metrics)
-            readModel.delivered(steps)
-            // Committed: the webhooks whose rows these steps queued look at their queue.
-            var queued = Set<String>()
-            for step in steps { for alert in step.changes.alerts { queued.formUnion(alert.webhooks) } }
-            webhooks.committed(queued)
+            for output in outputs { output.committed(steps) }
         }
         var core = GeofenceCore(
             engine: restored.engine, layout: layout, positionFilters: configuration.positionTopics, inputs: configuration.inputs)
@@ -109,8 +128,9 @@ public final class GeofenceService: Service, Sendable {
         core.webhooks = WebhookRoutes(configuration.webhooks)
         let loop = CoreLoop(core, writer: writer, logger: logger)
 
+        let clock = self.clock
         client.onMessage { message in
-            let arrival = GeofenceService.now()
+            let arrival = clock.now
             message.withTopicBytes { topic in
                 loop.step { $0.handle(topic: topic, payload: message.payload, arrival: arrival) }
             }
@@ -150,7 +170,7 @@ public final class GeofenceService: Service, Sendable {
         readModel.replace(fences: loop.withCore { $0.engine.fences })
         readModel.replace(tours: loop.withCore { $0.engine.tours })
         refreshReadModel(loop)
-        ready.store(true, ordering: .releasing)
+        readiness.moved(to: .ready)
 
         let journalFailure: String? = (try? await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: String?.self) { group in
@@ -183,7 +203,7 @@ public final class GeofenceService: Service, Sendable {
                 return failure
             }
         }) ?? nil
-        ready.store(false, ordering: .releasing)
+        readiness.moved(to: .stopping)
         readModel.feed.finishAll()
         if let journalFailure {
             // Nothing more can be journaled, so nothing more is published but `offline`; the broker
@@ -253,25 +273,25 @@ public final class GeofenceService: Service, Sendable {
     private func reloadFences(_ loop: CoreLoop, read alreadyRead: Result<FenceFile.Contents, FenceFileError>? = nil) async {
         let path = configuration.fencesFile
         do throws(FenceFileError) {
-            let clock = ContinuousClock()
-            let start = clock.now
+            let timer = ContinuousClock()
+            let start = timer.now
             let contents = try (alreadyRead ?? Result { () throws(FenceFileError) in try FenceFile.read(path: path) }).get()
             let (lastApplied, settings) = loop.withCore { ($0.lastFileFences, $0.engine.settings) }
             let file = FenceFile.prepare(contents, settings: settings, applied: lastApplied)
-            let read = clock.now
-            let now = GeofenceService.now()
+            let read = timer.now
+            let now = clock.now
             loop.step { core in
                 core.applyFenceFile(file, now: now) { loop.carryOut($0) }
                 return Effects()
             }
-            let applied = clock.now
+            let applied = timer.now
             await loop.writer.waitUntilDelivered()
             let count = loop.withCore { $0.engine.fenceCount }
             logger.info(
                 "fences loaded",
                 metadata: [
                     "file": "\(path)", "fences": "\(count)", "read_s": "\(Self.seconds(read - start))",
-                    "apply_s": "\(Self.seconds(applied - read))", "journal_s": "\(Self.seconds(clock.now - applied))",
+                    "apply_s": "\(Self.seconds(applied - read))", "journal_s": "\(Self.seconds(timer.now - applied))",
                 ])
         } catch {
             loop.step { $0.rejectFenceFile(error) }
@@ -304,12 +324,12 @@ public final class GeofenceService: Service, Sendable {
     /// How often latest-sample times are journaled: what a kill -9 can forget of them. Each is a
     /// device's anchor, the last position a crossing is interpolated from after a restart; 5 s,
     /// at a simulation's 20x, put exits 100 simulated seconds early (README, "Journal").
-    private static let clockFlushInterval: Duration = .seconds(1)
+    private static let clockFlushInterval = 1.0
     private static let clockSlice = 500
-    private static let homeAssistantInterval: Duration = .seconds(5)
+    private static let homeAssistantInterval = 5.0
     /// How often the read model takes the devices that changed: each view costs about a
     /// microsecond to build, so 10,000 moving devices cost 1% of a core at once a second.
-    private static let viewRefreshInterval: Duration = .seconds(1)
+    private static let viewRefreshInterval = 1.0
 
     private func flushClocks(_ loop: CoreLoop) {
         let due = loop.withCore { $0.takeClockOnlyDevices() }
@@ -320,7 +340,7 @@ public final class GeofenceService: Service, Sendable {
 
     /// How often devices silent for `geofence.forget_after_s` are looked for, and how many are
     /// forgotten per hold of the core's lock.
-    private static let forgetSweepInterval: Duration = .seconds(60)
+    private static let forgetSweepInterval = 60.0
     private static let forgetSlice = 1_000
 
     private func forgetSilentDevices(_ loop: CoreLoop, now: Double) {
@@ -353,23 +373,30 @@ public final class GeofenceService: Service, Sendable {
     /// Silence checks and dirty device state every tick, latest-sample times
     /// every few seconds, a stats line every interval.
     private func periodic(_ loop: CoreLoop) async throws {
-        let clock = ContinuousClock()
-        var nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)
-        var nextClockFlush = clock.now + Self.clockFlushInterval
-        var nextHomeAssistant = clock.now + Self.homeAssistantInterval
-        var nextViewRefresh = clock.now
+        // On the service's clock, in seconds: a test that moves the clock moves these too.
+        let clock = self.clock
+        let start = clock.now
+        var nextStats = start + configuration.statsIntervalSeconds
+        var nextClockFlush = start + Self.clockFlushInterval
+        var nextHomeAssistant = start + Self.homeAssistantInterval
+        var nextViewRefresh = start
         var lastPositions = 0
-        var lastStatsTime = clock.now
+        var lastStatsTime = start
         // A minute, or sooner when devices are forgotten sooner than that.
-        let forgetSweepInterval = min(
-            Self.forgetSweepInterval, .milliseconds(Int64(max(250, configuration.geofence.forgetAfterSeconds * 250))))
-        var nextForgetSweep = clock.now + forgetSweepInterval
-        var nextSubscriptionRetry = clock.now + .seconds(5)
-        var lastTick = GeofenceService.now()
+        let forgetSweepInterval = min(Self.forgetSweepInterval, max(0.25, configuration.geofence.forgetAfterSeconds / 4))
+        var nextForgetSweep = start + forgetSweepInterval
+        var nextSubscriptionRetry = start + 5
+        var lastTick = start
         let positionFilters = Set(configuration.positionTopics + configuration.inputs.topics)
         while true {
-            try await Task.sleep(for: tickInterval)
-            let now = GeofenceService.now()
+            try await clock.sleep(for: tickInterval)
+            let now = clock.now
+            if now < lastTick {
+                // The wall clock was set back (NTP stepping it): what was due keeps its pace
+                // rather than waiting for the old time to come round again.
+                (nextStats, nextClockFlush, nextHomeAssistant, nextViewRefresh) = (now, now, now, now)
+                (nextForgetSweep, nextSubscriptionRetry, lastStatsTime) = (now, now, now)
+            }
             // Connected with a position filter refused, it does not hear those devices either.
             let hearing = running.withLock { running in
                 running.map { $0.client.isConnected && !$0.client.refusedSubscriptions.contains(where: positionFilters.contains) }
@@ -377,38 +404,37 @@ public final class GeofenceService: Service, Sendable {
             let unheard = hearing ? 0 : now - lastTick
             loop.step { $0.tick(now: now, unheard: unheard) }
             lastTick = now
-            if clock.now >= nextViewRefresh {
-                nextViewRefresh = clock.now + Self.viewRefreshInterval
+            if now >= nextViewRefresh {
+                nextViewRefresh = now + Self.viewRefreshInterval
                 refreshReadModel(loop)
                 // Retention, a chunk a second on the writer's thread, never on the position path.
                 let cutoff = now - configuration.retentionDays * 86_400
                 loop.writer.submit(Effects(changes: JournalChanges(pruneAlertsBefore: cutoff)))
             }
-            if clock.now >= nextClockFlush {
-                nextClockFlush = clock.now + Self.clockFlushInterval
+            if now >= nextClockFlush {
+                nextClockFlush = now + Self.clockFlushInterval
                 flushClocks(loop)
             }
-            if clock.now >= nextHomeAssistant {
+            if now >= nextHomeAssistant {
                 // A device's position in Home Assistant is at most this old, and never a message
                 // per sample (its fences changing are sent at once).
-                nextHomeAssistant = clock.now + Self.homeAssistantInterval
+                nextHomeAssistant = now + Self.homeAssistantInterval
                 loop.step { $0.homeAssistantPositions() }
             }
-            if clock.now >= nextSubscriptionRetry {
+            if now >= nextSubscriptionRetry {
                 // A refused subscription leaves the service deaf to those topics: asked again
                 // until the broker grants it (an ACL fixed, a cluster node back).
-                nextSubscriptionRetry = clock.now + .seconds(5)
+                nextSubscriptionRetry = now + 5
                 running.withLock { $0?.client }?.retryRefusedSubscriptions()
             }
-            if clock.now >= nextForgetSweep {
-                nextForgetSweep = clock.now + forgetSweepInterval
+            if now >= nextForgetSweep {
+                nextForgetSweep = now + forgetSweepInterval
                 forgetSilentDevices(loop, now: now)
             }
-            if clock.now >= nextStats {
-                nextStats = clock.now + .seconds(configuration.statsIntervalSeconds)
-                let elapsed = clock.now - lastStatsTime
-                lastStatsTime = clock.now
-                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            if now >= nextStats {
+                nextStats = now + configuration.statsIntervalSeconds
+                let seconds = now - lastStatsTime
+                lastStatsTime = now
                 let line = loop.withCore { core -> String in
                     let counters = core.counters
                     let rate = Double(counters.positions - lastPositions) / max(seconds, 1e-9)

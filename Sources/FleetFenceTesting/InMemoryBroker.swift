@@ -1,0 +1,205 @@
+import Dispatch
+import FleetFenceService
+import MQTT
+import Synchronization
+
+/// A broker in the test's process, for the service's rules tests: what those tests need of MQTT
+/// without a mosquitto to start (topic filters as MQTT matches them, retained messages, QoS 1
+/// sessions that keep messages for a client while it is away, last wills, refused subscriptions
+/// on request). Clients are ``MessageBus``es, so the real `GeofenceService` runs on it unchanged:
+/// `GeofenceService(..., bus: broker.factory)`.
+///
+/// Each client's handlers run on a serial queue of its own, one message at a time, in the order
+/// the broker routed them, as libmosquitto's network thread calls them. ``settled()`` returns once
+/// every message routed so far has been handled, so a test waits on that instead of sleeping.
+///
+/// What only mosquitto shows (TLS, ACLs, its dynamic security, a broker killed or restarted,
+/// slow sockets) is tested against mosquitto itself.
+public final class InMemoryBroker: Sendable {
+    struct Session {
+        var subscriptions: [String: Int32] = [:]
+        /// QoS 1 messages routed while the client was away (persistent sessions only).
+        var missed: [ReceivedMessage] = []
+        var client: InMemoryClient?
+    }
+
+    private struct State {
+        var sessions: [String: Session] = [:]
+        /// Retained messages by topic, its bytes: Swift's String equality would take two topics
+        /// that differ only in Unicode normalization for one, and MQTT tells them apart.
+        var retained: [[UInt8]: ReceivedMessage] = [:]
+        /// Filters a SUBSCRIBE is refused for (SUBACK 0x80), as an ACL would.
+        var refusing: Set<String> = []
+        /// Messages handed to a client's queue and not yet handled.
+        var inFlight = 0
+        var settledWaiters: [CheckedContinuation<Void, Never>] = []
+        var anonymous = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Makes clients of this broker, in the service's signature.
+    public var factory: MessageBusFactory {
+        { options in InMemoryClient(broker: self, options: options) }
+    }
+
+    /// A client of this broker (not connected yet).
+    public func client(id: String? = nil, cleanSession: Bool = true, will: MQTTWill? = nil) -> InMemoryClient {
+        var options = MQTTOptions(url: MQTTURL(host: "in-memory"), clientID: id, cleanSession: cleanSession)
+        options.will = will
+        return InMemoryClient(broker: self, options: options)
+    }
+
+    /// A client, connected.
+    public func connectedClient(id: String? = nil) async throws -> InMemoryClient {
+        let client = client(id: id)
+        try await client.connect(timeout: .seconds(1))
+        return client
+    }
+
+    /// From now on a SUBSCRIBE to `filter` is refused, until ``grant(_:)``.
+    public func refuse(_ filter: String) { state.withLock { _ = $0.refusing.insert(filter) } }
+    public func grant(_ filter: String) { state.withLock { _ = $0.refusing.remove(filter) } }
+
+    /// The retained messages a subscriber to `filter` would receive now, by topic.
+    public func retained(_ filter: String) -> [ReceivedMessage] {
+        state.withLock { state in
+            state.retained.values.filter { MQTTTopicFilter.matches(filter, topic: $0.topic) }.sorted { $0.topic < $1.topic }
+        }
+    }
+
+    /// Returns once every message routed so far has been handled by its client (and what those
+    /// handlers published in turn).
+    public func settled() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if state.inFlight == 0 { return true }
+                state.settledWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    // MARK: Clients' side
+
+    /// Connects `client`: a client of the same id already connected is disconnected, as MQTT
+    /// takes a session over. Returns the filters refused.
+    func attach(_ client: InMemoryClient, filters: [String: Int32]) -> [String] {
+        let (refused, previous) = state.withLock { state -> ([String], InMemoryClient?) in
+            let id = client.id
+            var session = client.options.cleanSession ? Session() : state.sessions[id] ?? Session()
+            let previous = session.client
+            session.client = client
+            let missed = session.missed
+            session.missed = []
+            state.sessions[id] = session
+            let (refused, retained) = subscribe(client, filters, in: &state)
+            // Under the lock, as `route` does: nothing routed meanwhile overtakes them.
+            for message in missed + retained { deliver(message, to: client, in: &state) }
+            return (refused, previous)
+        }
+        if let previous, previous !== client { previous.lostConnection(publishWill: true) }
+        return refused
+    }
+
+    /// Subscribes a connected client; returns the filters refused.
+    func subscribe(_ client: InMemoryClient, _ filters: [String: Int32]) -> [String] {
+        state.withLock { state in
+            guard state.sessions[client.id]?.client === client else { return [] }
+            let (refused, retained) = subscribe(client, filters, in: &state)
+            for message in retained { deliver(message, to: client, in: &state) }
+            return refused
+        }
+    }
+
+    private func subscribe(
+        _ client: InMemoryClient, _ filters: [String: Int32], in state: inout State
+    ) -> (refused: [String], retained: [ReceivedMessage]) {
+        var refused: [String] = []
+        var retained: [ReceivedMessage] = []
+        for (filter, qos) in filters.sorted(by: { $0.key < $1.key }) {
+            if state.refusing.contains(filter) {
+                refused.append(filter)
+                continue
+            }
+            state.sessions[client.id, default: Session()].subscriptions[filter] = qos
+            for message in state.retained.values.sorted(by: { $0.topic < $1.topic })
+            where MQTTTopicFilter.matches(filter, topic: message.topic) {
+                var copy = message
+                copy.qos = min(qos, message.qos)
+                retained.append(copy)
+            }
+        }
+        return (refused, retained)
+    }
+
+    /// Ends `client`'s connection; its will is published unless it said goodbye.
+    func detach(_ client: InMemoryClient, publishWill: Bool) {
+        state.withLock { state in
+            guard state.sessions[client.id]?.client === client else { return }
+            if client.options.cleanSession {
+                state.sessions[client.id] = nil
+            } else {
+                state.sessions[client.id]?.client = nil
+            }
+        }
+        if publishWill, let will = client.options.will {
+            route(ReceivedMessage(topic: will.topic, payload: will.payload, qos: will.qos, retain: will.retain))
+        }
+    }
+
+    /// Stores what is retained and hands the message to every matching subscriber's queue, under
+    /// the lock, so that each subscriber sees one publisher's messages in order.
+    func route(_ message: ReceivedMessage) {
+        state.withLock { state in
+            if message.retain {
+                state.retained[Array(message.topic.utf8)] = message.payload.isEmpty ? nil : message
+            }
+            for (id, session) in state.sessions {
+                // One copy per client, at the highest QoS of its matching subscriptions.
+                var granted: Int32?
+                for (filter, qos) in session.subscriptions where MQTTTopicFilter.matches(filter, topic: message.topic) {
+                    granted = max(granted ?? 0, qos)
+                }
+                guard let granted else { continue }
+                // Retained only when sent for a new subscription (MQTT 3.1.1, 3.3.1.3).
+                let delivered = ReceivedMessage(
+                    topic: message.topic, payload: message.payload, qos: min(granted, message.qos), retain: false)
+                if let client = session.client {
+                    deliver(delivered, to: client, in: &state)
+                } else if delivered.qos > 0 {
+                    state.sessions[id]?.missed.append(delivered)
+                }
+            }
+        }
+    }
+
+    private func deliver(_ message: ReceivedMessage, to client: InMemoryClient, in state: inout State) {
+        state.inFlight += 1
+        client.enqueue(message)
+    }
+
+    /// A client queued a job of its own (a connection change) that ``settled()`` waits for.
+    func started() { state.withLock { $0.inFlight += 1 } }
+
+    /// A client handled one message (or job).
+    func handled() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.inFlight -= 1
+            guard state.inFlight == 0 else { return [] }
+            defer { state.settledWaiters = [] }
+            return state.settledWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func anonymousID() -> String {
+        state.withLock { state in
+            state.anonymous += 1
+            return "in-memory-\(state.anonymous)"
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import Dispatch
+import FleetFenceService
+import MQTT
+import Synchronization
+
+/// A client of an ``InMemoryBroker``: the service's ``MessageBus`` without a socket. It behaves as
+/// ``MQTTClient`` does where the service can tell: handlers on a serial queue of its own, filters
+/// subscribed again at every (re)connect, QoS 1 publishes held while disconnected and sent after
+/// the reconnect, QoS 0 dropped then, refused filters listed until a retry is granted.
+public final class InMemoryClient: MessageBus {
+    private struct State {
+        var started = false
+        var connected = false
+        var filters: [String: Int32] = [:]
+        var refused: [String] = []
+        /// QoS 1 publishes made while disconnected, sent after the reconnect.
+        var outbox: [ReceivedMessage] = []
+        var onMessage: (@Sendable (MQTTMessage) -> Void)?
+        var onConnectionChange: (@Sendable (Bool) -> Void)?
+    }
+
+    private let broker: InMemoryBroker
+    public let options: MQTTOptions
+    let id: String
+    private let state = Mutex(State())
+    private let queue: DispatchQueue
+
+    init(broker: InMemoryBroker, options: MQTTOptions) {
+        self.broker = broker
+        self.options = options
+        self.id = options.clientID ?? broker.anonymousID()
+        queue = DispatchQueue(label: "in-memory-client-\(id)")
+    }
+
+    deinit {
+        // Dropped without `disconnect`, like a crash: the broker publishes the will.
+        if state.withLock({ $0.connected }) { broker.detach(self, publishWill: true) }
+    }
+
+    public func onMessage(_ handler: @escaping @Sendable (MQTTMessage) -> Void) {
+        state.withLock { $0.onMessage = handler }
+    }
+
+    public func onConnectionChange(_ handler: @escaping @Sendable (Bool) -> Void) {
+        state.withLock { $0.onConnectionChange = handler }
+    }
+
+    public func subscribe(_ filters: [String], qos: Int32) {
+        let wanted = Dictionary(filters.map { ($0, qos) }, uniquingKeysWith: { $1 })
+        let connected = state.withLock { state in
+            state.filters.merge(wanted) { $1 }
+            return state.connected
+        }
+        guard connected else { return }
+        let refused = broker.subscribe(self, wanted)
+        state.withLock { state in
+            state.refused.removeAll { wanted[$0] != nil }
+            state.refused += refused
+        }
+    }
+
+    public func connect(timeout: Duration) async throws {
+        let alreadyStarted = state.withLock { state in
+            defer { state.started = true }
+            return state.started
+        }
+        if alreadyStarted { throw MQTTError.alreadyStarted }
+        establish()
+    }
+
+    /// The connection up: subscriptions made again, what waited in the outbox sent, and the
+    /// handler told (on the client's queue, before any message, as libmosquitto calls it).
+    private func establish() {
+        let (filters, handler) = state.withLock { ($0.filters, $0.onConnectionChange) }
+        // Queued first: libmosquitto's on_connect comes before any message of the connection.
+        if let handler { run { handler(true) } }
+        let refused = broker.attach(self, filters: filters)
+        let outbox = state.withLock { state in
+            state.connected = true
+            state.refused = refused
+            defer { state.outbox = [] }
+            return state.outbox
+        }
+        for message in outbox { broker.route(message) }
+    }
+
+    @discardableResult
+    public func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) -> MQTTPublishResult {
+        let message = ReceivedMessage(topic: topic, payload: payload, qos: qos, retain: retain)
+        let result: MQTTPublishResult = state.withLock { state in
+            guard state.started else { return .dropped(.notStarted) }
+            guard state.connected else {
+                guard qos > 0 else { return .dropped(.notConnected) }
+                state.outbox.append(message)
+                return .queued
+            }
+            return .sent
+        }
+        if result == .sent { broker.route(message) }
+        return result
+    }
+
+    public var refusedSubscriptions: [String] { state.withLock { $0.refused } }
+
+    public func retryRefusedSubscriptions() {
+        let refused = state.withLock { state in state.refused }
+        guard !refused.isEmpty else { return }
+        let qos = state.withLock { state in refused.map { state.filters[$0] ?? 1 } }
+        for (filter, qos) in zip(refused, qos) { subscribe([filter], qos: qos) }
+    }
+
+    public var isConnected: Bool { state.withLock { $0.connected } }
+
+    /// The broker acknowledges a QoS 1 publish as it routes it: only what waits for a reconnect
+    /// is unacknowledged.
+    public func waitForPublishes(timeout: Duration) async -> Bool {
+        state.withLock { $0.outbox.isEmpty }
+    }
+
+    public func disconnect() async {
+        let wasConnected = state.withLock { state in
+            defer { (state.connected, state.started) = (false, false) }
+            return state.connected
+        }
+        guard wasConnected else { return }
+        broker.detach(self, publishWill: false)
+        // Returns once no handler of this client runs any more, as MQTTClient joins its thread.
+        queue.sync {}
+    }
+
+    /// The connection lost (another client took the id over, or a test cut it): the will is
+    /// published and the handler told. The client does not come back by itself.
+    public func lostConnection(publishWill: Bool) {
+        let handler = state.withLock { state -> (@Sendable (Bool) -> Void)? in
+            guard state.connected else { return nil }
+            state.connected = false
+            return state.onConnectionChange
+        }
+        guard let handler else { return }
+        broker.detach(self, publishWill: publishWill)
+        run { handler(false) }
+    }
+
+    /// Connects again after ``lostConnection(publishWill:)``, as MQTTClient does by itself.
+    public func reconnect() {
+        guard state.withLock({ $0.started && !$0.connected }) else { return }
+        establish()
+    }
+
+    /// Runs `job` on the client's queue, counted until done: ``InMemoryBroker/settled()`` waits for it.
+    private func run(_ job: @escaping @Sendable () -> Void) {
+        broker.started()
+        let broker = self.broker
+        queue.async {
+            job()
+            broker.handled()
+        }
+    }
+
+    /// Called by the broker under its lock (which counted it): the handler runs later, on this
+    /// client's queue.
+    func enqueue(_ message: ReceivedMessage) {
+        let broker = self.broker
+        queue.async { [self] in
+            if let handler = state.withLock({ $0.onMessage }) {
+                var topic = message.topic
+                topic.withUTF8 { topicBytes in
+                    // NUL-terminated, as libmosquitto lends it.
+                    let cString = Array(topicBytes) + [0]
+                    cString.withUnsafeBufferPointer { pointer in
+                        pointer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: cString.count) { topicPointer in
+                            message.payload.withUnsafeBytes { payload in
+                                handler(MQTTMessage(topicCString: topicPointer, payload: payload, qos: message.qos, retain: message.retain))
+                            }
+                        }
+                    }
+                }
+            }
+            broker.handled()
+        }
+    }
+}
