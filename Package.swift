@@ -14,6 +14,9 @@ let package = Package(
         .executable(name: "decode-bench", targets: ["DecodeBenchmark"]),
         .library(name: "GeofenceEngine", targets: ["GeofenceEngine"]),
         .library(name: "MQTT", targets: ["MQTT"]),
+        // For tests of code built on FleetFence, as HummingbirdTesting is for Hummingbird: the
+        // service in-process on an in-memory broker and a manual clock, collectors, a real mosquitto.
+        .library(name: "FleetFenceTesting", targets: ["FleetFenceTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -169,7 +172,8 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Test support: a real mosquitto in one line, and the service in-process or as a process.
+        // Test support: the service in-process on an in-memory broker or a real mosquitto in one
+        // line, or as a process.
         .target(
             name: "FleetFenceTesting",
             dependencies: [
