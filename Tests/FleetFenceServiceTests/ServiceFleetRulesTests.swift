@@ -156,10 +156,14 @@ struct ServiceFleetRulesTests {
     @Test func devicesSilentForForgetAfterAreForgotten() async throws {
         var options = Self.options()
         options.forgetAfter = 1
+        options.manualClock = true
         try await withService(options) { h in
             try await h.position("quiet", north: 0, ts: T)
-            #expect(try await h.waitForRetained("fleetfence/state/quiet") { $0 != nil } != nil)
-            #expect(try await h.waitForRetained("fleetfence/state/quiet", timeout: .seconds(10)) { $0 == nil } == nil)
+            #expect(try await h.retained("fleetfence/state/quiet").count == 1)
+            try await h.advance(by: 0.75)
+            #expect(try await h.retained("fleetfence/state/quiet").count == 1, "not before forget_after_s")
+            try await h.advance(by: 1)
+            #expect(try await h.retained("fleetfence/state/quiet").isEmpty)
         }
     }
 }

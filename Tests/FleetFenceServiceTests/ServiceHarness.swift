@@ -193,6 +193,9 @@ struct HarnessOptions {
     /// A real mosquitto rather than the in-memory broker: for what only it shows (its restarts,
     /// persistence, dynamic security). A process, persistence or broker lines imply it.
     var realBroker = false
+    /// The service on a clock the test moves (``ServiceHarness/advance(by:)``), starting at the
+    /// real time: silence, forgetting and arrival times without real seconds of waiting.
+    var manualClock = false
     var needsRealBroker: Bool { realBroker || process || brokerPersistence || !brokerConfig.isEmpty }
 
     /// The defaults, with the service as a process.
@@ -258,6 +261,9 @@ final class ServiceHarness {
     private var earlierLogs: [String] = []
     let collector: MessageCollector
     let publisher: any MessageBus
+    /// The service's clock when `options.manualClock`; it lives as long as the harness, across
+    /// restarts of the service.
+    let clock: ManualClock?
     private var barriers = 0
 
     /// The real broker; fails the test when it runs on the in-memory one.
@@ -280,6 +286,8 @@ final class ServiceHarness {
     ) {
         self.mosquitto = mosquitto
         self.memory = memory
+        // A whole second: the times it stamps are then exact in milliseconds.
+        self.clock = options.manualClock ? ManualClock(now: Date().timeIntervalSince1970.rounded(.down)) : nil
         self.directory = directory
         self.options = options
         self.clientID = clientID
@@ -362,7 +370,8 @@ final class ServiceHarness {
     func startService() async throws {
         if let log = service?.log { earlierLogs.append(log) }
         guard options.process else {
-            service = .inProcess(try await InProcessService.start(serviceConfiguration, broker: memory))
+            service = .inProcess(
+                try await InProcessService.start(serviceConfiguration, broker: memory, clock: clock ?? SystemClock()))
             return
         }
         let process = try await ServiceProcess.start(serviceOptions, workingDirectory: directory)
@@ -456,6 +465,15 @@ final class ServiceHarness {
             try await Task.sleep(for: .milliseconds(5))
         }
         throw TestSupportError("barrier \(token) not answered on \(topic) within \(timeout)")
+    }
+
+    /// Moves the service's manual clock by `seconds`, a tick at a time, then waits for what that
+    /// made it say. What was published before arrives first, at the time it was published.
+    func advance(by seconds: Double) async throws {
+        guard let clock else { throw TestSupportError("this test needs options.manualClock = true") }
+        try await barrier()
+        await clock.advance(by: seconds, step: 0.25)
+        try await barrier()
     }
 
     // MARK: Reading

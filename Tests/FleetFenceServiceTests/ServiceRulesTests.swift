@@ -29,6 +29,7 @@ struct ServiceRulesTests {
     @Test func jitterInTheHysteresisBandRaisesNothing() async throws {
         var options = HarnessOptions()
         options.silentConfirm = 2  // silence must not confirm a change without evidence either
+        options.manualClock = true
         try await withService(options) { h in
             try await h.position("j", north: 100, ts: T)  // first sight, inside
             var offset = 2.0
@@ -40,8 +41,7 @@ struct ServiceRulesTests {
                 try await h.position("j", north: 206, ts: T + offset)
                 offset += 2
             }
-            try await Task.sleep(for: .milliseconds(2_600))
-            try await h.barrier()
+            try await h.advance(by: 2.6)
             #expect(h.alerts("j").isEmpty, "\(h.alerts("j"))")
             #expect(h.states("j").map { $0.strings("inside") ?? [] } == [["depot"]])
         }
@@ -128,22 +128,19 @@ struct ServiceRulesTests {
     @Test func silenceConfirmsAPendingChange() async throws {
         var options = HarnessOptions()
         options.silentConfirm = 2
+        options.manualClock = true
         try await withService(options) { h in
             try await h.position("s-in", north: 300, ts: T)
             try await h.position("s-out", north: 100, ts: T)
-            // Taken before the samples leave: the service's silence starts at their arrival, which
-            // may come before a publish call returns (it waits for the broker's acknowledgement).
-            let published = ContinuousClock.now
             try await h.position("s-in", north: 100, ts: T + 10)  // pending enter, then silence
             try await h.position("s-out", north: 300, ts: T + 10)  // pending exit, then silence
             try await h.barrier()
             #expect(h.alerts().isEmpty, "nothing before the silence is long enough")
-
-            let enter = await h.waitForAlerts("s-in", count: 1, timeout: .seconds(10)).first
-            let exit = await h.waitForAlerts("s-out", count: 1, timeout: .seconds(10)).first
-            let waited = ContinuousClock.now - published
-            #expect(waited >= .milliseconds(1_900), "confirmed after silent_confirm_s of wall clock, not before: \(waited)")
-            #expect(waited < .seconds(8))
+            try await h.advance(by: 1.75)
+            #expect(h.alerts().isEmpty, "confirmed after silent_confirm_s of the service's clock, not before")
+            try await h.advance(by: 0.5)
+            let enter = h.alerts("s-in").first
+            let exit = h.alerts("s-out").first
 
             #expect(enter?.event == "enter")
             #expect(near(enter?.at, T + 5))
@@ -265,10 +262,12 @@ struct ServiceRulesTests {
     @Test func silenceConfirmsAChangeThatIsNotAlerted() async throws {
         var options = HarnessOptions()
         options.silentConfirm = 2
+        options.manualClock = true
         options.fences = Fences.collection([Fences.circle("exit-only", radius: 200, notify: ["exit"])])
         try await withService(options) { h in
             try await h.position("q", north: 300, ts: T)
             try await h.position("q", north: 100, ts: T + 10)  // pending enter, then silence
+            try await h.advance(by: 2.25)
             let state = try await h.waitForRetained("fleetfence/state/q") { message in
                 message.flatMap { JSONObject($0.payload) }?.strings("inside") == ["exit-only"]
             }

@@ -289,28 +289,27 @@ struct ServiceTopicsTests {
         }
     }
 
+    /// Arrival times come from the service's clock: on a manual one they are exact.
     @Test func absentTimestampMeansArrivalTime() async throws {
-        try await withService { h in
-            let first = Date().timeIntervalSince1970
+        var options = HarnessOptions()
+        options.manualClock = true
+        try await withService(options) { h in
+            let clock = try #require(h.clock)
+            let first = clock.now
             try await h.position("a1", north: 300, ts: nil)
             try await h.barrier()
             let state = try #require(h.states("a1").last)
-            let stateAt = try #require(state.time("at"))
-            #expect(stateAt >= first - 0.5 && stateAt <= Date().timeIntervalSince1970 + 0.5, "\(state)")
+            #expect(state.string("at") == rfc3339(first), "\(state)")
 
-            let crossing = Date().timeIntervalSince1970
+            try await h.advance(by: 1)
+            try await h.position("a1", north: 100, ts: nil)  // crossed half-way, at first + 0.5
+            try await h.advance(by: 2)  // debounce 2 s, in arrival time
             try await h.position("a1", north: 100, ts: nil)
-            try await Task.sleep(for: .milliseconds(2_300))  // debounce 2 s, in arrival time
-            let before = Date().timeIntervalSince1970
-            try await h.position("a1", north: 100, ts: nil)
-            let after = Date().timeIntervalSince1970
-            let alerts = await h.waitForAlerts("a1", count: 1)
-            let enter = try #require(alerts.first)
+            try await h.barrier()
+            let enter = try #require(h.alerts("a1").first)
             #expect(enter.event == "enter")
-            let confirmed = try #require(enter.confirmedAt)
-            #expect(confirmed >= before - 0.5 && confirmed <= after + 0.5, "\(enter)")
-            let at = try #require(enter.at)
-            #expect(at >= first - 0.5 && at <= crossing + 0.5, "\(enter)")
+            #expect(enter.json.string("confirmed_at") == rfc3339(first + 3), "\(enter)")
+            #expect(enter.json.string("at") == rfc3339(first + 0.5), "\(enter)")
         }
     }
 }
