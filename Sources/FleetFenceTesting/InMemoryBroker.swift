@@ -20,7 +20,9 @@ public final class InMemoryBroker: Sendable {
         var subscriptions: [String: Int32] = [:]
         /// QoS 1 messages routed while the client was away (persistent sessions only).
         var missed: [ReceivedMessage] = []
-        var client: InMemoryClient?
+        /// Weak: a client its owner drops without `disconnect` ends as a crashed one does, with
+        /// its will (see ``InMemoryClient``'s deinit).
+        weak var client: InMemoryClient?
     }
 
     private struct State {
