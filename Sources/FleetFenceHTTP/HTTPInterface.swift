@@ -17,26 +17,26 @@ public final class HTTPInterface: Service, Sendable {
 
     /// `listen`: `host:port` (`http.listen`); port 0 picks a free one, which ``port()`` and the log
     /// line `http listening` name.
-    public init(service: GeofenceService, listen: String, logger: Logger) throws {
+    public init(api: any FleetFenceAPI, listen: String, logger: Logger) throws {
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]) else {
             throw HTTPInterfaceError(reason: "http.listen must be host:port, got \(listen)")
         }
         let written = String(listen[..<colon])
         let host = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
         self.logger = logger
-        self.feed = service.readModel.feed
-        let configuration = service.configuration
-        let writes = WriteGuard(tokenFile: configuration.http.tokenFile, listensOnLoopback: WriteGuard.isLoopback(host: host))
+        self.feed = api.readModel.feed
+        let settings = api.httpSettings
+        let writes = WriteGuard(tokenFile: settings.tokenFile, listensOnLoopback: WriteGuard.isLoopback(host: host))
         let responder = APIResponder(
-            fences: .fences(service, writes: writes),
-            tours: .tours(service, writes: writes),
-            devices: DevicesEndpoint(service: service),
-            events: EventsEndpoint(service: service),
-            stream: StreamEndpoint(service: service),
-            health: HealthEndpoint(service: service),
-            map: MapEndpoint(tilesURL: configuration.http.tilesURL, logger: logger),
-            positions: PositionsEndpoint(service: service, writes: writes),
-            webhooks: WebhooksEndpoint(service: service, writes: writes),
+            fences: .fences(api, writes: writes),
+            tours: .tours(api, writes: writes),
+            devices: DevicesEndpoint(api: api),
+            events: EventsEndpoint(api: api),
+            stream: StreamEndpoint(api: api),
+            health: HealthEndpoint(api: api),
+            map: MapEndpoint(tilesURL: settings.tilesURL, logger: logger),
+            positions: PositionsEndpoint(api: api, writes: writes),
+            webhooks: WebhooksEndpoint(api: api, writes: writes),
             logger: logger)
         let bound = self.bound
         var quiet = logger

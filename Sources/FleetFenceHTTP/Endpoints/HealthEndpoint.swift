@@ -4,7 +4,7 @@ import Hummingbird
 
 /// `/healthz`, `/readyz` and `/metrics`: what an SRE's probes and scraper ask.
 struct HealthEndpoint: Sendable {
-    let service: GeofenceService
+    let api: any FleetFenceAPI
 
     func healthz(_ target: RequestTarget) throws(HTTPProblem) -> Response {
         try target.checkQuery(allowed: [])
@@ -14,7 +14,7 @@ struct HealthEndpoint: Sendable {
     /// Ready when connected to the broker, the journal open and writable, the fences file applied.
     func readyz(_ target: RequestTarget) throws(HTTPProblem) -> Response {
         try target.checkQuery(allowed: [])
-        let reasons = service.notReadyReasons
+        let reasons = api.notReadyReasons
         var json = JSONWriter(capacity: 128)
         json.beginObject()
         json.key("status")
@@ -34,6 +34,6 @@ struct HealthEndpoint: Sendable {
 
     func metrics(_ target: RequestTarget) throws(HTTPProblem) -> Response {
         try target.checkQuery(allowed: [])
-        return .bytes(service.metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        return .bytes(api.metricsExposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 }

@@ -7,7 +7,7 @@ import Hummingbird
 /// protocol of Traccar Client, and OwnTracks' HTTP mode. Writes, guarded as the others are; each
 /// decoded here and fed through the same core step as an MQTT position.
 struct PositionsEndpoint: Sendable {
-    let service: GeofenceService
+    let api: any FleetFenceAPI
     let writes: WriteGuard
 
     /// `POST /api/positions`: `{"accepted": n, "stale": n, "rejected": [{"index", "error"}]}`; a bad
@@ -97,9 +97,9 @@ struct PositionsEndpoint: Sendable {
 
     private func ingest(
         _ items: [Result<ForeignPosition, PositionRejection>], source: String
-    ) async throws(HTTPProblem) -> [GeofenceService.IngestOutcome] {
+    ) async throws(HTTPProblem) -> [IngestOutcome] {
         do {
-            return try await service.ingest(items, source: source)
+            return try await api.ingest(items, source: source)
         } catch {
             throw HTTPProblem(status: .serviceUnavailable, reason: error.reason)
         }
