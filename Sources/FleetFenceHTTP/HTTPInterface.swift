@@ -6,17 +6,19 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// The operator's window (README, "The HTTP interface"): the live map, the API over fences,
+/// The operator's window (README "The HTTP interface"): the live map, the API over fences,
 /// devices and history, the stream, metrics and health, served by Hummingbird beside the service.
 /// A `Service` of the same group, so it starts and stops with it.
 public final class HTTPInterface: Service, Sendable {
-    private let application: Application<APIResponder>
+    /// The Hummingbird application the interface runs; tests route requests to it in-process
+    /// (HummingbirdTesting's `.router`) without running it.
+    public let application: Application<APIResponder>
     private let bound = BoundPort()
     private let logger: Logger
     private let feed: LiveFeed
 
     /// `listen`: `host:port` (`http.listen`); port 0 picks a free one, which ``port()`` and the log
-    /// line `http listening` name.
+    /// line `http listening` name. Nothing is bound before ``run()``.
     public init(api: any FleetFenceAPI, listen: String, logger: Logger) throws {
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]) else {
             throw HTTPInterfaceError(reason: "http.listen must be host:port, got \(listen)")
@@ -26,18 +28,10 @@ public final class HTTPInterface: Service, Sendable {
         self.logger = logger
         self.feed = api.readModel.feed
         let settings = api.httpSettings
-        let writes = WriteGuard(tokenFile: settings.tokenFile, listensOnLoopback: WriteGuard.isLoopback(host: host))
-        let responder = APIResponder(
-            fences: .fences(api, writes: writes),
-            tours: .tours(api, writes: writes),
-            devices: DevicesEndpoint(api: api),
-            events: EventsEndpoint(api: api),
-            stream: StreamEndpoint(api: api),
-            health: HealthEndpoint(api: api),
-            map: MapEndpoint(tilesURL: settings.tilesURL, logger: logger),
-            positions: PositionsEndpoint(api: api, writes: writes),
-            webhooks: WebhooksEndpoint(api: api, writes: writes),
-            logger: logger)
+        let responder = APIRoutes.responder(
+            api: api,
+            writes: WriteGuard(tokenFile: settings.tokenFile, listensOnLoopback: WriteGuard.isLoopback(host: host)),
+            map: MapEndpoint(tilesURL: settings.tilesURL, logger: logger))
         let bound = self.bound
         var quiet = logger
         // Hummingbird's own per-request lines are for debugging.
@@ -74,7 +68,7 @@ public final class HTTPInterface: Service, Sendable {
                 feed.finishAll()
             }
         } catch {
-            // Most often a second instance on one machine with the default address (README,
+            // Most often a second instance on one machine with the default address (README
             // "Several instances"): say which key moves it.
             var metadata: Logger.Metadata = ["error": "\(error)"]
             if "\(error)".localizedCaseInsensitiveContains("address already in use") {

@@ -10,8 +10,10 @@ struct DevicesEndpoint: Sendable {
     static let defaultLimit = 1_000
     static let maxLimit = 10_000
 
+    /// Its query parameters (the route declares them).
+    static let parameters: Set<String> = ["limit", "after"]
+
     func list(_ target: RequestTarget) throws(HTTPProblem) -> Response {
-        try target.checkQuery(allowed: ["limit", "after"])
         let limit = try target.limit(default: Self.defaultLimit, maximum: Self.maxLimit)
         let after = try target.single("after")
         // One more than asked: whether a next page exists.
@@ -29,8 +31,7 @@ struct DevicesEndpoint: Sendable {
         return .json(json.bytes)
     }
 
-    func get(_ id: String, _ target: RequestTarget) throws(HTTPProblem) -> Response {
-        try target.checkQuery(allowed: [])
+    func get(_ id: String) throws(HTTPProblem) -> Response {
         guard let view = api.readModel.device(id) else { throw .notFound("no device \(id)") }
         var json = JSONWriter(capacity: 256)
         Self.write(view, into: &json)

@@ -10,10 +10,10 @@ import NIOPosix
 struct EventsEndpoint: Sendable {
     let api: any FleetFenceAPI
 
+    /// Its query parameters (the route declares them).
     static let parameters: Set<String> = ["device", "fence", "event", "since", "until", "limit", "after", "format"]
 
     func list(_ target: RequestTarget) async throws(HTTPProblem) -> Response {
-        try target.checkQuery(allowed: Self.parameters)
         let (query, csv) = try Self.query(target)
         let api = api
         let page: EventPage

@@ -12,8 +12,7 @@ struct StreamEndpoint: Sendable {
 
     static let heartbeatInterval = Duration.seconds(15)
 
-    func open(_ target: RequestTarget) throws(HTTPProblem) -> Response {
-        try target.checkQuery(allowed: [])
+    func open() throws(HTTPProblem) -> Response {
         guard let subscriber = api.readModel.feed.subscribe() else {
             throw HTTPProblem(
                 status: .serviceUnavailable,
