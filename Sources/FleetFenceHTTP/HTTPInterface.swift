@@ -17,8 +17,8 @@ public final class HTTPInterface: Service, Sendable {
     private let logger: Logger
     private let feed: LiveFeed
 
-    /// `listen`: `host:port` (`http.listen`); port 0 picks a free one, which ``port()`` and the log
-    /// line `http listening` name. Nothing is bound before ``run()``.
+    /// `listen`: `host:port` (`http.listen`); port 0 picks a free one, which ``port(timeout:)`` and
+    /// the log line `http listening` name. Nothing is bound before ``run()``.
     public init(api: any FleetFenceAPI, listen: String, logger: Logger) throws {
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]) else {
             throw HTTPInterfaceError(reason: "http.listen must be host:port, got \(listen)")
@@ -41,21 +41,29 @@ public final class HTTPInterface: Service, Sendable {
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fleetfence"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? port
-                bound.port.store(port, ordering: .releasing)
                 logger.info("http listening", metadata: ["address": "\(host):\(port)", "port": "\(port)", "url": "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"])
+                bound.listening(on: port)
             },
             logger: quiet)
     }
 
-    /// The port once listening (port 0 asked for a free one).
+    /// The port once listening (port 0 asked for a free one); throws when not listening within
+    /// `timeout`.
     public func port(timeout: Duration = .seconds(10)) async throws -> Int {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let port = bound.port.load(ordering: .acquiring)
-            if port >= 0 { return port }
-            try await Task.sleep(for: .milliseconds(5))
+        let bound = self.bound
+        let port = await withTaskGroup(of: Int?.self) { group in
+            group.addTask { await bound.port() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
-        throw HTTPInterfaceError(reason: "not listening within \(timeout)")
+        try Task.checkCancellation()
+        guard let port else { throw HTTPInterfaceError(reason: "not listening within \(timeout)") }
+        return port
     }
 
     public func run() async throws {
@@ -85,7 +93,56 @@ public struct HTTPInterfaceError: Error, CustomStringConvertible {
     public var description: String { reason }
 }
 
-/// Set once the server listens; -1 until then.
+/// The bound port, told once by `onServerRunning` to everyone waiting for it and to everyone who
+/// asks later.
 private final class BoundPort: Sendable {
-    let port = Atomic(-1)
+    private enum State {
+        case waiting([Int: CheckedContinuation<Int?, Never>], nextID: Int)
+        case listening(Int)
+    }
+
+    private let state = Mutex(State.waiting([:], nextID: 0))
+
+    func listening(on port: Int) {
+        let waiting = state.withLock { state -> [CheckedContinuation<Int?, Never>] in
+            guard case let .waiting(waiting, _) = state else { return [] }
+            state = .listening(port)
+            return Array(waiting.values)
+        }
+        for continuation in waiting { continuation.resume(returning: port) }
+    }
+
+    /// The port, or `nil` when the waiting task is cancelled first.
+    func port() async -> Int? {
+        let id = state.withLock { state -> Int in
+            guard case let .waiting(waiting, nextID) = state else { return -1 }
+            state = .waiting(waiting, nextID: nextID + 1)
+            return nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now: Int?? = state.withLock { state in
+                    switch state {
+                    case let .listening(port):
+                        return .some(port)
+                    case .waiting(var waiting, let nextID):
+                        // Cancelled before this registered: the handler found nothing to resume.
+                        if Task.isCancelled { return .some(nil) }
+                        waiting[id] = continuation
+                        state = .waiting(waiting, nextID: nextID)
+                        return .none
+                    }
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        } onCancel: {
+            let continuation = state.withLock { state -> CheckedContinuation<Int?, Never>? in
+                guard case .waiting(var waiting, let nextID) = state else { return nil }
+                let continuation = waiting.removeValue(forKey: id)
+                state = .waiting(waiting, nextID: nextID)
+                return continuation
+            }
+            continuation?.resume(returning: nil)
+        }
+    }
 }
