@@ -129,6 +129,8 @@ struct HTTPInterfaceTests {
                 ("GET", "/api/fences/a%2Fb", 404, nil, #"{"error":"no fence a/b"}"#),
                 ("GET", "/api/devices/%C3%BC", 404, nil, #"{"error":"no device ü"}"#),
                 ("GET", "/api/webhooks/x%2Fy%3F/dead", 404, nil, #"{"error":"no webhook named x/y?"}"#),
+                ("GET", "/api/tours/%20%15", 404, nil, #"{"error":"no tour  \u0015"}"#),
+                ("GET", "/api/fences/%2e%2E", 404, nil, #"{"error":"no fence .."}"#),
                 ("GET", "/api/fences/%zz", 400, nil, #"{"error":"the path has an invalid percent-encoding"}"#),
                 ("GET", "/nothing?x=%zz", 400, nil, #"{"error":"the query has an invalid percent-encoding"}"#),
                 ("GET", "/api/stream?x=1", 400, nil, #"{"error":"unknown query parameter x (it takes none)"}"#),

@@ -38,26 +38,29 @@ struct RequestTarget: Sendable {
         self.query = pairs
     }
 
-    /// The path Hummingbird's router is given: the segments as decoded here, with only the bytes
-    /// that would split or end one escaped, so that `/api/%66ences/a%2Fb` routes as
-    /// `/api/fences/{a/b}` did before the router; `nil` when the path has no escape, and routes as
+    /// The path Hummingbird's router is given: the segments as decoded here, each byte but the
+    /// unreserved ones (RFC 3986) escaped again, so that `/api/%66ences/a%2Fb` routes as
+    /// `/api/fences/{a/b}` did before the router, and no decoded byte (a space, a control
+    /// character, `?`) can end or split the path; `nil` when the path has no escape, and routes as
     /// sent. A path parameter of it goes through ``pathParameter(_:)``.
     var routedPath: String? {
         guard path.utf8.contains(UInt8(ascii: "%")) else { return nil }
-        var routed = ""
+        var routed: [UInt8] = []
         for segment in segments {
-            routed += "/"
-            for character in segment.unicodeScalars {
-                switch character {
-                case "%": routed += "%25"
-                case "/": routed += "%2F"
-                case "?": routed += "%3F"
-                case "#": routed += "%23"
-                default: routed.unicodeScalars.append(character)
+            routed.append(UInt8(ascii: "/"))
+            for byte in segment.utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                    UInt8(ascii: "~"):
+                    routed.append(byte)
+                default:
+                    let hex = Array("0123456789ABCDEF".utf8)
+                    routed += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
                 }
             }
         }
-        return routed.isEmpty ? "/" : routed
+        return routed.isEmpty ? "/" : String(decoding: routed, as: UTF8.self)
     }
 
     /// A path parameter as the router captured it from ``routedPath`` (or the path as sent, which
