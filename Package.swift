@@ -208,6 +208,8 @@ let package = Package(
                 "FleetFenceService", "FleetFenceJournal", "FleetFenceTesting", "FleetFenceCodecs", "FleetFenceHTTP",
                 // Webhook tests: a real receiver, and the signature checked apart from the service's code.
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // The HTTP tests route requests in-process; a few `.live` ones prove the socket.
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict

@@ -15,7 +15,7 @@ public struct FleetFenceServer: Sendable {
     ) throws {
         let service = GeofenceService(configuration: configuration, logger: logger, clock: clock, bus: bus)
         self.service = service
-        http = try configuration.http.listen.map { try HTTPInterface(service: service, listen: $0, logger: logger) }
+        http = try configuration.http.listen.map { try HTTPInterface(api: service, listen: $0, logger: logger) }
     }
 
     public var services: [any Service] { [service] + (http.map { [$0] } ?? []) }

@@ -6,38 +6,32 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// The operator's window (README, "The HTTP interface"): the live map, the API over fences,
+/// The operator's window (README "The HTTP interface"): the live map, the API over fences,
 /// devices and history, the stream, metrics and health, served by Hummingbird beside the service.
 /// A `Service` of the same group, so it starts and stops with it.
 public final class HTTPInterface: Service, Sendable {
-    private let application: Application<APIResponder>
+    /// The Hummingbird application the interface runs; tests route requests to it in-process
+    /// (HummingbirdTesting's `.router`) without running it.
+    public let application: Application<APIResponder>
     private let bound = BoundPort()
     private let logger: Logger
     private let feed: LiveFeed
 
-    /// `listen`: `host:port` (`http.listen`); port 0 picks a free one, which ``port()`` and the log
-    /// line `http listening` name.
-    public init(service: GeofenceService, listen: String, logger: Logger) throws {
+    /// `listen`: `host:port` (`http.listen`); port 0 picks a free one, which ``port(timeout:)`` and
+    /// the log line `http listening` name. Nothing is bound before ``run()``.
+    public init(api: any FleetFenceAPI, listen: String, logger: Logger) throws {
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]) else {
             throw HTTPInterfaceError(reason: "http.listen must be host:port, got \(listen)")
         }
         let written = String(listen[..<colon])
         let host = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
         self.logger = logger
-        self.feed = service.readModel.feed
-        let configuration = service.configuration
-        let writes = WriteGuard(tokenFile: configuration.http.tokenFile, listensOnLoopback: WriteGuard.isLoopback(host: host))
-        let responder = APIResponder(
-            fences: .fences(service, writes: writes),
-            tours: .tours(service, writes: writes),
-            devices: DevicesEndpoint(service: service),
-            events: EventsEndpoint(service: service),
-            stream: StreamEndpoint(service: service),
-            health: HealthEndpoint(service: service),
-            map: MapEndpoint(tilesURL: configuration.http.tilesURL, logger: logger),
-            positions: PositionsEndpoint(service: service, writes: writes),
-            webhooks: WebhooksEndpoint(service: service, writes: writes),
-            logger: logger)
+        self.feed = api.readModel.feed
+        let settings = api.httpSettings
+        let responder = APIRoutes.responder(
+            api: api,
+            writes: WriteGuard(tokenFile: settings.tokenFile, listensOnLoopback: WriteGuard.isLoopback(host: host)),
+            map: MapEndpoint(tilesURL: settings.tilesURL, logger: logger))
         let bound = self.bound
         var quiet = logger
         // Hummingbird's own per-request lines are for debugging.
@@ -47,21 +41,29 @@ public final class HTTPInterface: Service, Sendable {
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fleetfence"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? port
-                bound.port.store(port, ordering: .releasing)
                 logger.info("http listening", metadata: ["address": "\(host):\(port)", "port": "\(port)", "url": "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"])
+                bound.listening(on: port)
             },
             logger: quiet)
     }
 
-    /// The port once listening (port 0 asked for a free one).
+    /// The port once listening (port 0 asked for a free one); throws when not listening within
+    /// `timeout`.
     public func port(timeout: Duration = .seconds(10)) async throws -> Int {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let port = bound.port.load(ordering: .acquiring)
-            if port >= 0 { return port }
-            try await Task.sleep(for: .milliseconds(5))
+        let bound = self.bound
+        let port = await withTaskGroup(of: Int?.self) { group in
+            group.addTask { await bound.port() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
-        throw HTTPInterfaceError(reason: "not listening within \(timeout)")
+        try Task.checkCancellation()
+        guard let port else { throw HTTPInterfaceError(reason: "not listening within \(timeout)") }
+        return port
     }
 
     public func run() async throws {
@@ -74,7 +76,7 @@ public final class HTTPInterface: Service, Sendable {
                 feed.finishAll()
             }
         } catch {
-            // Most often a second instance on one machine with the default address (README,
+            // Most often a second instance on one machine with the default address (README
             // "Several instances"): say which key moves it.
             var metadata: Logger.Metadata = ["error": "\(error)"]
             if "\(error)".localizedCaseInsensitiveContains("address already in use") {
@@ -91,7 +93,56 @@ public struct HTTPInterfaceError: Error, CustomStringConvertible {
     public var description: String { reason }
 }
 
-/// Set once the server listens; -1 until then.
+/// The bound port, told once by `onServerRunning` to everyone waiting for it and to everyone who
+/// asks later.
 private final class BoundPort: Sendable {
-    let port = Atomic(-1)
+    private enum State {
+        case waiting([Int: CheckedContinuation<Int?, Never>], nextID: Int)
+        case listening(Int)
+    }
+
+    private let state = Mutex(State.waiting([:], nextID: 0))
+
+    func listening(on port: Int) {
+        let waiting = state.withLock { state -> [CheckedContinuation<Int?, Never>] in
+            guard case let .waiting(waiting, _) = state else { return [] }
+            state = .listening(port)
+            return Array(waiting.values)
+        }
+        for continuation in waiting { continuation.resume(returning: port) }
+    }
+
+    /// The port, or `nil` when the waiting task is cancelled first.
+    func port() async -> Int? {
+        let id = state.withLock { state -> Int in
+            guard case let .waiting(waiting, nextID) = state else { return -1 }
+            state = .waiting(waiting, nextID: nextID + 1)
+            return nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now: Int?? = state.withLock { state in
+                    switch state {
+                    case let .listening(port):
+                        return .some(port)
+                    case .waiting(var waiting, let nextID):
+                        // Cancelled before this registered: the handler found nothing to resume.
+                        if Task.isCancelled { return .some(nil) }
+                        waiting[id] = continuation
+                        state = .waiting(waiting, nextID: nextID)
+                        return .none
+                    }
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        } onCancel: {
+            let continuation = state.withLock { state -> CheckedContinuation<Int?, Never>? in
+                guard case .waiting(var waiting, let nextID) = state else { return nil }
+                let continuation = waiting.removeValue(forKey: id)
+                state = .waiting(waiting, nextID: nextID)
+                return continuation
+            }
+            continuation?.resume(returning: nil)
+        }
+    }
 }

@@ -3,8 +3,9 @@ import HTTPTypes
 import Hummingbird
 
 /// A request the interface refuses, with its status and reason: every error is
-/// `{"error": reason}` (README, "The HTTP interface").
-struct HTTPProblem: Error {
+/// `{"error": reason}` (README "The HTTP interface"). Thrown by a route or a middleware, the
+/// router answers with ``response``.
+struct HTTPProblem: HTTPResponseError {
     var status: HTTPResponse.Status
     var reason: String
     var headers: HTTPFields = [:]
@@ -20,6 +21,8 @@ struct HTTPProblem: Error {
             reason: "\(method.rawValue) is not allowed here; allowed: \(allowed.map(\.rawValue).joined(separator: ", "))",
             headers: headers)
     }
+
+    func response(from request: Request, context: some RequestContext) -> Response { response }
 
     var response: Response {
         var json = JSONWriter(capacity: 64 + reason.utf8.count)

@@ -3,25 +3,13 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
-/// The HTTP interface against the real server on a free port, beside a real mosquitto (README,
-/// "The HTTP interface"): every path, its statuses and payloads, writes seen on MQTT and MQTT
-/// writes seen over HTTP.
+/// The HTTP interface over the real service beside a real mosquitto (README "The HTTP
+/// interface"), its requests routed in-process: every path, its statuses and payloads, writes seen
+/// on MQTT and MQTT writes seen over HTTP. What only a socket shows is in ``HTTPSocketTests``.
 @Suite("HTTP interface", .timeLimit(.minutes(1)))
 struct HTTPInterfaceTests {
-    static func options() -> HarnessOptions {
-        var options = HarnessOptions()
-        options.http = true
-        return options
-    }
-
-    static func client(_ h: ServiceHarness) async throws -> HTTPClient {
-        guard case let .inProcess(service)? = h.service else { throw TestError("in-process expected") }
-        return HTTPClient(base: try await service.httpBase())
-    }
-
     @Test func fencesAreGeoJSONAndAPutIsSeenOnTheRegistry() async throws {
-        try await withService(Self.options()) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP { h, http in
             let list = try await http.get("/api/fences")
             #expect(list.status == 200)
             #expect(list.headers["content-type"]?.hasPrefix("application/json") == true)
@@ -49,8 +37,7 @@ struct HTTPInterfaceTests {
     }
 
     @Test func toursAreSetReadAndDeletedAsOnTheirTopic() async throws {
-        try await withService(Self.options()) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP { h, http in
             let created = try await http.put("/api/tours/route", #"{"name":"Route","stops":["depot","gate"]}"#)
             #expect(created.status == 201, "\(created)")
             #expect(created.json?.strings("stops") == ["depot", "gate"])
@@ -69,16 +56,14 @@ struct HTTPInterfaceTests {
     }
 
     @Test func aSetOnMQTTIsSeenOverHTTP() async throws {
-        try await withService(Self.options()) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP { h, http in
             try await h.publish("fleetfence/fences/yard/set", Fences.circleDefinition(radius: 80, name: "Yard"))
             #expect(await eventuallyAsync { (try? await http.get("/api/fences/yard").status) == 200 })
         }
     }
 
     @Test func aDeleteExitsTheDevicesInside() async throws {
-        try await withService(Self.options()) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP { h, http in
             try await h.position("truck-7", north: 100, ts: T)  // first sight inside
             try await h.barrier()
             let deleted = try await http.delete("/api/fences/depot")
@@ -93,8 +78,7 @@ struct HTTPInterfaceTests {
     }
 
     @Test func badRequestsGetTheirStatusAndAReasonAndChangeNothing() async throws {
-        try await withService(Self.options()) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP { h, http in
             let cases: [(String, String, String?, Int)] = [
                 ("PUT", "/api/fences/x", "{not json", 400),
                 ("PUT", "/api/fences/x", #"{"id":"y","lat":49,"lon":8,"radius":50}"#, 400),
@@ -129,9 +113,50 @@ struct HTTPInterfaceTests {
         }
     }
 
+    /// The exact bytes of the errors the router and the request's decoding give: a wrong method,
+    /// an unknown path, a bad encoding, an unknown query parameter; and ids decoded to their bytes.
+    @Test func routingErrorsAndPathsAreAnsweredExactly() async throws {
+        try await withRoutedHTTP { _, http in
+            let cases: [(method: String, path: String, status: Int, allow: String?, body: String)] = [
+                ("PATCH", "/api/fences/depot", 405, "GET, PUT, DELETE", #"{"error":"PATCH is not allowed here; allowed: GET, PUT, DELETE"}"#),
+                ("HEAD", "/api/osmand", 405, "GET, POST", #"{"error":"HEAD is not allowed here; allowed: GET, POST"}"#),
+                ("GET", "/api/positions", 405, "POST", #"{"error":"GET is not allowed here; allowed: POST"}"#),
+                ("DELETE", "/", 405, "GET", #"{"error":"DELETE is not allowed here; allowed: GET"}"#),
+                ("PUT", "/api/webhooks/ops/redeliver", 405, "POST", #"{"error":"PUT is not allowed here; allowed: POST"}"#),
+                ("GET", "/nothing/deeper", 404, nil, #"{"error":"no such path: /nothing/deeper"}"#),
+                ("POST", "/api/fences/a/b", 404, nil, #"{"error":"no such path: /api/fences/a/b"}"#),
+                ("GET", "/assets", 404, nil, #"{"error":"no asset "}"#),
+                ("GET", "/api/fences/a%2Fb", 404, nil, #"{"error":"no fence a/b"}"#),
+                ("GET", "/api/devices/%C3%BC", 404, nil, #"{"error":"no device ü"}"#),
+                ("GET", "/api/webhooks/x%2Fy%3F/dead", 404, nil, #"{"error":"no webhook named x/y?"}"#),
+                ("GET", "/api/tours/%20%15", 404, nil, #"{"error":"no tour  \u0015"}"#),
+                ("GET", "/api/fences/%2e%2E", 404, nil, #"{"error":"no fence .."}"#),
+                ("GET", "/api/fences/%zz", 400, nil, #"{"error":"the path has an invalid percent-encoding"}"#),
+                ("GET", "/nothing?x=%zz", 400, nil, #"{"error":"the query has an invalid percent-encoding"}"#),
+                ("GET", "/api/stream?x=1", 400, nil, #"{"error":"unknown query parameter x (it takes none)"}"#),
+                ("GET", "/api/events?colour=red", 400, nil,
+                 #"{"error":"unknown query parameter colour (known: after, device, event, fence, format, limit, since, until)"}"#),
+                ("GET", "/api/devices?limit=1&limit=2", 400, nil, #"{"error":"query parameter limit is given 2 times"}"#),
+            ]
+            for (method, path, status, allow, body) in cases {
+                let reply = try await http.request(method, path)
+                #expect(reply.status == status, "\(method) \(path): \(reply)")
+                #expect(reply.headers["allow"] == allow, "\(method) \(path): \(reply.headers)")
+                #expect(reply.headers["content-type"] == "application/json; charset=utf-8", "\(method) \(path)")
+                #expect(reply.text == body, "\(method) \(path)")
+            }
+            // A segment is decoded before it is routed, empty ones skipped; HEAD answers as GET.
+            let depot = try await http.get("/api/fences/depot")
+            #expect(depot.status == 200)
+            #expect(try await http.get("/api/%66ences/%64epot").text == depot.text)
+            #expect(try await http.get("//api//fences//depot/").text == depot.text)
+            let head = try await http.request("HEAD", "/api/fences/depot")
+            #expect(head.status == 200 && head.headers["content-type"] == "application/json; charset=utf-8")
+        }
+    }
+
     @Test func devicesArePagedInIdOrder() async throws {
-        try await withService(Self.options()) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP { h, http in
             for index in 0..<5 { try await h.position("d\(index)", north: 100, ts: T) }
             try await h.barrier()
             #expect(await eventuallyAsync { (try? await http.get("/api/devices?limit=100").json?.object["devices"] as? [Any])?.count == 5 })
@@ -160,8 +185,7 @@ struct HTTPInterfaceTests {
     }
 
     @Test func eventsArePagedToTheEndWithFiltersAndAsCSV() async throws {
-        try await withService(Self.options()) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP { h, http in
             for device in ["a", "b", "c"] {
                 try await h.position(device, north: 300, ts: T)
                 try await h.position(device, north: 100, ts: T + 10)
@@ -208,62 +232,10 @@ struct HTTPInterfaceTests {
         }
     }
 
-    @Test func theStreamCarriesAnAlertWithinASecondOfItsPublication() async throws {
-        try await withService(Self.options()) { h in
-            guard case let .inProcess(service)? = h.service else { throw TestError("in-process expected") }
-            let port = try await service.http!.port()
-            let stream = try SSEReader(port: port)
-            defer { stream.close() }
-            #expect(await eventually { stream.status.withLock { $0 } == 200 })
-            try await h.position("truck-7", north: 300, ts: T)
-            try await h.position("truck-7", north: 100, ts: T + 10)
-            try await h.position("truck-7", north: 100, ts: T + 12)
-            let alert = try #require(await h.waitForAlerts("truck-7", count: 1).first)
-            let published = ContinuousClock.now
-            #expect(await eventually(timeout: .seconds(1)) { stream.received.contains { $0.name == "alert" } }, "\(stream.received) \(stream.raw)")
-            #expect(ContinuousClock.now - published < .seconds(1))
-            #expect(stream.received.first { $0.name == "alert" }?.data == alert.json.text)
-            #expect(stream.received.contains { $0.name == "state" && $0.data.contains(#""device":"truck-7""#) })
-            try await h.publish("fleetfence/fences/depot/set", [UInt8]())
-            #expect(await eventually { stream.received.contains { $0.name == "fence" && $0.data == #"{"id":"depot","deleted":true}"# } })
-        }
-    }
-
-    @Test func streamsAreCappedAndASlowReaderIsDropped() async throws {
-        try await withService(Self.options()) { h in
-            guard case let .inProcess(service)? = h.service else { throw TestError("in-process expected") }
-            let port = try await service.http!.port()
-            let http = try await Self.client(h)
-            var readers = try (0..<LiveFeed.maxSubscribers).map { _ in try SSEReader(port: port) }
-            #expect(await eventually { service.service.readModel.feed.subscriberCount == LiveFeed.maxSubscribers })
-            let refused = try await http.get("/api/stream")
-            #expect(refused.status == 503, "\(refused)")
-            for reader in readers { reader.close() }
-            readers = []
-            // A reader that went away is noticed at the next write; the heartbeat makes one.
-            #expect(await eventually {
-                service.service.readModel.feed.send(.heartbeat)
-                return service.service.readModel.feed.subscriberCount == 0
-            })
-
-            // A client that never reads: dropped once it falls behind, while positions flow on.
-            let stalled = try SSEReader(port: port, reading: false)
-            defer { stalled.close() }
-            #expect(await eventually { service.service.readModel.feed.subscriberCount == 1 })
-            let feed = service.service.readModel.feed
-            let bulk = Array(repeating: LiveFeed.Event(name: "state", data: Array(repeating: UInt8(ascii: "x"), count: 200)), count: 1000)
-            for _ in 0...(LiveFeed.queueLimit / 1000 + 1) { feed.send(bulk) }
-            #expect(await eventually { feed.droppedSubscribers == 1 && feed.subscriberCount == 0 })
-            try await h.position("still-flowing", north: 100, ts: T)
-            try await h.barrier()
-        }
-    }
-
     @Test func healthReadinessMetricsAndTheDocument() async throws {
-        var options = Self.options()
+        var options = HarnessOptions()
         options.brokerPersistence = true
-        try await withService(options) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP(options) { h, http in
             #expect(try await http.get("/healthz").text == #"{"status":"ok"}"#)
             #expect(try await http.get("/readyz").text == #"{"status":"ready"}"#)
             // One enter: counted, timed, the device and the fence held.
@@ -304,10 +276,9 @@ struct HTTPInterfaceTests {
     /// deaf: /readyz says so, and the service asks again until the ACL is fixed.
     @Test func aRefusedSubscriptionIsNotReadyUntilTheBrokerGrantsIt() async throws {
         try await withTemporaryDirectory { directory in
-            var options = Self.options()
+            var options = HarnessOptions()
             options.brokerConfig = try DynamicSecurity.brokerConfig(allowingSubscriptionsTo: ["fleetfence/#"], directory: directory)
-            try await withService(options) { h in
-                let http = try await Self.client(h)
+            try await withRoutedHTTP(options) { h, http in
                 #expect(await eventuallyAsync { (try? await http.get("/readyz").status) == 503 })
                 let notReady = try #require(try await http.get("/readyz").json)
                 #expect(notReady.strings("reasons")?.contains { $0.contains("refused the subscription to fleet/+/position") } == true,
@@ -324,8 +295,7 @@ struct HTTPInterfaceTests {
     }
 
     @Test func theMapAndItsScriptsAreServedByTheServiceItself() async throws {
-        try await withService(Self.options()) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP { h, http in
             let page = try await http.get("/")
             #expect(page.status == 200)
             #expect(page.headers["content-type"]?.hasPrefix("text/html") == true)
@@ -347,53 +317,138 @@ struct HTTPWriteGuardTests {
         try await withTemporaryDirectory { directory in
             let tokenFile = directory + "/token"
             try "s3cret\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
-            try await withLocalBroker { broker in
-                var configuration = ServiceConfiguration(
-                    brokerURLs: [broker.url], clientID: "guard-\(getpid())", fencesFile: directory + "/none.geojson",
-                    journalPath: directory + "/j.db", http: .init(listen: "127.0.0.1:0", tokenFile: tokenFile))
-                configuration.statsIntervalSeconds = 1
-                let service = try await InProcessService.start(configuration)
-                defer { Task { await service.stop() } }
-                let http = HTTPClient(base: try await service.httpBase())
+            var options = HarnessOptions()
+            options.fences = Fences.collection([])
+            options.httpTokenFile = tokenFile
+            try await withRoutedHTTP(options) { _, http in
                 let body = #"{"lat":49,"lon":8,"radius":50}"#
                 let anonymous = try await http.put("/api/fences/a", body)
                 #expect(anonymous.status == 401)
                 #expect(anonymous.headers["www-authenticate"] == "Bearer")
+                #expect(anonymous.text == #"{"error":"a write needs Authorization: Bearer <token>"}"#)
                 #expect(try await http.put("/api/fences/a", body, headers: ["Authorization": "Bearer wrong"]).status == 401)
                 #expect(try await http.put("/api/fences/a", body, headers: ["Authorization": "Bearer s3cret"]).status == 201)
                 #expect(try await http.delete("/api/fences/a").status == 401)
                 #expect(try await http.delete("/api/fences/a", headers: ["Authorization": "Bearer s3cret"]).status == 204)
-                // Positions over HTTP are writes too (README, "Connecting trackers").
+                // Positions over HTTP are writes too (README "Connecting trackers").
                 let position = Data(#"{"id":"t1","lat":49,"lon":8}"#.utf8)
                 #expect(try await http.request("POST", "/api/positions", body: position).status == 401)
                 #expect(try await http.get("/api/osmand?id=t1&lat=49&lon=8").status == 401)
                 #expect(try await http.request("POST", "/api/owntracks?u=a&d=b", body: Data(#"{"_type":"location","lat":49,"lon":8}"#.utf8)).status == 401)
+                #expect(try await http.request("POST", "/api/webhooks/ops/redeliver").status == 401)
                 let signed = try await http.request("POST", "/api/positions", body: position, headers: ["Authorization": "Bearer s3cret"])
                 #expect(signed.status == 200 && signed.json?.int("accepted") == 1, "\(signed)")
+                // A query parameter the route does not take is a bad request, whoever asks; a
+                // wrong method or path is answered before who writes is.
+                let unknown = try await http.put("/api/fences/a?colour=red", body)
+                #expect(unknown.status == 400 && unknown.error == "unknown query parameter colour (it takes none)", "\(unknown)")
+                #expect(try await http.request("POST", "/api/owntracks?x=1", body: Data("{}".utf8)).status == 400)
+                #expect(try await http.request("PATCH", "/api/fences/a").status == 405)
+                #expect(try await http.request("POST", "/api/nothing").status == 404)
                 // Reads need no token.
                 #expect(try await http.get("/api/fences").status == 200)
-                await service.stop()
             }
         }
     }
 
     @Test func withoutATokenOnlyALoopbackListenerTakesWrites() async throws {
-        try await withTemporaryDirectory { directory in
-            try await withLocalBroker { broker in
-                let configuration = ServiceConfiguration(
-                    brokerURLs: [broker.url], clientID: "open-\(getpid())", fencesFile: directory + "/none.geojson",
-                    journalPath: directory + "/j.db", http: .init(listen: "0.0.0.0:0"))
-                let service = try await InProcessService.start(configuration)
-                defer { Task { await service.stop() } }
-                let http = HTTPClient(base: try await service.httpBase())
-                let refused = try await http.put("/api/fences/a", #"{"lat":49,"lon":8,"radius":50}"#)
-                #expect(refused.status == 403, "\(refused)")
-                #expect(try await http.request("POST", "/api/positions", body: Data(#"{"id":"t1","lat":49,"lon":8}"#.utf8)).status == 403)
-                #expect(try await http.get("/api/osmand?id=t1&lat=49&lon=8").status == 403)
-                #expect(try await http.request("POST", "/api/owntracks?u=a&d=b", body: Data("{}".utf8)).status == 403)
-                #expect(try await http.get("/api/fences").status == 200)
-                await service.stop()
-            }
+        var options = HarnessOptions()
+        options.fences = Fences.collection([])
+        options.httpListen = "0.0.0.0:0"
+        try await withRoutedHTTP(options) { _, http in
+            let refused = try await http.put("/api/fences/a", #"{"lat":49,"lon":8,"radius":50}"#)
+            #expect(refused.status == 403, "\(refused)")
+            #expect(refused.error == "writes need http.token_file when the interface listens beyond loopback")
+            #expect(try await http.request("POST", "/api/positions", body: Data(#"{"id":"t1","lat":49,"lon":8}"#.utf8)).status == 403)
+            #expect(try await http.get("/api/osmand?id=t1&lat=49&lon=8").status == 403)
+            #expect(try await http.request("POST", "/api/owntracks?u=a&d=b", body: Data("{}".utf8)).status == 403)
+            #expect(try await http.get("/api/fences").status == 200)
+        }
+    }
+}
+
+/// What only a socket shows (README "The HTTP interface"): the interface binds port 0 and names
+/// the port it got, and the stream reaches a reader over a connection, which a reader that stops
+/// reading loses.
+@Suite("HTTP interface over a socket", .timeLimit(.minutes(1)))
+struct HTTPSocketTests {
+    static func options() -> HarnessOptions {
+        var options = HarnessOptions()
+        options.http = .socket
+        return options
+    }
+
+    static func service(_ h: ServiceHarness) throws -> InProcessService {
+        guard case let .inProcess(service)? = h.service else { throw TestError("in-process expected") }
+        return service
+    }
+
+    @Test func portZeroIsAFreePortNamedInTheLogAndServed() async throws {
+        try await withService(Self.options()) { h in
+            let service = try Self.service(h)
+            let port = try await #require(service.http).port()
+            #expect(port > 0)
+            let line = h.serviceLogs.split(separator: "\n").first { $0.contains("http listening") }
+            #expect(line?.contains("port=\(port) ") == true && line?.contains("url=http://127.0.0.1:\(port)/") == true, "\(h.serviceLogs)")
+            let http = HTTPClient(base: "http://127.0.0.1:\(port)")
+            let health = try await http.get("/healthz")
+            #expect(health.status == 200 && health.text == #"{"status":"ok"}"#)
+            #expect(health.headers["content-type"] == "application/json; charset=utf-8")
+            #expect(health.headers["server"] == "fleetfence")
+            let missing = try await http.get("/nothing")
+            #expect(missing.status == 404 && missing.text == #"{"error":"no such path: /nothing"}"#)
+            // Asked again once listening: at once.
+            #expect(try await service.http?.port(timeout: .milliseconds(1)) == port)
+        }
+    }
+
+    @Test func theStreamCarriesAnAlertWithinASecondOfItsPublication() async throws {
+        try await withService(Self.options()) { h in
+            let port = try await Self.service(h).http!.port()
+            let stream = try SSEReader(port: port)
+            defer { stream.close() }
+            #expect(await eventually { stream.status.withLock { $0 } == 200 })
+            try await h.position("truck-7", north: 300, ts: T)
+            try await h.position("truck-7", north: 100, ts: T + 10)
+            try await h.position("truck-7", north: 100, ts: T + 12)
+            let alert = try #require(await h.waitForAlerts("truck-7", count: 1).first)
+            let published = ContinuousClock.now
+            #expect(await eventually(timeout: .seconds(1)) { stream.received.contains { $0.name == "alert" } }, "\(stream.received) \(stream.raw)")
+            #expect(ContinuousClock.now - published < .seconds(1))
+            #expect(stream.received.first { $0.name == "alert" }?.data == alert.json.text)
+            #expect(stream.received.contains { $0.name == "state" && $0.data.contains(#""device":"truck-7""#) })
+            try await h.publish("fleetfence/fences/depot/set", [UInt8]())
+            #expect(await eventually { stream.received.contains { $0.name == "fence" && $0.data == #"{"id":"depot","deleted":true}"# } })
+        }
+    }
+
+    @Test func streamsAreCappedAndASlowReaderIsDropped() async throws {
+        try await withService(Self.options()) { h in
+            let service = try Self.service(h)
+            let port = try await service.http!.port()
+            let http = HTTPClient(base: "http://127.0.0.1:\(port)")
+            var readers = try (0..<LiveFeed.maxSubscribers).map { _ in try SSEReader(port: port) }
+            #expect(await eventually { service.service.readModel.feed.subscriberCount == LiveFeed.maxSubscribers })
+            let refused = try await http.get("/api/stream")
+            #expect(refused.status == 503, "\(refused)")
+            for reader in readers { reader.close() }
+            readers = []
+            // A reader that went away is noticed at the next write; the heartbeat makes one.
+            #expect(await eventually {
+                service.service.readModel.feed.send(.heartbeat)
+                return service.service.readModel.feed.subscriberCount == 0
+            })
+
+            // A client that never reads: dropped once it falls behind, while positions flow on.
+            let stalled = try SSEReader(port: port, reading: false)
+            defer { stalled.close() }
+            #expect(await eventually { service.service.readModel.feed.subscriberCount == 1 })
+            let feed = service.service.readModel.feed
+            let bulk = Array(repeating: LiveFeed.Event(name: "state", data: Array(repeating: UInt8(ascii: "x"), count: 200)), count: 1000)
+            for _ in 0...(LiveFeed.queueLimit / 1000 + 1) { feed.send(bulk) }
+            #expect(await eventually { feed.droppedSubscribers == 1 && feed.subscriberCount == 0 })
+            try await h.position("still-flowing", north: 100, ts: T)
+            try await h.barrier()
         }
     }
 }

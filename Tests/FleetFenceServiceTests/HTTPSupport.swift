@@ -1,13 +1,48 @@
+import FleetFenceHTTP
+import FleetFenceService
+import FleetFenceTesting
 import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
 import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// Plain HTTP against the service's interface: what a user's curl does.
+extension ServiceHarness {
+    /// Runs `body` with requests routed in-process (HummingbirdTesting's `.router`) to the HTTP
+    /// interface over the running service: the same routes, middleware and endpoints as over a
+    /// socket, with `options.httpListen` and `options.httpTokenFile` for the write rule, and
+    /// nothing bound.
+    func routedHTTP<Result>(_ body: @Sendable (RoutedHTTPClient) async throws -> Result) async throws -> Result {
+        guard case let .inProcess(running)? = service else { throw TestError("routed HTTP needs the service in-process") }
+        let interface = try HTTPInterface(api: running.service, listen: options.httpListen, logger: running.logs.logger())
+        return try await interface.application.test(.router) { client in
+            try await body(RoutedHTTPClient(client: client))
+        }
+    }
+}
+
+/// ``withService(_:isolation:_:)`` with requests routed in-process to the HTTP interface.
+func withRoutedHTTP<Result>(
+    _ options: HarnessOptions = HarnessOptions(),
+    _ body: @Sendable (ServiceHarness, RoutedHTTPClient) async throws -> Result
+) async throws -> Result {
+    var options = options
+    options.http = .routed
+    return try await withService(options) { h in
+        try await h.routedHTTP { http in try await body(h, http) }
+    }
+}
+
+// MARK: Requests and replies
+
+/// A reply as a test reads it, however the request went.
 struct HTTPReply: CustomStringConvertible {
     let status: Int
+    /// Lower-case names.
     let headers: [String: String]
     let body: Data
 
@@ -18,21 +53,18 @@ struct HTTPReply: CustomStringConvertible {
     var description: String { "\(status) \(text)" }
 }
 
-struct HTTPClient {
-    let base: String
+/// What a test asks of the HTTP interface: a method, a path with its query, a body, headers.
+protocol HTTPRequesting: Sendable {
+    func request(_ method: String, _ path: String, body: Data?, headers: [String: String]) async throws -> HTTPReply
+}
 
-    func request(
-        _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]
-    ) async throws -> HTTPReply {
-        var request = URLRequest(url: URL(string: base + path)!)
-        request.httpMethod = method
-        request.httpBody = body
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let http = response as! HTTPURLResponse
-        var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields { fields["\(name)".lowercased()] = "\(value)" }
-        return HTTPReply(status: http.statusCode, headers: fields, body: data)
+extension HTTPRequesting {
+    func request(_ method: String, _ path: String, body: Data? = nil) async throws -> HTTPReply {
+        try await request(method, path, body: body, headers: [:])
+    }
+
+    func request(_ method: String, _ path: String, headers: [String: String]) async throws -> HTTPReply {
+        try await request(method, path, body: nil, headers: headers)
     }
 
     func get(_ path: String) async throws -> HTTPReply { try await request("GET", path) }
@@ -42,7 +74,42 @@ struct HTTPClient {
     }
 
     func delete(_ path: String, headers: [String: String] = [:]) async throws -> HTTPReply {
-        try await request("DELETE", path, headers: headers)
+        try await request("DELETE", path, body: nil, headers: headers)
+    }
+}
+
+/// Requests routed in-process by HummingbirdTesting.
+struct RoutedHTTPClient: HTTPRequesting {
+    let client: any TestClientProtocol
+
+    func request(_ method: String, _ path: String, body: Data?, headers: [String: String]) async throws -> HTTPReply {
+        var fields = HTTPFields()
+        for (name, value) in headers { fields[HTTPField.Name(name)!] = value }
+        let response = try await client.executeRequest(
+            uri: path, method: HTTPRequest.Method(method)!, headers: fields, body: body.map { ByteBuffer(bytes: $0) })
+        var replyHeaders: [String: String] = [:]
+        for field in response.headers {
+            let name = field.name.canonicalName
+            replyHeaders[name] = replyHeaders[name].map { $0 + ", " + field.value } ?? field.value
+        }
+        return HTTPReply(status: response.status.code, headers: replyHeaders, body: Data(response.body.readableBytesView))
+    }
+}
+
+/// Plain HTTP over a socket to the interface's port: what a user's curl does.
+struct HTTPClient: HTTPRequesting {
+    let base: String
+
+    func request(_ method: String, _ path: String, body: Data?, headers: [String: String]) async throws -> HTTPReply {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        request.httpBody = body
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { fields["\(name)".lowercased()] = "\(value)" }
+        return HTTPReply(status: http.statusCode, headers: fields, body: data)
     }
 }
 

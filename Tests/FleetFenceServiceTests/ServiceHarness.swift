@@ -2,6 +2,7 @@ import FleetFenceService
 import FleetFenceTesting
 import Foundation
 import GeofenceEngine
+import Synchronization
 import Testing
 
 // End-to-end support: a private mosquitto, the service (in-process, or the real `fleetfence
@@ -156,10 +157,12 @@ struct HarnessOptions {
     var positions: [String]?
     /// `instance.name` (in-process runs only).
     var instance: String?
-    /// The HTTP interface on a free port (in-process runs only).
-    var http = false
+    /// How the test reaches the HTTP interface (in-process runs only).
+    var http = HTTPAccess.none
     /// Its `http.token_file`.
     var httpTokenFile: String?
+    /// Its `http.listen` for ``HTTPAccess/routed``, which binds nothing: what the write rule reads.
+    var httpListen = "127.0.0.1:0"
     /// `integrations.*` (in-process runs only).
     var integrations = ServiceConfiguration.Integrations()
     /// `geofence.forget_after_s` (in-process runs only).
@@ -206,8 +209,19 @@ struct HarnessOptions {
     }
 }
 
+/// How a test reaches the HTTP interface.
+enum HTTPAccess {
+    case none
+    /// Requests routed in-process to the interface over the running service (HummingbirdTesting's
+    /// `.router`, ``ServiceHarness/routedHTTP(_:)``): everything but the socket.
+    case routed
+    /// The interface listening on a free loopback port, as `fleetfence serve` runs it: for what only
+    /// a socket shows (binding, the stream, a browser).
+    case socket
+}
+
 /// The service under test, however it runs.
-enum RunningService {
+enum RunningService: Sendable {
     case inProcess(InProcessService)
     case process(ServiceProcess)
 
@@ -249,22 +263,28 @@ enum RunningService {
     }
 }
 
-final class ServiceHarness {
+/// Sendable, so that a test's requests routed in-process (HummingbirdTesting's closures are
+/// `@Sendable`) can use it between them.
+final class ServiceHarness: Sendable {
     /// The real mosquitto, when the options ask for one; otherwise everything runs on `memory`.
     let mosquitto: LocalMosquitto?
     let memory: InMemoryBroker?
     let directory: String
     let options: HarnessOptions
     let clientID: String
-    var service: RunningService?
-    /// The logs of earlier runs of the service in this test (in-process runs keep no file).
-    private var earlierLogs: [String] = []
+    var service: RunningService? { state.withLock { $0.service } }
+    private struct State {
+        var service: RunningService?
+        /// The logs of earlier runs of the service in this test (in-process runs keep no file).
+        var earlierLogs: [String] = []
+        var barriers = 0
+    }
+    private let state = Mutex(State())
     let collector: MessageCollector
     let publisher: any MessageBus
     /// The service's clock when `options.manualClock`; it lives as long as the harness, across
     /// restarts of the service.
     let clock: ManualClock?
-    private var barriers = 0
 
     /// The real broker; fails the test when it runs on the in-memory one.
     var broker: LocalMosquitto {
@@ -356,7 +376,8 @@ final class ServiceHarness {
                 forgetAfterSeconds: options.forgetAfter ?? GeofenceSettings().forgetAfterSeconds,
                 lateWindowSeconds: options.lateWindow ?? GeofenceSettings().lateWindowSeconds),
             statsIntervalSeconds: 1, instanceName: options.instance,
-            http: ServiceConfiguration.HTTPSettings(listen: options.http ? "127.0.0.1:0" : nil, tokenFile: options.httpTokenFile),
+            http: ServiceConfiguration.HTTPSettings(
+                listen: options.http == .socket ? "127.0.0.1:0" : nil, tokenFile: options.httpTokenFile),
             integrations: options.integrations, inputs: options.inputs)
         configuration.webhooks = options.webhooks
         configuration.webhookBackoff = options.webhookBackoff
@@ -368,14 +389,16 @@ final class ServiceHarness {
     /// Ready means `online` said and the fences file read (the service loads it just after
     /// connecting; its log says when).
     func startService() async throws {
-        if let log = service?.log { earlierLogs.append(log) }
+        state.withLock { state in
+            if let log = state.service?.log { state.earlierLogs.append(log) }
+        }
         guard options.process else {
-            service = .inProcess(
-                try await InProcessService.start(serviceConfiguration, broker: memory, clock: clock ?? SystemClock()))
+            let service = try await InProcessService.start(serviceConfiguration, broker: memory, clock: clock ?? SystemClock())
+            state.withLock { $0.service = .inProcess(service) }
             return
         }
         let process = try await ServiceProcess.start(serviceOptions, workingDirectory: directory)
-        service = .process(process)
+        state.withLock { $0.service = .process(process) }
         let deadline = ContinuousClock.now + .seconds(10)
         while !process.log.contains("fences loaded") && !process.log.contains("fences not loaded") {
             guard ContinuousClock.now < deadline else { break }
@@ -406,7 +429,7 @@ final class ServiceHarness {
 
     /// The logs of every run of the service in this test.
     var serviceLogs: String {
-        (earlierLogs + [service?.log ?? ""]).joined(separator: "\n----\n")
+        state.withLock { $0.earlierLogs + [$0.service?.log ?? ""] }.joined(separator: "\n----\n")
     }
 
     // MARK: Publishing
@@ -449,14 +472,17 @@ final class ServiceHarness {
     /// On the in-memory broker it waits for the events themselves: every message handled, every
     /// step journaled and published, and those messages handled by the collector.
     func barrier(timeout: Duration = .seconds(10)) async throws {
-        if let memory, case let .inProcess(service) = service {
+        if let memory, case let .inProcess(service)? = service {
             await memory.settled()
             await service.untilDelivered()
             await memory.settled()
             return
         }
-        barriers += 1
-        let token = "barrier-\(barriers)-\(UUID().uuidString.prefix(8))"
+        let count = state.withLock { state in
+            state.barriers += 1
+            return state.barriers
+        }
+        let token = "barrier-\(count)-\(UUID().uuidString.prefix(8))"
         try await publish(options.barrierTopic, token)
         let topic = "\(prefix)/errors/\(options.barrierDevice)"
         let deadline = ContinuousClock.now + timeout

@@ -15,14 +15,9 @@ struct ServiceInputsTests {
 
     static func options() -> HarnessOptions {
         var options = HarnessOptions()
-        options.http = true
+        options.http = .routed
         options.inputs = ServiceConfiguration.Inputs(traccarTopics: ["traccar/positions"], mappings: [mapping])
         return options
-    }
-
-    static func client(_ h: ServiceHarness) async throws -> HTTPClient {
-        guard case let .inProcess(service)? = h.service else { throw TestError("in-process expected") }
-        return HTTPClient(base: try await service.httpBase())
     }
 
     /// A Traccar forward of `device`, `metres` north of the depot, its fixTime with a `+00:00` offset.
@@ -74,8 +69,7 @@ struct ServiceInputsTests {
     }
 
     @Test func postPositionsTakesABatchAndRejectsBadElementsAlone() async throws {
-        try await withService(Self.options()) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP(Self.options()) { h, http in
             var elements = Self.crossing.map { sample -> String in
                 let point = Geo.north(sample.metres)
                 return #"{"id":"api-1","lat":\#(point.lat),"lon":\#(point.lon),"ts":\#(T + sample.offset)}"#
@@ -111,8 +105,7 @@ struct ServiceInputsTests {
     }
 
     @Test func osmAndQueryAndJSONBothEnter() async throws {
-        try await withService(Self.options()) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP(Self.options()) { h, http in
             for sample in Self.crossing {
                 let point = Geo.north(sample.metres)
                 let reply = try await http.get("/api/osmand?id=phone-q&lat=\(point.lat)&lon=\(point.lon)&timestamp=\(Int(T + sample.offset))&speed=0&batt=80")
@@ -146,8 +139,7 @@ struct ServiceInputsTests {
     }
 
     @Test func ownTracksHTTPModeEnters() async throws {
-        try await withService(Self.options()) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP(Self.options()) { h, http in
             let headers = ["X-Limit-U": "alice", "X-Limit-D": "phone", "Content-Type": "application/json"]
             for sample in Self.crossing {
                 let point = Geo.north(sample.metres)

@@ -15,15 +15,10 @@ struct WebhookTests {
         -> HarnessOptions
     {
         var options = HarnessOptions()
-        options.http = true
+        options.http = .routed
         options.webhooks = webhooks
         options.webhookBackoff = backoff
         return options
-    }
-
-    static func client(_ h: ServiceHarness) async throws -> HTTPClient {
-        guard case let .inProcess(service)? = h.service else { throw TestError("in-process expected") }
-        return HTTPClient(base: try await service.httpBase())
     }
 
     /// `device` outside, then inside the depot: one `enter` (after the 2 s debounce).
@@ -44,7 +39,7 @@ struct WebhookTests {
     }
 
     /// The `/api/webhooks` entry of `name`.
-    static func status(_ http: HTTPClient, _ name: String) async throws -> [String: Any]? {
+    static func status(_ http: some HTTPRequesting, _ name: String) async throws -> [String: Any]? {
         let list = try await http.get("/api/webhooks").json?.object["webhooks"] as? [[String: Any]]
         return list?.first { $0["name"] as? String == name }
     }
@@ -58,8 +53,7 @@ struct WebhookTests {
             try Data(secret).write(to: URL(fileURLWithPath: secretFile))
             var webhook = Self.webhook("ops", receiver)
             webhook.secretFile = secretFile
-            try await withService(Self.options([webhook])) { h in
-                let http = try await Self.client(h)
+            try await withRoutedHTTP(Self.options([webhook])) { h, http in
                 try await Self.enter(h, "truck-1")
                 let alert = try #require(await h.waitForAlerts("truck-1", count: 1).first)
                 let request = try #require(await receiver.waitForRequests(1).first)
@@ -128,8 +122,7 @@ struct WebhookTests {
             WebhookReceiver.Answer(status: count < 2 ? 503 : 200)
         }
         defer { Task { await receiver.stop() } }
-        try await withService(Self.options([Self.webhook("ops", receiver)])) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP(Self.options([Self.webhook("ops", receiver)])) { h, http in
             try await Self.enter(h, "truck-1")
             let requests = await receiver.waitForRequests(3)
             #expect(requests.count == 3)
@@ -151,8 +144,7 @@ struct WebhookTests {
     @Test func a410IsDeadLetteredAndARedeliveryQueuesItAgain() async throws {
         let receiver = try await WebhookReceiver.start { _, _ in WebhookReceiver.Answer(status: 410) }
         defer { Task { await receiver.stop() } }
-        try await withService(Self.options([Self.webhook("ops", receiver)])) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP(Self.options([Self.webhook("ops", receiver)])) { h, http in
             try await Self.enter(h, "truck-1")
             let alert = try #require(await h.waitForAlerts("truck-1", count: 1).first)
             #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["dead"] as? Int == 1 })
@@ -225,8 +217,7 @@ struct WebhookTests {
         let port = probe.port
         let url = probe.url
         await probe.stop()
-        try await withService(Self.options([WebhookSettings(name: "ops", url: url)])) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP(Self.options([WebhookSettings(name: "ops", url: url)])) { h, http in
             try await Self.enter(h, "truck-1")
             try await Self.exit(h, "truck-1")
             try await Self.enter(h, "truck-1", at: T + 40)
@@ -399,8 +390,7 @@ struct WebhookTests {
         defer { Task { await receiver.stop() } }
         var webhook = Self.webhook("ops", receiver)
         webhook.timeoutSeconds = 0.3
-        try await withService(Self.options([webhook])) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP(Self.options([webhook])) { h, http in
             try await Self.enter(h, "truck-1")
             #expect(await receiver.waitForRequests(2).count == 2)
             #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["last_error"] as? String == "HTTP 429" })
@@ -419,8 +409,7 @@ struct WebhookTests {
         await probe.stop()
         var webhook = WebhookSettings(name: "ops", url: url)
         webhook.maxAgeSeconds = 1.5
-        try await withService(Self.options([webhook])) { h in
-            let http = try await Self.client(h)
+        try await withRoutedHTTP(Self.options([webhook])) { h, http in
             try await Self.enter(h, "truck-1")
             _ = await h.waitForAlerts("truck-1", count: 1)
             let published = ContinuousClock.now
@@ -446,8 +435,7 @@ struct WebhookTests {
             try "t0ken\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
             var options = Self.options([Self.webhook("ops", receiver)])
             options.httpTokenFile = tokenFile
-            try await withService(options) { h in
-                let http = try await Self.client(h)
+            try await withRoutedHTTP(options) { h, http in
                 #expect(try await http.request("POST", "/api/webhooks/ops/redeliver").status == 401)
                 let authorized = try await http.request("POST", "/api/webhooks/ops/redeliver", headers: ["Authorization": "Bearer t0ken"])
                 #expect(authorized.status == 202 && authorized.json?.int("requeued") == 0, "\(authorized)")

@@ -5,17 +5,19 @@ import Hummingbird
 /// `/api/devices` and `/api/devices/{id}`: each device's state as on `<prefix>/state/<device>`,
 /// with `last_seen` (the latest accepted sample's time) and its latest position.
 struct DevicesEndpoint: Sendable {
-    let service: GeofenceService
+    let api: any FleetFenceAPI
 
     static let defaultLimit = 1_000
     static let maxLimit = 10_000
 
+    /// Its query parameters (the route declares them).
+    static let parameters: Set<String> = ["limit", "after"]
+
     func list(_ target: RequestTarget) throws(HTTPProblem) -> Response {
-        try target.checkQuery(allowed: ["limit", "after"])
         let limit = try target.limit(default: Self.defaultLimit, maximum: Self.maxLimit)
         let after = try target.single("after")
         // One more than asked: whether a next page exists.
-        let page = service.readModel.devices(after: after, limit: limit + 1)
+        let page = api.readModel.devices(after: after, limit: limit + 1)
         let shown = page.prefix(limit)
         var json = JSONWriter(capacity: 200 * shown.count + 64)
         json.beginObject()
@@ -29,9 +31,8 @@ struct DevicesEndpoint: Sendable {
         return .json(json.bytes)
     }
 
-    func get(_ id: String, _ target: RequestTarget) throws(HTTPProblem) -> Response {
-        try target.checkQuery(allowed: [])
-        guard let view = service.readModel.device(id) else { throw .notFound("no device \(id)") }
+    func get(_ id: String) throws(HTTPProblem) -> Response {
+        guard let view = api.readModel.device(id) else { throw .notFound("no device \(id)") }
         var json = JSONWriter(capacity: 256)
         Self.write(view, into: &json)
         return .json(json.bytes)

@@ -8,17 +8,17 @@ import NIOPosix
 /// by cursor, as JSON or CSV. Answered from a reader connection of its own, on a thread pool:
 /// SQLite blocks, and the event loops serve the map and the stream meanwhile.
 struct EventsEndpoint: Sendable {
-    let service: GeofenceService
+    let api: any FleetFenceAPI
 
+    /// Its query parameters (the route declares them).
     static let parameters: Set<String> = ["device", "fence", "event", "since", "until", "limit", "after", "format"]
 
     func list(_ target: RequestTarget) async throws(HTTPProblem) -> Response {
-        try target.checkQuery(allowed: Self.parameters)
         let (query, csv) = try Self.query(target)
-        let service = service
+        let api = api
         let page: EventPage
         do {
-            page = try await NIOThreadPool.singleton.runIfActive { try service.events(query) }
+            page = try await NIOThreadPool.singleton.runIfActive { try api.events(query) }
         } catch {
             throw HTTPProblem(status: .serviceUnavailable, reason: "the history cannot be read: \(error)")
         }

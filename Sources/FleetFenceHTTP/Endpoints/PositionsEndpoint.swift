@@ -3,18 +3,16 @@ import FleetFenceService
 import HTTPTypes
 import Hummingbird
 
-/// Positions over HTTP (README, "Connecting trackers"): the native format in batches, the OsmAnd
-/// protocol of Traccar Client, and OwnTracks' HTTP mode. Writes, guarded as the others are; each
-/// decoded here and fed through the same core step as an MQTT position.
+/// Positions over HTTP (README "Connecting trackers"): the native format in batches, the OsmAnd
+/// protocol of Traccar Client, and OwnTracks' HTTP mode. Writes, guarded as the others are (their
+/// routes carry the ``WriteGuard``); each decoded here and fed through the same core step as an
+/// MQTT position.
 struct PositionsEndpoint: Sendable {
-    let service: GeofenceService
-    let writes: WriteGuard
+    let api: any FleetFenceAPI
 
     /// `POST /api/positions`: `{"accepted": n, "stale": n, "rejected": [{"index", "error"}]}`; a bad
     /// element is rejected alone.
-    func positions(_ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
-        try target.checkQuery(allowed: [])
-        try writes.check(request)
+    func positions(_ request: Request) async throws(HTTPProblem) -> Response {
         let body = try await RequestBody.read(request)
         guard !body.isEmpty else { throw .badRequest("the body is empty: a position or an array of positions is expected") }
         let items: [Result<ForeignPosition, PositionRejection>]
@@ -49,7 +47,6 @@ struct PositionsEndpoint: Sendable {
     /// Client versions. 200 with an empty body when taken (also when stale: a retry would not be
     /// newer), 400 with the reason when not.
     func osmAnd(_ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
-        try writes.check(request)
         let decoded: Result<ForeignPosition, PositionRejection>
         if request.method == .post {
             let body = try await RequestBody.read(request)
@@ -70,9 +67,10 @@ struct PositionsEndpoint: Sendable {
 
     /// `POST /api/owntracks`: OwnTracks' HTTP mode, the device `<user>-<device>` from `X-Limit-U`
     /// and `X-Limit-D` (or `u` and `d`); answered `[]` (no friends' locations to hand back).
+    /// Its query parameters (the route declares them).
+    static let ownTracksParameters: Set<String> = ["u", "d"]
+
     func ownTracks(_ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
-        try target.checkQuery(allowed: ["u", "d"])
-        try writes.check(request)
         let queryUser = try target.single("u")
         let queryDevice = try target.single("d")
         guard let user = request.headers[Self.limitUser] ?? queryUser, !user.isEmpty,
@@ -97,9 +95,9 @@ struct PositionsEndpoint: Sendable {
 
     private func ingest(
         _ items: [Result<ForeignPosition, PositionRejection>], source: String
-    ) async throws(HTTPProblem) -> [GeofenceService.IngestOutcome] {
+    ) async throws(HTTPProblem) -> [IngestOutcome] {
         do {
-            return try await service.ingest(items, source: source)
+            return try await api.ingest(items, source: source)
         } catch {
             throw HTTPProblem(status: .serviceUnavailable, reason: error.reason)
         }

@@ -8,13 +8,12 @@ import Synchronization
 /// behind is dropped and its connection closed, even in the middle of a write to a socket it no
 /// longer reads: the service never waits for it (README, "The HTTP interface").
 struct StreamEndpoint: Sendable {
-    let service: GeofenceService
+    let api: any FleetFenceAPI
 
     static let heartbeatInterval = Duration.seconds(15)
 
-    func open(_ target: RequestTarget) throws(HTTPProblem) -> Response {
-        try target.checkQuery(allowed: [])
-        guard let subscriber = service.readModel.feed.subscribe() else {
+    func open() throws(HTTPProblem) -> Response {
+        guard let subscriber = api.readModel.feed.subscribe() else {
             throw HTTPProblem(
                 status: .serviceUnavailable,
                 reason: "too many streams open (at most \(LiveFeed.maxSubscribers)); try again later")

@@ -3,16 +3,14 @@ import FleetFenceService
 import Hummingbird
 import NIOPosix
 
-/// `/api/webhooks` (README, "Webhooks"): each webhook's queue, its dead letters a page at a time,
+/// `/api/webhooks` (README "Webhooks"): each webhook's queue, its dead letters a page at a time,
 /// and their redelivery. Answered on a thread pool: the journal's SQLite blocks.
 struct WebhooksEndpoint: Sendable {
-    let service: GeofenceService
-    let writes: WriteGuard
+    let api: any FleetFenceAPI
 
-    func list(_ target: RequestTarget) async throws(HTTPProblem) -> Response {
-        try target.checkQuery(allowed: [])
-        let service = service
-        let webhooks = try await Self.offloaded { try service.webhookStatus() }
+    func list() async throws(HTTPProblem) -> Response {
+        let api = api
+        let webhooks = try await Self.offloaded { try api.webhookStatus() }
         var json = JSONWriter(capacity: 256)
         json.beginObject()
         json.key("webhooks")
@@ -43,12 +41,14 @@ struct WebhooksEndpoint: Sendable {
         return .json(json.bytes)
     }
 
+    /// The dead letters' query parameters (the route declares them).
+    static let deadParameters: Set<String> = ["limit", "after"]
+
     func dead(_ name: String, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
-        try target.checkQuery(allowed: ["limit", "after"])
         let limit = try target.limit(default: 100, maximum: 1_000)
         let after = try Self.cursor(target)
-        let service = service
-        guard let page = try await Self.offloaded({ try service.webhookDeadLetters(name, after: after, limit: limit) }) else {
+        let api = api
+        guard let page = try await Self.offloaded({ try api.webhookDeadLetters(name, after: after, limit: limit) }) else {
             throw .notFound("no webhook named \(name)")
         }
         // The payloads are spliced in as they were published; the writer holds no raw values.
@@ -92,11 +92,9 @@ struct WebhooksEndpoint: Sendable {
         return .json(bytes)
     }
 
-    func redeliver(_ name: String, _ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
-        try target.checkQuery(allowed: [])
-        try writes.check(request)
-        let service = service
-        guard let count = try await Self.offloaded({ try service.redeliverWebhook(name) }) else {
+    func redeliver(_ name: String) async throws(HTTPProblem) -> Response {
+        let api = api
+        guard let count = try await Self.offloaded({ try api.redeliverWebhook(name) }) else {
             throw .notFound("no webhook named \(name)")
         }
         var json = JSONWriter(capacity: 32)

@@ -2,12 +2,23 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Who may write (README, "The HTTP interface"): with `http.token_file`, whoever presents its token
+/// Who may write (README "The HTTP interface"): with `http.token_file`, whoever presents its token
 /// as a bearer token; without one, anyone, but only while the interface listens on a loopback
-/// address, so that a default install never takes writes from the network.
-struct WriteGuard: Sendable {
+/// address, so that a default install never takes writes from the network. A middleware of the
+/// writing routes (``APIRoutes``): a refused write is answered before its body is read.
+struct WriteGuard: RouterMiddleware {
+    typealias Context = APIRequestContext
+
+
     let tokenFile: String?
     let listensOnLoopback: Bool
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        try check(request)
+        return try await next(request, context)
+    }
 
     func check(_ request: Request) throws(HTTPProblem) {
         guard let tokenFile else {

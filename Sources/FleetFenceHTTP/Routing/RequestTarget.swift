@@ -1,12 +1,24 @@
 /// A request's path and query, percent-decoded. Path segments keep their bytes: a device id is
 /// the exact bytes of its topic level (README, "Limits and failures"), so `%C3%BC` and `u%CC%88`
 /// name two devices.
-struct RequestTarget {
+struct RequestTarget: Sendable {
+    /// The path as sent, for the message of a 404.
+    var path: String
     var segments: [String]
     /// In order, repeats kept (`device=a&device=b`).
     var query: [(name: String, value: String)]
 
+    /// Before a request's own is read.
+    static let empty = RequestTarget(path: "/", segments: [], query: [])
+
+    private init(path: String, segments: [String], query: [(name: String, value: String)]) {
+        self.path = path
+        self.segments = segments
+        self.query = query
+    }
+
     init(path: String, query: String?) throws(HTTPProblem) {
+        self.path = path
         var segments: [String] = []
         for raw in path.split(separator: "/", omittingEmptySubsequences: true) {
             guard let decoded = Self.percentDecoded(raw.utf8, plusIsSpace: false) else {
@@ -24,6 +36,38 @@ struct RequestTarget {
             pairs.append((name, value))
         }
         self.query = pairs
+    }
+
+    /// The path Hummingbird's router is given: the segments as decoded here, each byte but the
+    /// unreserved ones (RFC 3986) escaped again, so that `/api/%66ences/a%2Fb` routes as
+    /// `/api/fences/{a/b}` did before the router, and no decoded byte (a space, a control
+    /// character, `?`) can end or split the path; `nil` when the path has no escape, and routes as
+    /// sent. A path parameter of it goes through ``pathParameter(_:)``.
+    var routedPath: String? {
+        guard path.utf8.contains(UInt8(ascii: "%")) else { return nil }
+        var routed: [UInt8] = []
+        for segment in segments {
+            routed.append(UInt8(ascii: "/"))
+            for byte in segment.utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                    UInt8(ascii: "~"):
+                    routed.append(byte)
+                default:
+                    let hex = Array("0123456789ABCDEF".utf8)
+                    routed += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                }
+            }
+        }
+        return routed.isEmpty ? "/" : String(decoding: routed, as: UTF8.self)
+    }
+
+    /// A path parameter as the router captured it from ``routedPath`` (or the path as sent, which
+    /// then has no escape), back to its exact bytes.
+    static func pathParameter(_ captured: String) -> String {
+        guard captured.utf8.contains(UInt8(ascii: "%")) else { return captured }
+        return percentDecoded(captured.utf8, plusIsSpace: false) ?? captured
     }
 
     /// Refuses a query parameter the path does not know, naming it.

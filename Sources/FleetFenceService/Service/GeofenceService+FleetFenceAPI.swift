@@ -2,27 +2,15 @@ import FleetFenceCodecs
 import FleetFenceJournal
 import GeofenceEngine
 
-/// What the HTTP interface asks of the running service: fence writes through the same path as the
-/// MQTT `set` topic, readiness, and the history (README, "The HTTP interface").
-extension GeofenceService {
-    /// What a write of a definition (a fence, a tour) did.
-    public enum Write<Held: Sendable>: Sendable {
-        case created(Held)
-        case replaced(Held)
-        case deleted
-        case notFound
-        case invalid(String)
-    }
+/// What the HTTP interface asks of the running service (``FleetFenceAPI``): fence and tour writes
+/// through the same path as their MQTT `set` topics, readiness, the history, positions over HTTP
+/// and the webhooks' queues (README "The HTTP interface").
+extension GeofenceService: FleetFenceAPI {
+    public var httpSettings: ServiceConfiguration.HTTPSettings { configuration.http }
 
-    /// The service cannot take the request now (starting, stopping, journal failed).
-    public struct Unavailable: Error, CustomStringConvertible {
-        public var reason: String
-        public var description: String { reason }
-    }
+    public func metricsExposition() -> [UInt8] { metrics.exposition() }
 
-    /// `PUT /api/fences/{id}`: the body as a `<prefix>/fences/<id>/set` payload. Returns once the
-    /// change is journaled and its registry entry published.
-    public func putFence(id: String, body: [UInt8]) async throws(Unavailable) -> Write<Fence> {
+    public func putFence(id: String, body: [UInt8]) async throws(ServiceUnavailable) -> DefinitionWrite<Fence> {
         guard !body.isEmpty else {
             return .invalid("the body is empty: a fence definition is expected (DELETE removes a fence)")
         }
@@ -30,22 +18,19 @@ extension GeofenceService {
         return try await command { $0.setFence(id: id, payload: body, now: now) }
     }
 
-    /// `DELETE /api/fences/{id}`: as an empty `set` payload; devices inside exit.
-    public func deleteFence(id: String) async throws(Unavailable) -> Write<Fence> {
+    public func deleteFence(id: String) async throws(ServiceUnavailable) -> DefinitionWrite<Fence> {
         let now = clock.now
         return try await command { $0.setFence(id: id, payload: [], now: now) }
     }
 
-    /// `PUT /api/tours/{id}`: the body as a `<prefix>/tours/<id>/set` payload.
-    public func putTour(id: String, body: [UInt8]) async throws(Unavailable) -> Write<TourDefinition> {
+    public func putTour(id: String, body: [UInt8]) async throws(ServiceUnavailable) -> DefinitionWrite<TourDefinition> {
         guard !body.isEmpty else {
             return .invalid("the body is empty: a tour definition is expected (DELETE removes a tour)")
         }
         return try await command { $0.setTour(id: id, payload: body) }
     }
 
-    /// `DELETE /api/tours/{id}`.
-    public func deleteTour(id: String) async throws(Unavailable) -> Write<TourDefinition> {
+    public func deleteTour(id: String) async throws(ServiceUnavailable) -> DefinitionWrite<TourDefinition> {
         try await command { $0.setTour(id: id, payload: []) }
     }
 
@@ -53,11 +38,11 @@ extension GeofenceService {
     /// published: what a `set` payload would do, through the same code.
     private func command<Held: Sendable>(
         _ decide: (inout GeofenceCore) -> (Effects, GeofenceCore.CommandOutcome<Held>)
-    ) async throws(Unavailable) -> Write<Held> {
+    ) async throws(ServiceUnavailable) -> DefinitionWrite<Held> {
         let loop = try runningLoop()
         let outcome = loop.stepReturning(decide)
         await loop.writer.waitUntilDelivered()
-        if let failure = loop.writer.failure { throw Unavailable(reason: "the journal cannot be written: \(failure)") }
+        if let failure = loop.writer.failure { throw ServiceUnavailable(reason: "the journal cannot be written: \(failure)") }
         return switch outcome {
         case let .set(held, created): created ? .created(held) : .replaced(held)
         case .deleted: .deleted
@@ -66,15 +51,14 @@ extension GeofenceService {
         }
     }
 
-    private func runningLoop() throws(Unavailable) -> CoreLoop {
+    private func runningLoop() throws(ServiceUnavailable) -> CoreLoop {
         guard isReady, let loop = running.withLock({ $0?.loop }) else {
-            throw Unavailable(reason: "the service is not ready")
+            throw ServiceUnavailable(reason: "the service is not ready")
         }
         return loop
     }
 
-    /// Why the service is not ready, empty when it is (`GET /readyz`): connected to the broker,
-    /// the journal open and writable, the fences file applied.
+    /// Connected to the broker, the journal open and writable, the fences file applied.
     public var notReadyReasons: [String] {
         guard let running = running.withLock({ $0 }) else { return ["starting: the journal is not open yet"] }
         var reasons: [String] = []
@@ -88,36 +72,23 @@ extension GeofenceService {
         return reasons
     }
 
-    /// A page of the journal's history, from a connection of its own. Synchronous: call it off
-    /// any event loop.
+    /// From a connection of its own, so that a reader never waits for the writer.
     public func events(_ query: EventQuery) throws -> EventPage {
         guard let history = running.withLock({ $0?.history }) else {
-            throw Unavailable(reason: "the journal is not open")
+            throw ServiceUnavailable(reason: "the journal is not open")
         }
         return try history.events(query)
     }
 }
 
-/// Positions over HTTP (README, "Connecting trackers").
+/// Positions over HTTP (README "Connecting trackers").
 extension GeofenceService {
     private static let ingestSlice = 500
 
-    /// What became of one position sent over HTTP.
-    public enum IngestOutcome: Sendable, Equatable {
-        case accepted
-        /// Not newer than the device's latest sample.
-        case stale
-        /// Deliberately not a position (an OwnTracks message of another `_type`).
-        case ignored(String)
-        case rejected(String)
-    }
-
-    /// Positions decoded by the HTTP interface, through the same core step as MQTT positions: the
-    /// same engine, journal, alerts and counters. Returns once their effects are journaled and
-    /// published. `source` names the request in the log (`POST /api/positions`).
+    /// The same engine, journal, alerts and counters as an MQTT position.
     public func ingest(
         _ items: [Result<ForeignPosition, PositionRejection>], source: String
-    ) async throws(Unavailable) -> [IngestOutcome] {
+    ) async throws(ServiceUnavailable) -> [IngestOutcome] {
         let loop = try runningLoop()
         let arrival = clock.now
         var outcomes: [GeofenceCore.PositionOutcome] = []
@@ -129,7 +100,7 @@ extension GeofenceService {
             outcomes += loop.stepReturning { $0.ingest(slice, source: source, arrival: arrival) }
         }
         await loop.writer.waitUntilDelivered()
-        if let failure = loop.writer.failure { throw Unavailable(reason: "the journal cannot be written: \(failure)") }
+        if let failure = loop.writer.failure { throw ServiceUnavailable(reason: "the journal cannot be written: \(failure)") }
         return outcomes.map { outcome in
             switch outcome {
             case .accepted: .accepted
@@ -141,25 +112,21 @@ extension GeofenceService {
     }
 }
 
-/// The webhooks' side of the HTTP interface (README, "Webhooks"). Synchronous, reading the
-/// journal: call them off any event loop.
+/// The webhooks' side of the HTTP interface (README "Webhooks"): synchronous, reading the journal.
 extension GeofenceService {
-    private func webhookDispatcher() throws(Unavailable) -> WebhookDispatcher {
-        guard let webhooks = running.withLock({ $0?.webhooks }) else { throw Unavailable(reason: "the service is not running") }
+    private func webhookDispatcher() throws(ServiceUnavailable) -> WebhookDispatcher {
+        guard let webhooks = running.withLock({ $0?.webhooks }) else { throw ServiceUnavailable(reason: "the service is not running") }
         return webhooks
     }
 
-    /// `GET /api/webhooks`.
     public func webhookStatus() throws -> [WebhookStatus] {
         try webhookDispatcher().status()
     }
 
-    /// `GET /api/webhooks/{name}/dead`; `nil` for an unknown webhook.
     public func webhookDeadLetters(_ name: String, after: Int64?, limit: Int) throws -> WebhookDeadPage? {
         try webhookDispatcher().deadLetters(name, after: after, limit: limit)
     }
 
-    /// `POST /api/webhooks/{name}/redeliver`; `nil` for an unknown webhook.
     public func redeliverWebhook(_ name: String) throws -> Int? {
         try webhookDispatcher().redeliver(name)
     }
