@@ -14,11 +14,12 @@ import Synchronization
 /// every message routed so far has been handled, so a test waits on that instead of sleeping.
 ///
 /// What only mosquitto shows (TLS, ACLs, its dynamic security, a broker killed or restarted,
-/// slow sockets) is tested against mosquitto itself.
+/// slow sockets) is tested against mosquitto itself. Where the service can tell the two apart,
+/// `MessageBusConformanceTests` runs the same steps on both, mosquitto being the reference.
 public final class InMemoryBroker: Sendable {
     struct Session {
         var subscriptions: [String: Int32] = [:]
-        /// QoS 1 messages routed while the client was away (persistent sessions only).
+        /// Messages routed while the client was away (persistent sessions only).
         var missed: [ReceivedMessage] = []
         var client: InMemoryClient?
     }
@@ -37,8 +38,14 @@ public final class InMemoryBroker: Sendable {
     }
 
     private let state = Mutex(State())
+    private let queuesQoS0Messages: Bool
 
-    public init() {}
+    /// - Parameter queuesQoS0Messages: whether a persistent session absent keeps QoS 0 messages
+    ///   too, as mosquitto's `queue_qos0_messages`. On by default, as in the shipped
+    ///   Config/mosquitto.conf and `LocalMosquitto`'s broker; mosquitto's own default is off.
+    public init(queuesQoS0Messages: Bool = true) {
+        self.queuesQoS0Messages = queuesQoS0Messages
+    }
 
     /// Makes clients of this broker, in the service's signature.
     public var factory: MessageBusFactory {
@@ -159,22 +166,46 @@ public final class InMemoryBroker: Sendable {
                 state.retained[Array(message.topic.utf8)] = message.payload.isEmpty ? nil : message
             }
             for (id, session) in state.sessions {
-                // One copy per client, at the highest QoS of its matching subscriptions.
-                var granted: Int32?
-                for (filter, qos) in session.subscriptions where MQTTTopicFilter.matches(filter, topic: message.topic) {
-                    granted = max(granted ?? 0, qos)
-                }
-                guard let granted else { continue }
+                guard let granted = Self.grantedQoS(session.subscriptions, topic: message.topic) else { continue }
                 // Retained only when sent for a new subscription (MQTT 3.1.1, 3.3.1.3).
                 let delivered = ReceivedMessage(
                     topic: message.topic, payload: message.payload, qos: min(granted, message.qos), retain: false)
                 if let client = session.client {
                     deliver(delivered, to: client, in: &state)
-                } else if delivered.qos > 0 {
+                } else if delivered.qos > 0 || queuesQoS0Messages {
                     state.sessions[id]?.missed.append(delivered)
                 }
             }
         }
+    }
+
+    /// One copy per client, as mosquitto 2 sends it (its `allow_duplicate_messages false`): at the
+    /// QoS of the matching subscription its topic tree reaches first, not the highest of them that
+    /// MQTT 3.1.1 (3.3.5) asks for. `nil` when none matches.
+    private static func grantedQoS(_ subscriptions: [String: Int32], topic: String) -> Int32? {
+        var first: (filter: String, qos: Int32)?
+        for (filter, qos) in subscriptions where MQTTTopicFilter.matches(filter, topic: topic) {
+            if let earlier = first, !treeOrder(filter, topic: topic).lexicographicallyPrecedes(treeOrder(earlier.filter, topic: topic)) {
+                continue
+            }
+            first = (filter, qos)
+        }
+        return first?.qos
+    }
+
+    /// Where mosquitto's search of its subscription tree reaches `filter` (which matches `topic`):
+    /// level by level, a literal level before `+` before `#`; past the topic's last level `a/#`
+    /// before `a`.
+    private static func treeOrder(_ filter: String, topic: String) -> [Int] {
+        let slash = UInt8(ascii: "/")
+        let topicLevels = topic.utf8.count(where: { $0 == slash }) + 1
+        let levels = Array(filter.utf8).split(separator: slash, omittingEmptySubsequences: false)
+        var order = levels.enumerated().map { index, level in
+            let wildcard = level.elementsEqual("#".utf8) ? 2 : level.elementsEqual("+".utf8) ? 1 : 0
+            return index < topicLevels ? wildcard : 0
+        }
+        if levels.count == topicLevels { order.append(1) }
+        return order
     }
 
     private func deliver(_ message: ReceivedMessage, to client: InMemoryClient, in state: inout State) {
