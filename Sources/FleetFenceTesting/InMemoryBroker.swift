@@ -21,7 +21,11 @@ public final class InMemoryBroker: Sendable {
         var subscriptions: [String: Int32] = [:]
         /// Messages routed while the client was away (persistent sessions only).
         var missed: [ReceivedMessage] = []
-        var client: InMemoryClient?
+        /// Weak: a client dropped without `disconnect` must reach its deinit, which ends its
+        /// connection as a crash would (the will published).
+        weak var client: InMemoryClient?
+        /// The attached connection, so that the end of an earlier one (taken over) is no end of it.
+        var connection: UInt64 = 0
     }
 
     private struct State {
@@ -35,6 +39,7 @@ public final class InMemoryBroker: Sendable {
         var inFlight = 0
         var settledWaiters: [CheckedContinuation<Void, Never>] = []
         var anonymous = 0
+        var connections: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -93,29 +98,31 @@ public final class InMemoryBroker: Sendable {
     // MARK: Clients' side
 
     /// Connects `client`: a client of the same id already connected is disconnected, as MQTT
-    /// takes a session over. Returns the filters refused.
-    func attach(_ client: InMemoryClient, filters: [String: Int32]) -> [String] {
-        let (refused, previous) = state.withLock { state -> ([String], InMemoryClient?) in
+    /// takes a session over. Returns the connection (for ``detach``) and the filters refused.
+    func attach(_ client: InMemoryClient, filters: [String: Int32]) -> (connection: UInt64, refused: [String]) {
+        let (connection, refused, previous) = state.withLock { state -> (UInt64, [String], InMemoryClient?) in
             let id = client.id
             var session = client.options.cleanSession ? Session() : state.sessions[id] ?? Session()
-            let previous = session.client
+            let previous = state.sessions[id]?.client
+            state.connections += 1
             session.client = client
+            session.connection = state.connections
             let missed = session.missed
             session.missed = []
             state.sessions[id] = session
             let (refused, retained) = subscribe(client, filters, in: &state)
             // Under the lock, as `route` does: nothing routed meanwhile overtakes them.
             for message in missed + retained { deliver(message, to: client, in: &state) }
-            return (refused, previous)
+            return (state.connections, refused, previous)
         }
         if let previous, previous !== client { previous.lostConnection(publishWill: true) }
-        return refused
+        return (connection, refused)
     }
 
     /// Subscribes a connected client; returns the filters refused.
-    func subscribe(_ client: InMemoryClient, _ filters: [String: Int32]) -> [String] {
+    func subscribe(_ client: InMemoryClient, connection: UInt64, _ filters: [String: Int32]) -> [String] {
         state.withLock { state in
-            guard state.sessions[client.id]?.client === client else { return [] }
+            guard state.sessions[client.id]?.connection == connection else { return [] }
             let (refused, retained) = subscribe(client, filters, in: &state)
             for message in retained { deliver(message, to: client, in: &state) }
             return refused
@@ -143,17 +150,18 @@ public final class InMemoryBroker: Sendable {
         return (refused, retained)
     }
 
-    /// Ends `client`'s connection; its will is published unless it said goodbye.
-    func detach(_ client: InMemoryClient, publishWill: Bool) {
+    /// Ends a client's `connection`; `will` is published unless it said goodbye. Takes no client:
+    /// a client dropped without `disconnect` calls it from its deinit.
+    func detach(id: String, connection: UInt64, cleanSession: Bool, will: MQTTWill?) {
         state.withLock { state in
-            guard state.sessions[client.id]?.client === client else { return }
-            if client.options.cleanSession {
-                state.sessions[client.id] = nil
+            guard state.sessions[id]?.connection == connection else { return }
+            if cleanSession {
+                state.sessions[id] = nil
             } else {
-                state.sessions[client.id]?.client = nil
+                state.sessions[id]?.client = nil
             }
         }
-        if publishWill, let will = client.options.will {
+        if let will {
             route(ReceivedMessage(topic: will.topic, payload: will.payload, qos: will.qos, retain: will.retain))
         }
     }
