@@ -72,21 +72,25 @@ public final class InMemoryClient: MessageBus {
         establish()
     }
 
-    /// The connection up: subscriptions made again, what waited in the outbox sent, and the
-    /// handler told (on the client's queue, before any message, as libmosquitto calls it).
+    /// The connection up: what waited in the outbox sent, the handler told (on the client's
+    /// queue, before any message, as libmosquitto calls it) and subscriptions made again.
     private func establish() {
-        let (filters, handler) = state.withLock { ($0.filters, $0.onConnectionChange) }
-        // Queued first: libmosquitto's on_connect comes before any message of the connection.
-        if let handler { run { handler(true) } }
-        let (connection, refused) = broker.attach(self, filters: filters)
-        let outbox = state.withLock { state in
+        let handler = state.withLock { state in
+            // Connected before the handler runs, as MQTTClient is when it calls it. The outbox is
+            // routed under the lock: a publish made once connected does not overtake it.
             state.connected = true
+            for message in state.outbox { broker.route(message) }
+            state.outbox = []
+            return state.onConnectionChange
+        }
+        // Queued before the broker hands anything to the queue: on_connect comes before any
+        // message of the connection.
+        if let handler { run { handler(true) } }
+        let (connection, refused) = broker.attach(self, filters: state.withLock { $0.filters })
+        state.withLock { state in
             state.connection = connection
             state.refused = refused
-            defer { state.outbox = [] }
-            return state.outbox
         }
-        for message in outbox { broker.route(message) }
     }
 
     @discardableResult
@@ -105,7 +109,8 @@ public final class InMemoryClient: MessageBus {
         return result
     }
 
-    public var refusedSubscriptions: [String] { state.withLock { $0.refused } }
+    /// Sorted, as MQTTClient lists them.
+    public var refusedSubscriptions: [String] { state.withLock { $0.refused.sorted() } }
 
     public func retryRefusedSubscriptions() {
         let refused = state.withLock { state in state.refused }
@@ -123,12 +128,14 @@ public final class InMemoryClient: MessageBus {
     }
 
     public func disconnect() async {
-        let connection = state.withLock { state in
+        let (connection, handler) = state.withLock { state in
             defer { (state.connected, state.started) = (false, false) }
-            return state.connected ? state.connection : nil
+            return (state.connected ? state.connection : nil, state.onConnectionChange)
         }
         guard let connection else { return }
         broker.detach(id: id, connection: connection, cleanSession: options.cleanSession, will: nil)
+        // Told, as MQTTClient tells it of every end of a connection.
+        if let handler { run { handler(false) } }
         // Returns once no handler of this client runs any more, as MQTTClient joins its thread.
         queue.sync {}
     }
