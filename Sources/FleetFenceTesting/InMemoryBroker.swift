@@ -14,15 +14,18 @@ import Synchronization
 /// every message routed so far has been handled, so a test waits on that instead of sleeping.
 ///
 /// What only mosquitto shows (TLS, ACLs, its dynamic security, a broker killed or restarted,
-/// slow sockets) is tested against mosquitto itself.
+/// slow sockets) is tested against mosquitto itself. Where the service can tell the two apart,
+/// `MessageBusConformanceTests` runs the same steps on both, mosquitto being the reference.
 public final class InMemoryBroker: Sendable {
     struct Session {
         var subscriptions: [String: Int32] = [:]
-        /// QoS 1 messages routed while the client was away (persistent sessions only).
+        /// Messages routed while the client was away (persistent sessions only).
         var missed: [ReceivedMessage] = []
-        /// Weak: a client its owner drops without `disconnect` ends as a crashed one does, with
-        /// its will (see ``InMemoryClient``'s deinit).
+        /// Weak: a client dropped without `disconnect` must reach its deinit, which ends its
+        /// connection as a crash would (the will published).
         weak var client: InMemoryClient?
+        /// The attached connection, so that the end of an earlier one (taken over) is no end of it.
+        var connection: UInt64 = 0
     }
 
     private struct State {
@@ -36,11 +39,18 @@ public final class InMemoryBroker: Sendable {
         var inFlight = 0
         var settledWaiters: [CheckedContinuation<Void, Never>] = []
         var anonymous = 0
+        var connections: UInt64 = 0
     }
 
     private let state = Mutex(State())
+    private let queuesQoS0Messages: Bool
 
-    public init() {}
+    /// - Parameter queuesQoS0Messages: whether a persistent session absent keeps QoS 0 messages
+    ///   too, as mosquitto's `queue_qos0_messages`. On by default, as in the shipped
+    ///   Config/mosquitto.conf and `LocalMosquitto`'s broker; mosquitto's own default is off.
+    public init(queuesQoS0Messages: Bool = true) {
+        self.queuesQoS0Messages = queuesQoS0Messages
+    }
 
     /// Makes clients of this broker, in the service's signature.
     public var factory: MessageBusFactory {
@@ -88,29 +98,31 @@ public final class InMemoryBroker: Sendable {
     // MARK: Clients' side
 
     /// Connects `client`: a client of the same id already connected is disconnected, as MQTT
-    /// takes a session over. Returns the filters refused.
-    func attach(_ client: InMemoryClient, filters: [String: Int32]) -> [String] {
-        let (refused, previous) = state.withLock { state -> ([String], InMemoryClient?) in
+    /// takes a session over. Returns the connection (for ``detach``) and the filters refused.
+    func attach(_ client: InMemoryClient, filters: [String: Int32]) -> (connection: UInt64, refused: [String]) {
+        let (connection, refused, previous) = state.withLock { state -> (UInt64, [String], InMemoryClient?) in
             let id = client.id
             var session = client.options.cleanSession ? Session() : state.sessions[id] ?? Session()
-            let previous = session.client
+            let previous = state.sessions[id]?.client
+            state.connections += 1
             session.client = client
+            session.connection = state.connections
             let missed = session.missed
             session.missed = []
             state.sessions[id] = session
             let (refused, retained) = subscribe(client, filters, in: &state)
             // Under the lock, as `route` does: nothing routed meanwhile overtakes them.
             for message in missed + retained { deliver(message, to: client, in: &state) }
-            return (refused, previous)
+            return (state.connections, refused, previous)
         }
         if let previous, previous !== client { previous.lostConnection(publishWill: true) }
-        return refused
+        return (connection, refused)
     }
 
     /// Subscribes a connected client; returns the filters refused.
-    func subscribe(_ client: InMemoryClient, _ filters: [String: Int32]) -> [String] {
+    func subscribe(_ client: InMemoryClient, connection: UInt64, _ filters: [String: Int32]) -> [String] {
         state.withLock { state in
-            guard state.sessions[client.id]?.client === client else { return [] }
+            guard state.sessions[client.id]?.connection == connection else { return [] }
             let (refused, retained) = subscribe(client, filters, in: &state)
             for message in retained { deliver(message, to: client, in: &state) }
             return refused
@@ -138,17 +150,18 @@ public final class InMemoryBroker: Sendable {
         return (refused, retained)
     }
 
-    /// Ends `client`'s connection; its will is published unless it said goodbye.
-    func detach(_ client: InMemoryClient, publishWill: Bool) {
+    /// Ends a client's `connection`; `will` is published unless it said goodbye. Takes no client:
+    /// a client dropped without `disconnect` calls it from its deinit.
+    func detach(id: String, connection: UInt64, cleanSession: Bool, will: MQTTWill?) {
         state.withLock { state in
-            guard state.sessions[client.id]?.client === client else { return }
-            if client.options.cleanSession {
-                state.sessions[client.id] = nil
+            guard state.sessions[id]?.connection == connection else { return }
+            if cleanSession {
+                state.sessions[id] = nil
             } else {
-                state.sessions[client.id]?.client = nil
+                state.sessions[id]?.client = nil
             }
         }
-        if publishWill, let will = client.options.will {
+        if let will {
             route(ReceivedMessage(topic: will.topic, payload: will.payload, qos: will.qos, retain: will.retain))
         }
     }
@@ -161,22 +174,46 @@ public final class InMemoryBroker: Sendable {
                 state.retained[Array(message.topic.utf8)] = message.payload.isEmpty ? nil : message
             }
             for (id, session) in state.sessions {
-                // One copy per client, at the highest QoS of its matching subscriptions.
-                var granted: Int32?
-                for (filter, qos) in session.subscriptions where MQTTTopicFilter.matches(filter, topic: message.topic) {
-                    granted = max(granted ?? 0, qos)
-                }
-                guard let granted else { continue }
+                guard let granted = Self.grantedQoS(session.subscriptions, topic: message.topic) else { continue }
                 // Retained only when sent for a new subscription (MQTT 3.1.1, 3.3.1.3).
                 let delivered = ReceivedMessage(
                     topic: message.topic, payload: message.payload, qos: min(granted, message.qos), retain: false)
                 if let client = session.client {
                     deliver(delivered, to: client, in: &state)
-                } else if delivered.qos > 0 {
+                } else if delivered.qos > 0 || queuesQoS0Messages {
                     state.sessions[id]?.missed.append(delivered)
                 }
             }
         }
+    }
+
+    /// One copy per client, as mosquitto 2 sends it (its `allow_duplicate_messages false`): at the
+    /// QoS of the matching subscription its topic tree reaches first, not the highest of them that
+    /// MQTT 3.1.1 (3.3.5) asks for. `nil` when none matches.
+    private static func grantedQoS(_ subscriptions: [String: Int32], topic: String) -> Int32? {
+        var first: (filter: String, qos: Int32)?
+        for (filter, qos) in subscriptions where MQTTTopicFilter.matches(filter, topic: topic) {
+            if let earlier = first, !treeOrder(filter, topic: topic).lexicographicallyPrecedes(treeOrder(earlier.filter, topic: topic)) {
+                continue
+            }
+            first = (filter, qos)
+        }
+        return first?.qos
+    }
+
+    /// Where mosquitto's search of its subscription tree reaches `filter` (which matches `topic`):
+    /// level by level, a literal level before `+` before `#`; past the topic's last level `a/#`
+    /// before `a`.
+    private static func treeOrder(_ filter: String, topic: String) -> [Int] {
+        let slash = UInt8(ascii: "/")
+        let topicLevels = topic.utf8.count(where: { $0 == slash }) + 1
+        let levels = Array(filter.utf8).split(separator: slash, omittingEmptySubsequences: false)
+        var order = levels.enumerated().map { index, level in
+            let wildcard = level.elementsEqual("#".utf8) ? 2 : level.elementsEqual("+".utf8) ? 1 : 0
+            return index < topicLevels ? wildcard : 0
+        }
+        if levels.count == topicLevels { order.append(1) }
+        return order
     }
 
     private func deliver(_ message: ReceivedMessage, to client: InMemoryClient, in state: inout State) {

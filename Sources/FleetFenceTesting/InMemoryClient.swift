@@ -11,6 +11,8 @@ public final class InMemoryClient: MessageBus {
     private struct State {
         var started = false
         var connected = false
+        /// The broker's number for the current connection (``InMemoryBroker/detach``).
+        var connection: UInt64 = 0
         var filters: [String: Int32] = [:]
         var refused: [String] = []
         /// QoS 1 publishes made while disconnected, sent after the reconnect.
@@ -34,7 +36,9 @@ public final class InMemoryClient: MessageBus {
 
     deinit {
         // Dropped without `disconnect`, like a crash: the broker publishes the will.
-        if state.withLock({ $0.connected }) { broker.detach(self, publishWill: true) }
+        if let connection = state.withLock({ $0.connected ? $0.connection : nil }) {
+            broker.detach(id: id, connection: connection, cleanSession: options.cleanSession, will: options.will)
+        }
     }
 
     public func onMessage(_ handler: @escaping @Sendable (MQTTMessage) -> Void) {
@@ -47,12 +51,12 @@ public final class InMemoryClient: MessageBus {
 
     public func subscribe(_ filters: [String], qos: Int32) {
         let wanted = Dictionary(filters.map { ($0, qos) }, uniquingKeysWith: { $1 })
-        let connected = state.withLock { state in
+        let connection = state.withLock { state in
             state.filters.merge(wanted) { $1 }
-            return state.connected
+            return state.connected ? state.connection : nil
         }
-        guard connected else { return }
-        let refused = broker.subscribe(self, wanted)
+        guard let connection else { return }
+        let refused = broker.subscribe(self, connection: connection, wanted)
         state.withLock { state in
             state.refused.removeAll { wanted[$0] != nil }
             state.refused += refused
@@ -68,20 +72,25 @@ public final class InMemoryClient: MessageBus {
         establish()
     }
 
-    /// The connection up: subscriptions made again, what waited in the outbox sent, and the
-    /// handler told (on the client's queue, before any message, as libmosquitto calls it).
+    /// The connection up: what waited in the outbox sent, the handler told (on the client's
+    /// queue, before any message, as libmosquitto calls it) and subscriptions made again.
     private func establish() {
-        let (filters, handler) = state.withLock { ($0.filters, $0.onConnectionChange) }
-        // Queued first: libmosquitto's on_connect comes before any message of the connection.
-        if let handler { run { handler(true) } }
-        let refused = broker.attach(self, filters: filters)
-        let outbox = state.withLock { state in
+        let handler = state.withLock { state in
+            // Connected before the handler runs, as MQTTClient is when it calls it. The outbox is
+            // routed under the lock: a publish made once connected does not overtake it.
             state.connected = true
-            state.refused = refused
-            defer { state.outbox = [] }
-            return state.outbox
+            for message in state.outbox { broker.route(message) }
+            state.outbox = []
+            return state.onConnectionChange
         }
-        for message in outbox { broker.route(message) }
+        // Queued before the broker hands anything to the queue: on_connect comes before any
+        // message of the connection.
+        if let handler { run { handler(true) } }
+        let (connection, refused) = broker.attach(self, filters: state.withLock { $0.filters })
+        state.withLock { state in
+            state.connection = connection
+            state.refused = refused
+        }
     }
 
     @discardableResult
@@ -100,7 +109,8 @@ public final class InMemoryClient: MessageBus {
         return result
     }
 
-    public var refusedSubscriptions: [String] { state.withLock { $0.refused } }
+    /// Sorted, as MQTTClient lists them.
+    public var refusedSubscriptions: [String] { state.withLock { $0.refused.sorted() } }
 
     public func retryRefusedSubscriptions() {
         let refused = state.withLock { state in state.refused }
@@ -118,12 +128,14 @@ public final class InMemoryClient: MessageBus {
     }
 
     public func disconnect() async {
-        let wasConnected = state.withLock { state in
+        let (connection, handler) = state.withLock { state in
             defer { (state.connected, state.started) = (false, false) }
-            return state.connected
+            return (state.connected ? state.connection : nil, state.onConnectionChange)
         }
-        guard wasConnected else { return }
-        broker.detach(self, publishWill: false)
+        guard let connection else { return }
+        broker.detach(id: id, connection: connection, cleanSession: options.cleanSession, will: nil)
+        // Told, as MQTTClient tells it of every end of a connection.
+        if let handler { run { handler(false) } }
         // Returns once no handler of this client runs any more, as MQTTClient joins its thread.
         queue.sync {}
     }
@@ -131,14 +143,14 @@ public final class InMemoryClient: MessageBus {
     /// The connection lost (another client took the id over, or a test cut it): the will is
     /// published and the handler told. The client does not come back by itself.
     public func lostConnection(publishWill: Bool) {
-        let handler = state.withLock { state -> (@Sendable (Bool) -> Void)? in
+        let ended = state.withLock { state -> (connection: UInt64, handler: (@Sendable (Bool) -> Void)?)? in
             guard state.connected else { return nil }
             state.connected = false
-            return state.onConnectionChange
+            return (state.connection, state.onConnectionChange)
         }
-        guard let handler else { return }
-        broker.detach(self, publishWill: publishWill)
-        run { handler(false) }
+        guard let ended else { return }
+        broker.detach(id: id, connection: ended.connection, cleanSession: options.cleanSession, will: publishWill ? options.will : nil)
+        if let handler = ended.handler { run { handler(false) } }
     }
 
     /// Connects again after ``lostConnection(publishWill:)``, as MQTTClient does by itself.
