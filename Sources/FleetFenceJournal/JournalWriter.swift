@@ -29,6 +29,25 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         var delivered = 0
         /// Set by the first write that failed: nothing is delivered after it.
         var failure: String?
+        /// Callers of ``waitUntilDelivered()``, each resumed once `delivered` reaches its count
+        /// (or a write fails), and of ``stop(timeout:)``, resumed once the thread has finished.
+        var deliveryWaiters: [(upTo: Int, waiter: CheckedContinuation<Void, Never>)] = []
+        var finishWaiters: [CheckedContinuation<Void, Never>] = []
+
+        /// The waiters whose wait is over, taken out.
+        mutating func takeReadyWaiters() -> [CheckedContinuation<Void, Never>] {
+            var ready: [CheckedContinuation<Void, Never>] = []
+            deliveryWaiters.removeAll { entry in
+                guard entry.upTo <= delivered || failure != nil || finished else { return false }
+                ready.append(entry.waiter)
+                return true
+            }
+            if finished {
+                ready += finishWaiters
+                finishWaiters = []
+            }
+            return ready
+        }
     }
 
     /// Held records written per delivery: small enough that an alert waits a few milliseconds at
@@ -101,9 +120,13 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// Returns once every step submitted so far is journaled and delivered (held records aside:
     /// under load there may always be some).
     public func waitUntilDelivered() async {
-        let submitted = queue.withLock { $0.submitted }
-        while queue.withLock({ $0.delivered < submitted && $0.failure == nil }) {
-            try? await Task.sleep(for: .milliseconds(2))
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = queue.withLock { queue in
+                if queue.delivered >= queue.submitted || queue.failure != nil || queue.finished { return true }
+                queue.deliveryWaiters.append((queue.submitted, continuation))
+                return false
+            }
+            if done { continuation.resume() }
         }
     }
 
@@ -112,17 +135,32 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     public func stop(timeout: Duration = .seconds(10)) async {
         queue.withLock { $0.stopping = true }
         wake.signal()
-        let deadline = ContinuousClock.now + timeout
-        while !queue.withLock({ $0.finished }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+        // Past the timeout the caller goes on (a writer stuck on a full disk must not hold the
+        // stop up); the thread finishes what it writes on its own.
+        let timer = Task { [self] in
+            try? await Task.sleep(for: timeout)
+            let waiters = queue.withLock { queue in
+                defer { queue.finishWaiters = [] }
+                return queue.finishWaiters
+            }
+            for waiter in waiters { waiter.resume() }
         }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = queue.withLock { queue in
+                if queue.finished { return true }
+                queue.finishWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+        timer.cancel()
     }
 
     private func run() {
         // Only this thread touches them: the submitting thread's side stays an append.
         var held = HeldRecords()
         while true {
-            let (steps, stopping) = queue.withLock { queue in
+            let (steps, stopping, finished) = queue.withLock { queue in
                 let steps = queue.steps
                 queue.steps.removeAll(keepingCapacity: true)
                 queue.writing = !steps.isEmpty
@@ -131,8 +169,9 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                 // Nothing may be held then, or an older held record could follow the newer one
                 // such a step writes.
                 if steps.isEmpty, held.isEmpty, queue.stopping { queue.finished = true }
-                return (steps, queue.stopping)
+                return (steps, queue.stopping, queue.finished ? queue.takeReadyWaiters() : [])
             }
+            for waiter in finished { waiter.resume() }
             if !steps.isEmpty {
                 for step in steps {
                     // A step's own records are newer than any held one of the same device.
@@ -161,11 +200,12 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// fsyncs delay only what comes meanwhile, never what was just written. Idle, with nothing
     /// queued or held, most often nothing. (After stop, closing the journal checkpoints.)
     private func finishDelivery(stillHolding: Bool, delivered: Int = 0) {
-        let idle = queue.withLock { queue in
+        let (idle, waiters) = queue.withLock { queue in
             queue.writing = false
             queue.delivered += delivered
-            return queue.steps.isEmpty && !stillHolding
+            return (queue.steps.isEmpty && !stillHolding, delivered > 0 ? queue.takeReadyWaiters() : [])
         }
+        for waiter in waiters { waiter.resume() }
         checkpointIfDue(idle)
     }
 
@@ -183,10 +223,12 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         } catch {
             let reason = "\(error)"
             logger.critical("journal write failed; publishing nothing more", metadata: ["error": "\(reason)"])
-            queue.withLock { queue in
+            let waiters = queue.withLock { queue in
                 queue.failure = reason
                 queue.steps.removeAll()
+                return queue.takeReadyWaiters()
             }
+            for waiter in waiters { waiter.resume() }
             failed(reason)
             return
         }
