@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// Routes every request of the interface (README, "The HTTP interface"). Written out rather than
+/// Routes every request of the interface (docs/http.md "The HTTP interface"). Written out rather than
 /// through a router, so that each path answers its own 404 and 405 with `{"error": reason}`, and
 /// ids in paths keep their exact bytes.
 struct APIResponder: HTTPResponder {

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 
 /// A request the interface refuses, with its status and reason: every error is
-/// `{"error": reason}` (README, "The HTTP interface").
+/// `{"error": reason}` (docs/http.md "The HTTP interface").
 struct HTTPProblem: Error {
     var status: HTTPResponse.Status
     var reason: String

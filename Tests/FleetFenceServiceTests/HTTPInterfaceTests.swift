@@ -3,7 +3,7 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
-/// The HTTP interface against the real server on a free port, beside a real mosquitto (README,
+/// The HTTP interface against the real server on a free port, beside a real mosquitto (docs/http.md
 /// "The HTTP interface"): every path, its statuses and payloads, writes seen on MQTT and MQTT
 /// writes seen over HTTP.
 @Suite("HTTP interface", .timeLimit(.minutes(1)))
@@ -363,7 +363,7 @@ struct HTTPWriteGuardTests {
                 #expect(try await http.put("/api/fences/a", body, headers: ["Authorization": "Bearer s3cret"]).status == 201)
                 #expect(try await http.delete("/api/fences/a").status == 401)
                 #expect(try await http.delete("/api/fences/a", headers: ["Authorization": "Bearer s3cret"]).status == 204)
-                // Positions over HTTP are writes too (README, "Connecting trackers").
+                // Positions over HTTP are writes too (docs/trackers.md "Connecting trackers").
                 let position = Data(#"{"id":"t1","lat":49,"lon":8}"#.utf8)
                 #expect(try await http.request("POST", "/api/positions", body: position).status == 401)
                 #expect(try await http.get("/api/osmand?id=t1&lat=49&lon=8").status == 401)

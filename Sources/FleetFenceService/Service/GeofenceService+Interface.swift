@@ -3,7 +3,7 @@ import FleetFenceJournal
 import GeofenceEngine
 
 /// What the HTTP interface asks of the running service: fence writes through the same path as the
-/// MQTT `set` topic, readiness, and the history (README, "The HTTP interface").
+/// MQTT `set` topic, readiness, and the history (docs/http.md "The HTTP interface").
 extension GeofenceService {
     /// What a write of a definition (a fence, a tour) did.
     public enum Write<Held: Sendable>: Sendable {
@@ -98,7 +98,7 @@ extension GeofenceService {
     }
 }
 
-/// Positions over HTTP (README, "Connecting trackers").
+/// Positions over HTTP (docs/trackers.md "Connecting trackers").
 extension GeofenceService {
     private static let ingestSlice = 500
 
@@ -141,7 +141,7 @@ extension GeofenceService {
     }
 }
 
-/// The webhooks' side of the HTTP interface (README, "Webhooks"). Synchronous, reading the
+/// The webhooks' side of the HTTP interface (docs/webhooks.md "Webhooks"). Synchronous, reading the
 /// journal: call them off any event loop.
 extension GeofenceService {
     private func webhookDispatcher() throws(Unavailable) -> WebhookDispatcher {
