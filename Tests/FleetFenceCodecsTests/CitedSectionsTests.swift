@@ -68,8 +68,30 @@ struct CitedSectionsTests {
                 }
             }
         }
-        #expect(links > 40, "the scan found the links (\(links))")
+        #expect(links > 60, "the scan found the links (\(links))")
         #expect(problems.isEmpty, "\n\(problems.joined(separator: "\n"))")
+    }
+
+    /// The README is read first: its first lines give the demo and the test command (the one CI runs),
+    /// and it links every page of the guide; every page starts with its title and a summary, and leads
+    /// back to the README.
+    @Test func theREADMELeadsToEveryPageAndEveryPageBack() throws {
+        let documents = Markdown.documents()
+        let readme = try #require(documents.first { $0.path == "README.md" })
+        let opening = readme.lines.prefix(15)
+        for command in ["Scripts/demo", "Scripts/test"] {
+            #expect(opening.contains { $0.hasPrefix(command + " ") }, "README.md: \(command) is not among its first lines")
+        }
+        let linked = Set(readme.links.compactMap { Markdown.resolve(String($0.target.prefix { $0 != "#" }), from: readme.path) })
+        let pages = documents.filter { $0.path.hasPrefix("docs/") }
+        #expect(pages.count >= 10, "the guide's pages were found (\(pages.count))")
+        for page in pages {
+            #expect(linked.contains(page.path), "README.md does not link \(page.path)")
+            #expect(page.lines.first?.hasPrefix("# ") == true, "\(page.path):1: the page does not start with its title")
+            let summary = page.lines.dropFirst().drop { $0.isEmpty }.first ?? ""
+            #expect(!summary.isEmpty && !summary.hasPrefix("#") && !summary.hasPrefix("```"), "\(page.path): no summary under the title")
+            #expect(page.links.contains { Markdown.resolve($0.target, from: page.path) == "README.md" }, "\(page.path): no link back to the README")
+        }
     }
 
     /// The text files under `scanned`, as paths from the package's root.
