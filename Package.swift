@@ -31,7 +31,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // What swift-configuration reads YAML with; the service reads the file's keys with it too.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
-        // Webhooks (README "Webhooks"): outgoing POSTs, and their HMAC-SHA256 signature. swift-crypto 4
+        // Webhooks (docs/webhooks.md "Webhooks"): outgoing POSTs, and their HMAC-SHA256 signature. swift-crypto 4
         // is what the graph already resolves (through swift-certificates), so both majors are allowed.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
@@ -130,7 +130,7 @@ let package = Package(
             name: "FleetSimulator",
             dependencies: [
                 "GeofenceEngine", "MQTT", "FleetFenceCodecs", "SeededRandom", .product(name: "Logging", package: "swift-log"),
-                // The HTTP formats (README, "Connecting trackers"): OsmAnd and OwnTracks requests.
+                // The HTTP formats (docs/trackers.md "Connecting trackers"): OsmAnd and OwnTracks requests.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -184,7 +184,7 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // The fuzz targets' checks (README "Fuzzing"): Scripts/fuzz links them into libFuzzer binaries,
+        // The fuzz targets' checks (docs/performance.md "Fuzzing"): Scripts/fuzz links them into libFuzzer binaries,
         // FuzzCorpusTests replays the kept corpus through them.
         .target(
             name: "FuzzChecks",

@@ -1,6 +1,6 @@
 // A benchmark, not a test: it prints figures and asserts nothing. Run in release:
 //   swift build -c release --product decode-bench && .build/release/decode-bench [--repeat N]
-// Positions decoded per second of one core, per input format (README "Connecting trackers"): what
+// Positions decoded per second of one core, per input format (docs/trackers.md "Connecting trackers"): what
 // each costs beside the native byte scanner, which the other inputs must not slow.
 import FleetFenceCodecs
 import Foundation

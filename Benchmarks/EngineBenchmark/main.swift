@@ -212,7 +212,7 @@ let targetedSamples = makeSamples(devices: deviceCount, perDevice: 20, area: cro
 let targeted = measure(targetedFences, deviceIDs: fleets, samples: targetedSamples)
 line("10000 each for 1%", targeted)
 
-// Store-and-forward (README "Late samples"): the crossing case again, but a tenth of the devices
+// Store-and-forward (docs/rules.md "Late samples"): the crossing case again, but a tenth of the devices
 // lose coverage for steps 20-39 and send step 40 (the live fix) first, then the twenty kept. It
 // alerts about 2% less in its 60 s: a change whose evidence began before the gap is confirmed by
 // the live fix, up to 20 s later, and what follows it moves with it, some past the run's end.

@@ -74,7 +74,7 @@ struct BenchResults: Sendable {
         var baselineDevices = 0
         var points: [ScalePoint] = []
         /// Every device of the last step once more, a minute later in event time: each now holds a
-        /// sample for merging late ones (README "Late samples"), the most a fleet holds at once.
+        /// sample for merging late ones (docs/rules.md "Late samples"), the most a fleet holds at once.
         var heldRSSBytes: Int?
         var heldDevices = 0
     }

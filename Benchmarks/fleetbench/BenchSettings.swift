@@ -2,7 +2,7 @@
 struct BenchSettings: Sendable {
     enum Phase: String, CaseIterable, Sendable {
         case ceiling, throughput, latency, scale, startup
-        /// Alone, and never by default: minutes to hours (`Scripts/soak`, README "Soak").
+        /// Alone, and never by default: minutes to hours (`Scripts/soak`, docs/performance.md "Soak").
         case soak
     }
 

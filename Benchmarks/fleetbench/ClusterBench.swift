@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `fleetbench --cluster` (README, "Several instances"): the same position streams, QoS 0 and
+/// `fleetbench --cluster` (docs/several-instances.md "Several instances"): the same position streams, QoS 0 and
 /// QoS 1, through one instance on mosquitto and through P = 1, 2 and 4 instances on a three-node
 /// NATS cluster, one target after another, in one run. It prints positions/s, each instance's CPU
 /// per position of its own partition (from /proc, as the single-instance phases), and the
@@ -38,7 +38,7 @@ final class ClusterBench {
         progress("preparing \(settings.clusterMessages) + \(settings.clusterQ1Messages) positions for \(settings.devices) devices and \(settings.fences) fences")
         var fleet = Fleet(count: settings.devices, area: area, seed: settings.seed)
         // Every device once before the measured streams: a first sight publishes the device's
-        // retained state, which on NATS costs a replicated JetStream write (README, "Several
+        // retained state, which on NATS costs a replicated JetStream write (docs/several-instances.md "Several
         // instances"); the streams then measure devices already known, as in steady operation.
         let warmUp = fleet.stream(messages: settings.devices)
         let markersQ0 = Fleet.partitionMarkers("bench-end-q0", partitions: most, debounce: settings.debounce)

@@ -2,7 +2,7 @@ import Foundation
 import LocalBroker
 
 /// Where instances run for `fleetbench --cluster`: one instance on a private mosquitto, or P
-/// instances on a private three-node NATS cluster, each following its partition (README,
+/// instances on a private three-node NATS cluster, each following its partition (docs/several-instances.md
 /// "Several instances"). Started with the one launcher, `ServiceProcess`, via `BenchService`.
 final class ClusterTarget {
     let name: String

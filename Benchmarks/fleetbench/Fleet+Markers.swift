@@ -2,7 +2,7 @@ import LocalBroker
 
 extension Fleet {
     /// End markers for every partition up to `partitions`: `<name>-<k>` for k < P, each a device
-    /// that NATS' mapping sends to partition k (README, "Several instances"). Partitions for P = 1
+    /// that NATS' mapping sends to partition k (docs/several-instances.md "Several instances"). Partitions for P = 1
     /// and 2 are those for 4 modulo P, so the markers of 4 cover every instance of 1, 2 and 4.
     static func partitionMarkers(_ name: String, partitions: Int, debounce: Double) -> [CrossingProbe] {
         (0..<partitions).map { partition in

@@ -20,7 +20,7 @@
 //  4. scale: VmRSS of the service after 100,000 and 1,000,000 more devices sent one position each.
 //  5. start-up with 100,000 fences: process start -> `status` online and -> `fences loaded`.
 // `--cluster` runs instead the same streams through one instance on mosquitto and through 1, 2 and 4
-// instances on a private three-node NATS cluster (README, "Several instances"): positions/s, each
+// instances on a private three-node NATS cluster (docs/several-instances.md "Several instances"): positions/s, each
 // instance's CPU per position, and the brokers' CPU per message.
 // Not by default, and alone: `--only soak` (Scripts/soak) keeps half the ceiling going for
 // `--soak-minutes` with a churning fleet, a stalled subscriber and a slow stream reader, and prints
@@ -122,7 +122,7 @@ struct FleetBench: AsyncParsableCommand {
     @Option(name: .customLong("late-window"), help: "The services' geofence.late_window_s (0: no samples held for late ones, to compare).")
     var lateWindow: Double?
 
-    @Flag(help: "Instead of the phases: one instance on mosquitto beside P instances on a three-node NATS cluster (README, \"Several instances\").")
+    @Flag(help: "Instead of the phases: one instance on mosquitto beside P instances on a three-node NATS cluster (docs/several-instances.md \"Several instances\").")
     var cluster = false
 
     @Option(help: "With --cluster: positions in the QoS 0 stream.")

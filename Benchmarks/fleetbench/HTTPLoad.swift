@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `--http-load`: the readers an operator puts beside the service while positions flow (README,
+/// `--http-load`: the readers an operator puts beside the service while positions flow (docs/http.md
 /// "The HTTP interface"): a map following `/api/stream`, a Prometheus scraper on `/metrics` every
 /// second, and a reader polling `/api/devices` every 100 ms. Each on a thread of its own, plain
 /// sockets, counting what it read: the benchmark shows what they cost the position path.

@@ -8,7 +8,7 @@ struct PositionFix: Sendable {
     var hdg: Double = 0
 
     /// `{"lat": 49.2934061, "lon": 8.6413627, "ts": 1795600000.125, "acc": 6.5, "spd": 13.42, "hdg": 270.5}`
-    /// (about 100 bytes, the layout of README "Topics and payloads" with tracker-like precision).
+    /// (about 100 bytes, the layout of docs/topics-and-payloads.md "Topics and payloads" with tracker-like precision).
     func appendJSON(to bytes: inout [UInt8]) {
         bytes.append(contentsOf: #"{"lat": "#.utf8)
         FixedDecimal.append(lat, decimals: 7, to: &bytes)

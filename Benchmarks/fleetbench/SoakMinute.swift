@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a soak samples at the end of each minute (README, "Soak").
+/// What a soak samples at the end of each minute (docs/performance.md "Soak").
 struct SoakMinute: Sendable {
     var minute = 0
     /// Positions the service counted per second over the minute (its stats lines).

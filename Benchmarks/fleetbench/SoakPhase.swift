@@ -2,7 +2,7 @@ import Foundation
 import LocalBroker
 import MQTT
 
-/// The soak (`--only soak`, `Scripts/soak`; README "Soak"): the release service under steady load
+/// The soak (`--only soak`, `Scripts/soak`; docs/performance.md "Soak"): the release service under steady load
 /// for a long time, to see what drifts. A private mosquitto with the shipped limits, the broker's
 /// ceiling measured quickly, then half of it as positions of a churning fleet that crosses fences,
 /// beside a subscriber that stalled and a slow `/api/stream` reader; a line of figures a minute, and

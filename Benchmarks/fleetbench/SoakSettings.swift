@@ -1,4 +1,4 @@
-/// How a soak runs (`--only soak`, `Scripts/soak`; README "Soak").
+/// How a soak runs (`--only soak`, `Scripts/soak`; docs/performance.md "Soak").
 struct SoakSettings: Sendable {
     var minutes = 60.0
     /// Positions per second; `nil`: half the broker's QoS 0 ceiling, measured first.

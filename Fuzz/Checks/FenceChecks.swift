@@ -2,7 +2,7 @@ import FleetFenceCodecs
 import Foundation
 import GeofenceEngine
 
-/// Fence definitions (README "Fences"): bytes go to `decodeDefinition` as a `set` payload and to
+/// Fence definitions (docs/topics-and-payloads.md "Fences"): bytes go to `decodeDefinition` as a `set` payload and to
 /// `decodeCollection` as a fences file. A definition that decodes has an id without `/`, `+`, `#` or NUL,
 /// reads back equal from its own encoding (the journal's form), and builds an engine `Fence` or is refused
 /// with a `FenceError` (an empty id among them); a fence that builds measures finite distances.

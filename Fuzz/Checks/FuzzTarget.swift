@@ -1,4 +1,4 @@
-/// The fuzz targets (README "Fuzzing"): each one feeds bytes to one reader and holds its answer to
+/// The fuzz targets (docs/performance.md "Fuzzing"): each one feeds bytes to one reader and holds its answer to
 /// invariants. The libFuzzer entry points in `Fuzz/Targets` and the corpus replay in
 /// `Tests/FuzzCorpusTests` both call `check`, so a regular `swift test` keeps every input the fuzzer
 /// kept, crashes fixed included, to the same rules.

@@ -1,7 +1,7 @@
 import FleetSimulator
 import Foundation
 
-/// GPX files (README "Simulator"): a file that reads gives routes of valid points, with time never going
+/// GPX files (docs/simulator.md "Simulator"): a file that reads gives routes of valid points, with time never going
 /// backwards along a timed route; anything else is a `GPXError` naming the file.
 enum GPXChecks {
     static func check(_ bytes: UnsafeRawBufferPointer) throws(InvariantViolation) {

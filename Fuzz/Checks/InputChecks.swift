@@ -1,6 +1,6 @@
 import FleetFenceCodecs
 
-/// The tracker inputs (README "Connecting trackers"): Traccar's forwards, OsmAnd's JSON and query
+/// The tracker inputs (docs/trackers.md "Connecting trackers"): Traccar's forwards, OsmAnd's JSON and query
 /// parameters, a custom mapping and `POST /api/positions` batches. Whatever any of them accepts is
 /// in range and names a device id that can be a topic level; the id a rejection is answered under is
 /// the one an acceptance names.

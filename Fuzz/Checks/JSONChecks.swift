@@ -1,6 +1,6 @@
 import FleetFenceCodecs
 
-/// The strict JSON reader (README "Fences"): an error points inside the input; a value has no repeated key
+/// The strict JSON reader (docs/topics-and-payloads.md "Fences"): an error points inside the input; a value has no repeated key
 /// and no deeper nesting than allowed, and, where `JSONWriter` can write it (64 levels), writes back to text
 /// that reads as the same value.
 enum JSONChecks {

@@ -1,6 +1,6 @@
 import FleetFenceCodecs
 
-/// Position decoding (README "Topics and payloads"): the byte scanner, when it answers, and the public
+/// Position decoding (docs/topics-and-payloads.md "Topics and payloads"): the byte scanner, when it answers, and the public
 /// decoder give exactly the reference parser's answer, bit for bit; an accepted position is in range.
 enum PositionChecks {
     static let device = "truck-7"

@@ -1,6 +1,6 @@
 import FleetFenceCodecs
 
-/// RFC 3339 times (README "Topics and payloads": `ts` may be one): a time that parses is finite, within the
+/// RFC 3339 times (docs/topics-and-payloads.md "Topics and payloads": `ts` may be one): a time that parses is finite, within the
 /// four-digit years give or take a day of offset, formats as 24 characters and parses back to the same
 /// millisecond; the `String` and the byte entry points agree.
 enum RFC3339Checks {

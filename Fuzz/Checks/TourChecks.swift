@@ -1,7 +1,7 @@
 import FleetFenceCodecs
 import GeofenceEngine
 
-/// Tour definitions (README "Tours"): bytes go to `TourDecoder` as a `set` payload and as a
+/// Tour definitions (docs/rules.md "Tours"): bytes go to `TourDecoder` as a `set` payload and as a
 /// `PUT /api/tours/{id}` body (one reader for both). A definition that decodes has ids fit for a
 /// topic level, reads back equal from its own encoding (the journal's form), and is either held
 /// by an engine or refused with a `TourError`; a tour held has stops, none of them twice.

@@ -1,9 +1,9 @@
 import GeofenceEngine
 
 /// Every alert as published: a fence's on `<prefix>/alerts/<device>/<fence>/<event>`, a tour's on
-/// `<prefix>/progress/<device>/<tour>/<event>` (README "Topics and payloads", "Tours").
+/// `<prefix>/progress/<device>/<tour>/<event>` (docs/topics-and-payloads.md "Topics and payloads", docs/rules.md "Tours").
 ///
-/// A fence's alert has the keys in the order README "Topics and payloads" shows: `event`, `device`, `fence`, `name`, `at`,
+/// A fence's alert has the keys in the order docs/topics-and-payloads.md "Topics and payloads" shows: `event`, `device`, `fence`, `name`, `at`,
 /// `confirmed_at`, `lat`, `lon`, `radius_m` (circles only), `seq`, then `dwell_s`, `duration_s`, `reason`,
 /// `max_speed_kmh` and `limit_kmh` when the transition carries them. `name` is always a string: the fence's
 /// name, or its id when it has none, so that a consumer can show it without a null check. A tour's event is

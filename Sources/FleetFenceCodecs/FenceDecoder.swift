@@ -1,9 +1,9 @@
 import Foundation
 import GeofenceEngine
 
-/// Fence definitions in: `<prefix>/fences/<id>/set` payloads and the `fences.geojson` file (README "Fences").
+/// Fence definitions in: `<prefix>/fences/<id>/set` payloads and the `fences.geojson` file (docs/topics-and-payloads.md "Fences").
 ///
-/// A definition is either a plain object with README "Fences" keys (`id`, `name`, `description`, and for the
+/// A definition is either a plain object with docs/topics-and-payloads.md "Fences" keys (`id`, `name`, `description`, and for the
 /// shape `lat`, `lon`, `radius`, or `polygon` as `[[lon, lat], ...]`, or `geometry`, a GeoJSON geometry with
 /// `radius` or `buffer_m` beside it; then `notify`, `dwell_s`, `devices`, `speed_limit_kmh`, `expires_at`) or a
 /// GeoJSON Feature whose geometry is a Point (with `properties.radius`), a Polygon (first ring outer, further
@@ -166,7 +166,7 @@ public enum FenceDecoder {
     }
 
     private static func resolveID(payload: String?, topic: String?) throws(FenceDecodingError) -> String {
-        // By their bytes: a canonically equal spelling is another id (README, "Limits and failures").
+        // By their bytes: a canonically equal spelling is another id (docs/operations.md "Limits and failures").
         if let payload, let topic, !payload.utf8.elementsEqual(topic.utf8) { throw .idMismatch(topic: topic, payload: payload) }
         guard let id = payload ?? topic else { throw .missingField("id") }
         guard !id.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") || $0 == 0 })

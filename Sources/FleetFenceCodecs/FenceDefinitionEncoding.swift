@@ -3,7 +3,7 @@ import GeofenceEngine
 /// A fence definition as the plain object a `<prefix>/fences/<id>/set` payload carries, exactly as its
 /// author gave it: the requested radius or buffer, `notify` only when given, `devices` only when not every
 /// device. `FenceDecoder.decodeDefinition` reads it back to an equal definition, so the journal keeps fences
-/// in the format README "Fences" describes.
+/// in the format docs/topics-and-payloads.md "Fences" describes.
 ///
 /// Shapes: a circle as `lat`, `lon`, `radius`; a polygon without holes as `polygon`; a polygon with holes, a
 /// MultiPolygon or a corridor as a GeoJSON `geometry` (a corridor's `buffer_m` beside it).
@@ -62,7 +62,7 @@ public enum FenceDefinitionEncoding {
         }
     }
 
-    /// The keys beside the id and the shape, shared with the GeoJSON Feature (README "Fences").
+    /// The keys beside the id and the shape, shared with the GeoJSON Feature (docs/topics-and-payloads.md "Fences").
     static func writeRules(of definition: FenceDefinition, notify: [AlertEvent]?, allKeys: Bool, into json: inout JSONWriter) {
         if let notify {
             json.key("notify")

@@ -1,7 +1,7 @@
 import GeofenceEngine
 
 /// Fences as GeoJSON Features (RFC 7946), as the service holds them: what the map draws and what
-/// `GET /api/fences` answers (README "Fences"). Circles are Point features with the effective `radius`,
+/// `GET /api/fences` answers (docs/topics-and-payloads.md "Fences"). Circles are Point features with the effective `radius`,
 /// polygons Polygon features (holes as further rings), MultiPolygons MultiPolygon features, corridors
 /// LineString features with the effective `buffer_m`; rings are closed. The properties carry every key of the
 /// definition (`notify` effective, `devices` always) plus `clamped` and `requested_radius` or

@@ -1,7 +1,7 @@
 import Foundation
 import GeofenceEngine
 
-/// A fences file (README "Fences") read into definitions, by the rules the service and the
+/// A fences file (docs/topics-and-payloads.md "Fences") read into definitions, by the rules the service and the
 /// simulator share: a file that cannot be read, or is not a FeatureCollection, fails as a whole;
 /// a feature that does not decode becomes a problem of its own and the others are kept. What a
 /// problem means (skip the feature, or refuse the run) is the caller's choice.
@@ -13,7 +13,7 @@ public enum FenceFileReader {
         public var problems: [String] = []
         /// Every id the file lists: its definitions', and those of features that did not decode
         /// where the id itself could be read (such a fence, if held, stays as it was).
-        /// By the id's bytes: the engine tells fences apart so (README, "Fences").
+        /// By the id's bytes: the engine tells fences apart so (docs/topics-and-payloads.md "Fences").
         public var listedIDs: Set<ExactID> = []
 
         public init(path: String) {

@@ -1,6 +1,6 @@
 import GeofenceEngine
 
-/// A GeoJSON geometry as a fence's shape (README "Fences"): `Point` with `radius`, `Polygon`
+/// A GeoJSON geometry as a fence's shape (docs/topics-and-payloads.md "Fences"): `Point` with `radius`, `Polygon`
 /// (first ring outer, further rings holes), `MultiPolygon`, `LineString` with `buffer_m` (a
 /// corridor). `radius` and `buffer_m` are read beside the geometry: a plain payload's top level,
 /// or a Feature's properties.

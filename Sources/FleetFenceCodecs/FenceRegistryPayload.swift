@@ -1,7 +1,7 @@
 import GeofenceEngine
 
 /// The retained fence on `<prefix>/fences/<fence>`: the fence as the service holds it, in the definition's
-/// own keys, so that it can be sent back to `.../set` unchanged (README "Fences").
+/// own keys, so that it can be sent back to `.../set` unchanged (docs/topics-and-payloads.md "Fences").
 ///
 /// Keys: `id`, `name` and `description` (when set), the shape as `FenceDefinitionEncoding` writes it with the
 /// effective `radius` or `buffer_m`, `notify` (the effective set, in the order enter, exit, dwell), `dwell_s`

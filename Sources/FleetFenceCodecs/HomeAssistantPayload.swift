@@ -1,4 +1,4 @@
-/// Home Assistant's MQTT discovery for a FleetFence device (README, "Home Assistant"): a
+/// Home Assistant's MQTT discovery for a FleetFence device (docs/integrations.md "Home Assistant"): a
 /// `device_tracker` whose state is the fence the device is in and whose attributes carry its
 /// position. Keys as Home Assistant's MQTT device tracker documents them.
 public enum HomeAssistantPayload {

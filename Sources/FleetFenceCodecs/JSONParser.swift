@@ -24,7 +24,7 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
 /// - At most `maximumDepth` nested arrays and objects. The parser keeps its own stack, not the thread's, so
 ///   hostile nesting cannot overflow the stack.
 ///
-/// An object keeps its members in document order. A key repeated in one object is an error (README "Fences":
+/// An object keeps its members in document order. A key repeated in one object is an error (docs/topics-and-payloads.md "Fences":
 /// two readers of such a payload may each take a different member for it); keys are compared as Swift
 /// `String`s, as `JSONObject` looks them up, so two spellings of one key (`"a"`, `"\u0061"`) repeat it.
 public enum JSONParser {

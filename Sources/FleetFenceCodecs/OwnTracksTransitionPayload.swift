@@ -1,7 +1,7 @@
 import GeofenceEngine
 
 /// An alert of an OwnTracks device, as the OwnTracks apps and Recorder read a server-side
-/// transition (README, "OwnTracks"): `_type: transition`, `enter` or `leave`, `desc` the fence's
+/// transition (docs/integrations.md "OwnTracks"): `_type: transition`, `enter` or `leave`, `desc` the fence's
 /// name, `t: "c"` (a circular region's transition, which is what the apps show).
 public enum OwnTracksTransitionPayload {
     /// `wtst`: OwnTracks identifies a waypoint by its creation time. A fence has none, so it is the

@@ -4,7 +4,7 @@
 /// `decode` and `decodeOwnTracks` try a byte scanner first and fall back to `JSONParser` (the same
 /// strict RFC 8259 reader as fences) for anything the scanner does not handle; `decodeWithParser` and
 /// `decodeOwnTracksWithParser` are the reference they must always agree with. A payload with a repeated
-/// key is not valid JSON here (README "Fences").
+/// key is not valid JSON here (docs/topics-and-payloads.md "Fences").
 public enum PositionDecoder {
     /// Larger payloads are rejected before any parsing.
     public static let maxPayloadBytes = 65_536

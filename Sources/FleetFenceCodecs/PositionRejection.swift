@@ -14,7 +14,7 @@ public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertibl
     /// A time field (`ts`, OwnTracks `tst`) holding a string that is not an RFC 3339 time.
     case badTimestamp(field: String, text: String)
     case idMismatch(expected: String, got: String)
-    /// A device id no topic level can be (README, "Limits and failures"); the reason says why.
+    /// A device id no topic level can be (docs/operations.md "Limits and failures"); the reason says why.
     case badDeviceID(String)
     case tooLarge(bytes: Int)
     /// A batch (`POST /api/positions`) with more elements than it may hold.

@@ -295,7 +295,7 @@ struct PositionScanner {
     }
 }
 
-/// The keys of one object so far, to give up on a repeated one: the parser refuses it (README "Fences").
+/// The keys of one object so far, to give up on a repeated one: the parser refuses it (docs/topics-and-payloads.md "Fences").
 /// The scanner's keys are printable ASCII without escapes, so equal keys are equal bytes. Up to 32 keys fit
 /// in `spans`, stack memory of the caller's; an object with more goes to the parser.
 private struct KeyLog {

@@ -1,7 +1,7 @@
 import Foundation
 import GeofenceEngine
 
-/// Tour definitions in: `<prefix>/tours/<id>/set` payloads and `PUT /api/tours/{id}` bodies (README "Tours").
+/// Tour definitions in: `<prefix>/tours/<id>/set` payloads and `PUT /api/tours/{id}` bodies (docs/rules.md "Tours").
 /// A plain object: `id`, `name`, `devices` (globs, default every device), `stops` (fence ids, in order) and
 /// `ordered` (default true). Unknown keys are ignored; `null` counts as absent. Only the JSON is checked here;
 /// stops and patterns are the engine's (`TourError`).
@@ -39,7 +39,7 @@ public enum TourDecoder {
         } catch {
             throw Self.tourError(error)
         }
-        // By their bytes: a canonically equal spelling is another id (README, "Limits and failures").
+        // By their bytes: a canonically equal spelling is another id (docs/operations.md "Limits and failures").
         if let given, let idFromTopic, !given.utf8.elementsEqual(idFromTopic.utf8) {
             throw .idMismatch(topic: idFromTopic, payload: given)
         }

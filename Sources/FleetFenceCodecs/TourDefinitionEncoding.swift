@@ -2,7 +2,7 @@ import GeofenceEngine
 
 /// A tour as the plain object a `<prefix>/tours/<id>/set` payload carries, with every key written (`devices`
 /// and `ordered` included): what the journal keeps and what `<prefix>/tours/<id>` retains, which
-/// `TourDecoder` reads back to an equal definition (README "Tours").
+/// `TourDecoder` reads back to an equal definition (docs/rules.md "Tours").
 public enum TourDefinitionEncoding {
     public static func encode(_ tour: TourDefinition) -> [UInt8] {
         var json = JSONWriter(capacity: 128 + 24 * tour.stops.count)

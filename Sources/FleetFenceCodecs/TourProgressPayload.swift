@@ -1,6 +1,6 @@
 import GeofenceEngine
 
-/// The retained progress on `<prefix>/progress/<device>/<tour>` (README "Tours"):
+/// The retained progress on `<prefix>/progress/<device>/<tour>` (docs/rules.md "Tours"):
 /// `{"device", "tour", "round", "next_stop", "visited": [{"stop", "at"}], "skipped": [stop ids]}`;
 /// `next_stop` is null when there is none to name.
 public enum TourProgressPayload {

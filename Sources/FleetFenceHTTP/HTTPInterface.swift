@@ -6,7 +6,7 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// The operator's window (README "The HTTP interface"): the live map, the API over fences,
+/// The operator's window (docs/http.md "The HTTP interface"): the live map, the API over fences,
 /// devices and history, the stream, metrics and health, served by Hummingbird beside the service.
 /// A `Service` of the same group, so it starts and stops with it.
 public final class HTTPInterface: Service, Sendable {
@@ -76,8 +76,8 @@ public final class HTTPInterface: Service, Sendable {
                 feed.finishAll()
             }
         } catch {
-            // Most often a second instance on one machine with the default address (README
-            // "Several instances"): say which key moves it.
+            // Most often a second instance on one machine with the default address
+            // (docs/several-instances.md "Several instances on one machine"): say which key moves it.
             var metadata: Logger.Metadata = ["error": "\(error)"]
             if "\(error)".localizedCaseInsensitiveContains("address already in use") {
                 metadata["hint"] = "another process listens there: give this instance its own http.listen (--http HOST:PORT, or empty to turn the interface off)"

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 
 /// A request the interface refuses, with its status and reason: every error is
-/// `{"error": reason}` (README "The HTTP interface"). Thrown by a route or a middleware, the
+/// `{"error": reason}` (docs/http.md "The HTTP interface"). Thrown by a route or a middleware, the
 /// router answers with ``response``.
 struct HTTPProblem: HTTPResponseError {
     var status: HTTPResponse.Status

@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// A request's body, at most 1 MiB (README, "The HTTP interface"): a longer one is refused with 413
+/// A request's body, at most 1 MiB (docs/http.md "The HTTP interface"): a longer one is refused with 413
 /// as soon as it is known to be, from its `Content-Length` before it is read.
 enum RequestBody {
     static var maxBytes: Int { 1 << 20 }

@@ -5,12 +5,12 @@ import GeofenceEngine
 /// holds is exactly what subscribers received.
 public struct AlertRecord: Sendable {
     public var transition: Transition
-    /// The alert as published (README, "Topics and payloads").
+    /// The alert as published (docs/topics-and-payloads.md "Topics and payloads").
     public var payload: [UInt8]
     /// Wall-clock arrival of the sample (or the tick) that confirmed it: its delay is measured from
     /// here to its publication. Not journaled.
     public var arrival: Double
-    /// The webhooks this alert is queued for, in its own transaction (README, "Webhooks"): the
+    /// The webhooks this alert is queued for, in its own transaction (docs/webhooks.md "Webhooks"): the
     /// core decides, the journal's write inserts one outbox row per name.
     public var webhooks: [String]
 

@@ -6,7 +6,7 @@ import GeofenceEngine
 /// devices change meanwhile. (Taken in a dictionary's order, the same few hundred devices were
 /// written over and over under load, and the rest waited for good.)
 struct HeldRecords {
-    /// By the id's bytes: two canonically equivalent ids are two devices (README, "Limits and failures").
+    /// By the id's bytes: two canonically equivalent ids are two devices (docs/operations.md "Limits and failures").
     private var records: [ExactID: DeviceRecord] = [:]
     /// Devices in the order they came; `next` is the first not yet taken. A dropped device's
     /// place stays behind and is skipped; every held device has a place at `next` or after.

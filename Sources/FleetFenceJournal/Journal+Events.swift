@@ -1,7 +1,7 @@
 import FleetFenceCodecs
 
 /// The history of alerts, as the HTTP interface's `/api/events` and `fleetfence events` page
-/// through it (README, "The HTTP interface"): filtered, ordered by `at`, then `seq`, in pages.
+/// through it (docs/http.md "The HTTP interface"): filtered, ordered by `at`, then `seq`, in pages.
 public struct EventQuery: Sendable, Equatable {
     /// Each filter matches any of its values; an empty one does not filter.
     public var devices: [String] = []

@@ -1,4 +1,4 @@
-/// The webhook outbox (README, "Webhooks"): rows are inserted with their alerts by `write`; the
+/// The webhook outbox (docs/webhooks.md "Webhooks"): rows are inserted with their alerts by `write`; the
 /// delivery worker takes due rows a batch at a time, and marks each delivered (the row goes),
 /// retried (a later attempt) or dead (moved to `webhook_dead`). The queue lives here, not in
 /// memory: a receiver down for hours costs rows.

@@ -24,7 +24,7 @@ extension Journal {
         statements += Self.tourStatements(tours, removed: removedTours)
         for alert in alerts {
             statements.append((JournalSQL.insertTransition, alert.binds))
-            // Queued with the alert itself: a kill -9 loses neither or both (README, "Webhooks").
+            // Queued with the alert itself: a kill -9 loses neither or both (docs/webhooks.md "Webhooks").
             for webhook in alert.webhooks {
                 statements.append((JournalSQL.insertOutbox, alert.outboxBinds(webhook: webhook, queuedAt: updatedAt)))
             }

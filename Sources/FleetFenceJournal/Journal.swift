@@ -49,7 +49,7 @@ public final class Journal: Sendable {
             try db.run("PRAGMA synchronous = NORMAL")
             try JournalSchema.prepare(db, path: path)
             // A real write at start: a read-only file or folder is refused now, not after the
-            // first alert (README, "Limits and failures").
+            // first alert (docs/operations.md "Limits and failures").
             try db.run(
                 "INSERT OR REPLACE INTO journal_meta (key, value) VALUES ('opened_at', ?)",
                 [.text(String(Date().timeIntervalSince1970))])

@@ -1,7 +1,7 @@
 import GeofenceEngine
 
 /// What one step of the service must make durable before anything it says is published: one
-/// transaction's worth, merged with the steps queued beside it (README, "Journal").
+/// transaction's worth, merged with the steps queued beside it (docs/operations.md "Journal").
 public struct JournalChanges: Sendable {
     public var alerts: [AlertRecord] = []
     /// Device state written with these alerts.
@@ -21,7 +21,7 @@ public struct JournalChanges: Sendable {
     public var removedTours: [String] = []
     /// Devices forgotten: their rows go.
     public var removedDevices: [String] = []
-    /// Alerts older than this (by `at`) are pruned, a chunk at a time (README, "Journal").
+    /// Alerts older than this (by `at`) are pruned, a chunk at a time (docs/operations.md "Journal").
     public var pruneAlertsBefore: Double?
 
     public init(

@@ -3,7 +3,7 @@ import GeofenceEngine
 
 /// `fences.record`: `{"definition":<the plain definition>,"generation":N}`. The definition is the
 /// plain format of a `set` payload (`FenceDefinitionEncoding`); the generation tells a restored device which
-/// fences are new to it (README "The rules": first sight).
+/// fences are new to it (docs/rules.md "The rules": first sight).
 public enum JournalFenceRecord {
     /// `definition` is already encoded: a file of 100,000 fences encodes each one once, for both
     /// this row and the record of the file.

@@ -28,7 +28,7 @@ enum JournalSQL {
     static let upsertFileFence = "INSERT OR REPLACE INTO file_fences (id, definition) VALUES (?, ?)"
     static let deleteFileFence = "DELETE FROM file_fences WHERE id = ?"
 
-    /// The head of its device's queue when none waits before it (README, "Webhooks").
+    /// The head of its device's queue when none waits before it (docs/webhooks.md "Webhooks").
     static let insertOutbox = """
         INSERT INTO webhook_outbox (webhook, device, seq, event, payload, confirmed_at, queued_at, next_attempt_at, head)
         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,

@@ -103,13 +103,13 @@ enum JournalSchema {
         "CREATE TABLE IF NOT EXISTS journal_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ]
 
-    /// Tours set at run time (README, "Tours"), each definition in the plain form a `set` payload
+    /// Tours set at run time (docs/rules.md "Tours"), each definition in the plain form a `set` payload
     /// uses; a device's progress in them is part of its state.
     private static let version5 = [
         "CREATE TABLE IF NOT EXISTS tours (id TEXT PRIMARY KEY, definition BLOB NOT NULL)",
     ]
 
-    /// Webhooks (README, "Webhooks"): each alert a webhook matched waits in `webhook_outbox`,
+    /// Webhooks (docs/webhooks.md "Webhooks"): each alert a webhook matched waits in `webhook_outbox`,
     /// inserted in the alert's own transaction, until it is delivered (the row goes) or dead
     /// (moved to `webhook_dead`). AUTOINCREMENT: ids are never reused, so a redelivered dead
     /// letter goes back under its own id, in its place in its device's order. `head` marks each

@@ -73,7 +73,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// `deliver` receives each batch of steps once it is committed, on the writer's thread (or,
     /// after `stop`, on the submitting thread). `observeCommit` is told how long each transaction
     /// took. `failed` is told once, when a write fails: from then on nothing is delivered, since
-    /// an alert is published only once its row is committed (README, "Limits and failures").
+    /// an alert is published only once its row is committed (docs/operations.md "Limits and failures").
     public init(
         journal: Journal, logger: Logger, checkpointIfDue: (@Sendable (_ idle: Bool) -> Void)? = nil,
         observeCommit: @escaping @Sendable (Duration) -> Void = { _ in },
@@ -212,7 +212,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// One transaction for `steps` (and `records`, device state without a step of its own), then
     /// the steps are delivered. A failed write delivers nothing, then or later: an alert whose row
     /// is not committed would be forgotten by a restart, its seq reused. The service stops instead
-    /// and a supervisor restarts it, while the broker keeps the positions (README, "Limits and
+    /// and a supervisor restarts it, while the broker keeps the positions (docs/operations.md "Limits and
     /// failures").
     private func commit(_ steps: [Step], alsoWriting records: [DeviceRecord] = []) {
         guard queue.withLock({ $0.failure == nil }) else { return }
@@ -238,7 +238,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
 
     private func write(_ changes: [JournalChanges], records: [DeviceRecord]) throws {
         var alerts: [AlertRecord] = []
-        // Keyed by bytes, as ids are told apart (README, "Limits and failures").
+        // Keyed by bytes, as ids are told apart (docs/operations.md "Limits and failures").
         var latest: [ExactID: DeviceRecord] = [:]
         var fences: [ExactID: JournalFenceRow] = [:]
         var removedFences: [String] = []

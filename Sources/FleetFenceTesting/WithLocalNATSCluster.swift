@@ -1,7 +1,7 @@
 import LocalBroker
 
 /// Runs `body` against a fresh private three-node NATS cluster with `partitions` partitions
-/// (README, "Several instances") and stops it afterwards, also when `body` throws.
+/// (docs/several-instances.md "Several instances") and stops it afterwards, also when `body` throws.
 public func withLocalNATSCluster<Result>(
     partitions: Int,
     isolation: isolated (any Actor)? = #isolation,

@@ -10,7 +10,7 @@ import Darwin
 /// A private NATS cluster on loopback, for `fleetfence cluster`, benchmarks and tests: three
 /// `nats-server` nodes (routes between them, JetStream keeping MQTT's state in three copies, an
 /// MQTT listener each, positions mapped onto P partitions), configured from
-/// `Config/cluster/nats-node.conf.template` (README, "Several instances").
+/// `Config/cluster/nats-node.conf.template` (docs/several-instances.md "Several instances").
 ///
 /// Like `LocalMosquitto` it never outlives its owner: `stop()`, `deinit`, and a watchdog per
 /// node if this process dies without either. Single nodes can be killed and started again, to

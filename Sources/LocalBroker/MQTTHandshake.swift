@@ -8,7 +8,7 @@ import Darwin
 
 /// One MQTT 3.1.1 CONNECT on a loopback port, answered by a CONNACK that accepts it: what tells a
 /// NATS node ready for MQTT clients. Its MQTT port accepts TCP at once, but it holds a CONNECT
-/// until JetStream, where MQTT keeps its state, has a leader and its MQTT streams (README,
+/// until JetStream, where MQTT keeps its state, has a leader and its MQTT streams (docs/several-instances.md
 /// "Several instances"). Written out here because LocalBroker does not link libmosquitto.
 enum MQTTHandshake {
     /// `true` when a clean-session CONNECT as `clientID` is accepted within `timeout`; the

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One node's nats-server configuration: `Config/cluster/nats-node.conf.template` with its
-/// `@NAME@`s filled in. The template is the one source of the cluster's settings (README,
+/// `@NAME@`s filled in. The template is the one source of the cluster's settings (docs/several-instances.md
 /// "Several instances"); `fleetfence cluster`, the tests and fleetbench all render it here.
 struct NATSNodeConfiguration: Sendable {
     static let templatePath = "Config/cluster/nats-node.conf.template"

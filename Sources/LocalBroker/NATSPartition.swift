@@ -1,4 +1,4 @@
-/// Which of P partitions NATS' `{{partition(P,1)}}` mapping sends a device to (README, "Several
+/// Which of P partitions NATS' `{{partition(P,1)}}` mapping sends a device to (docs/several-instances.md "Several
 /// instances"): FNV-1a-32 of the device id's bytes, modulo P. The same device always lands on the
 /// same partition, so an operator, a test or a benchmark can tell which instance holds it.
 public enum NATSPartition {

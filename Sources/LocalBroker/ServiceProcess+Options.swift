@@ -22,7 +22,7 @@ extension ServiceProcess {
         /// `http.listen`: a free port by default, so that services started side by side (tests,
         /// benchmarks, the demo next to a running service) never fight over 8080; `""`: off.
         public var http: String
-        /// `instance.name`: the status topic becomes `<prefix>/status/<name>` (README, "Several
+        /// `instance.name`: the status topic becomes `<prefix>/status/<name>` (docs/several-instances.md "Several
         /// instances"). `nil`: none.
         public var instance: String?
         /// Appended as given, e.g. `["--min-radius", "30"]`.

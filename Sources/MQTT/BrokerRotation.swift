@@ -1,5 +1,5 @@
 /// Which broker the network thread tries next, when the client knows several nodes of one
-/// cluster (README, "Several instances"): the first that answers at start, and after a loss the
+/// cluster (docs/several-instances.md "Several instances"): the first that answers at start, and after a loss the
 /// following ones in order, wrapping around, so that a dead node costs one failed attempt rather
 /// than a backoff spent waiting for it. A pause is due once every broker has failed in a row.
 struct BrokerRotation {

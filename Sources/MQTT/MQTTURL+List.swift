@@ -1,5 +1,5 @@
 extension MQTTURL {
-    /// Broker URLs separated by commas: the nodes of one cluster, tried in order (README, "Several
+    /// Broker URLs separated by commas: the nodes of one cluster, tried in order (docs/several-instances.md "Several
     /// instances"), as `--broker` of `fleetfence serve` and `fleetsim` takes them.
     public static func list(parsing text: String) throws(MQTTError) -> [MQTTURL] {
         let parts = text.split(separator: ",").filter { $0.contains { !$0.isWhitespace } }

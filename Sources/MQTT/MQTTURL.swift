@@ -30,7 +30,7 @@ public struct MQTTURL: Sendable, Hashable, CustomStringConvertible {
 
         var rest = trimmed[schemeEnd.upperBound...]
         if rest.hasSuffix("/") { rest = rest.dropLast() }
-        // Credentials in a URL end up in shell history and logs: README "Configuration" keeps them in broker.username and broker.password_file.
+        // Credentials in a URL end up in shell history and logs: docs/configuration.md "Configuration" keeps them in broker.username and broker.password_file.
         guard !rest.contains("@") else {
             throw fail("credentials do not belong in the URL; use broker.username and broker.password_file")
         }

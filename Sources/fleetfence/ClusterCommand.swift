@@ -6,7 +6,7 @@ import Logging
 import UnixSignals
 
 /// `fleetfence cluster`: several instances on a private three-node NATS cluster on loopback
-/// (README, "Several instances"), until Ctrl-C. What `Scripts/cluster` runs.
+/// (docs/several-instances.md "Several instances"), until Ctrl-C. What `Scripts/cluster` runs.
 struct ClusterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cluster",

@@ -1,6 +1,6 @@
 import LocalBroker
 
-/// One instance of `fleetfence serve` in `fleetfence cluster` (README, "Several instances"):
+/// One instance of `fleetfence serve` in `fleetfence cluster` (docs/several-instances.md "Several instances"):
 /// instance k is `p<k>`, follows partition k, lists every node, and keeps its journal, config
 /// and log in the workspace under its name. Its client id is fixed, so that a restarted instance
 /// resumes its session and gets the positions queued for it.

@@ -4,7 +4,7 @@ import LocalBroker
 import Synchronization
 
 /// Keeps `fleetfence cluster` whole while it runs, as a supervisor (systemd, Kubernetes) keeps a
-/// real deployment: a node or instance that dies (a `kill -9` to try a fault, README "Several
+/// real deployment: a node or instance that dies (a `kill -9` to try a fault, docs/several-instances.md "Several
 /// instances") is started again after a pause, and says so.
 final class ClusterSupervisor: Sendable {
     static let pause: Duration = .seconds(3)

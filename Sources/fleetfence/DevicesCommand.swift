@@ -10,7 +10,7 @@ struct DevicesCommand: AsyncParsableCommand {
         abstract: "Act on the devices of a running service.",
         subcommands: [Forget.self])
 
-    /// `fleetfence devices forget ID...`: as a device silent for `geofence.forget_after_s` (README,
+    /// `fleetfence devices forget ID...`: as a device silent for `geofence.forget_after_s` (docs/operations.md
     /// "Limits and failures"): its state leaves the journal, its retained topics (state, progress,
     /// Home Assistant) are cleared, and if it reports again it is first sight. Sent to the service
     /// over MQTT, so that every instance that holds the device forgets it.

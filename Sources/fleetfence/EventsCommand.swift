@@ -5,7 +5,7 @@ import FleetFenceService
 import Foundation
 
 /// `fleetfence events`: the journal's history on the command line, also while the service runs
-/// (README, "Journal"): the same filters and order as `GET /api/events`.
+/// (docs/operations.md "Journal"): the same filters and order as `GET /api/events`.
 struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",

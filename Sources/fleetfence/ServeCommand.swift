@@ -31,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await group.run()
         } catch let error as JournalUnwritable {
-            // Non-zero, so that a supervisor restarts the service (README, "Limits and failures").
+            // Non-zero, so that a supervisor restarts the service (docs/operations.md "Limits and failures").
             logger.critical("fleetfence stopped", metadata: ["error": "\(error)"])
             throw ExitCode(3)
         }

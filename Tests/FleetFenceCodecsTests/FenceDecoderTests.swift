@@ -76,7 +76,7 @@ struct FenceDecoderTests {
         #expect(try decode(#"{"id":"a","lat":1,"lon":2,"radius":5,"dwell_s":-1}"#).dwellSeconds == -1)
     }
 
-    /// README "Fences": `{"radius": 50, "radius": 5000}` would be one fence to us and another to a reader that
+    /// docs/topics-and-payloads.md "Fences": `{"radius": 50, "radius": 5000}` would be one fence to us and another to a reader that
     /// keeps the first member; such a definition is refused, as is a leading byte order mark.
     @Test func repeatedKeysAndByteOrderMarkAreRefused() {
         #expect(error(#"{"id":"a","lat":1,"lon":2,"radius":50,"radius":5000}"#)

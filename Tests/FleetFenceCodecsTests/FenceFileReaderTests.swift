@@ -35,7 +35,7 @@ struct FenceFileReaderTests {
         #expect(missing?.path == "/nonexistent/fences.geojson")
     }
 
-    /// README "Fences": a file saved with a byte order mark, or repeating a key, is refused whole, with the place.
+    /// docs/topics-and-payloads.md "Fences": a file saved with a byte order mark, or repeating a key, is refused whole, with the place.
     @Test func aByteOrderMarkOrARepeatedKeyFailsTheFile() {
         let marked = #expect(throws: FenceFileError.self) {
             try FenceFileReader.read(Data([0xEF, 0xBB, 0xBF]) + mixed, path: "m")

@@ -3,7 +3,7 @@ import GeofenceEngine
 import Testing
 @testable import FleetFenceCodecs
 
-/// README "Fences": the keys of fleet rules (`geometry`, `buffer_m`, `devices`, `speed_limit_kmh`,
+/// docs/topics-and-payloads.md "Fences": the keys of fleet rules (`geometry`, `buffer_m`, `devices`, `speed_limit_kmh`,
 /// `expires_at`), in plain `set` payloads and in GeoJSON Features, and what is refused before the engine sees
 /// it.
 @Suite("Fence definitions in: shapes and fleet rules")

@@ -4,7 +4,7 @@ import Testing
 @testable import FleetFenceCodecs
 import SeededRandom
 
-/// README "Fences": the journal's plain form, the retained registry entry and the GeoJSON Feature carry the
+/// docs/topics-and-payloads.md "Fences": the journal's plain form, the retained registry entry and the GeoJSON Feature carry the
 /// new shapes and keys, and each reads back to the definition (or the fence as held).
 @Suite("Fence definitions out: shapes and fleet rules")
 struct FenceRuleKeysEncodingTests {

@@ -148,7 +148,7 @@ struct JSONParserTests {
         #expect(failure("[1\u{0C}]")?.detail == "unexpected character 0x0C at byte 2 (expected ',' or ']')")
     }
 
-    /// README "Fences": a leading byte order mark is refused (RFC 8259 §8.1 lets a parser ignore or refuse it).
+    /// docs/topics-and-payloads.md "Fences": a leading byte order mark is refused (RFC 8259 §8.1 lets a parser ignore or refuse it).
     @Test func byteOrderMarkIsRefused() throws {
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         let refused = JSONSyntaxError(detail: "byte order mark at byte 0 (JSON text must not start with U+FEFF)", offset: 0)
@@ -464,7 +464,7 @@ struct JSONParserTests {
         #expect(object[1].key == "id" && object[1].value == .number(7))
     }
 
-    /// README "Fences": a key repeated in one object is refused, wherever the object is, at the repeat.
+    /// docs/topics-and-payloads.md "Fences": a key repeated in one object is refused, wherever the object is, at the repeat.
     @Test func repeatedKeysAreRefused() {
         #expect(failure(#"{"a":1,"b":2,"a":3}"#) == JSONSyntaxError(
             detail: #"duplicate key "a" at byte 13 (a key may appear once per object)"#, offset: 13))
@@ -650,7 +650,7 @@ struct JSONParserTests {
 ///   `String(bytes:encoding: .utf8)`, which takes a leading U+FEFF for a byte order mark). RFC 8259 strings are
 ///   code points as written; `JSONParser` keeps it;
 /// - repeated keys and a leading byte order mark: `JSONSerialization` takes the last member and skips the
-///   mark; `JSONParser` refuses both (README "Fences").
+///   mark; `JSONParser` refuses both (docs/topics-and-payloads.md "Fences").
 @Suite("JSON parser against JSONSerialization")
 struct JSONParserDifferentialTests {
     static let seeds: [UInt64] = [0x5EED_0101, 0x5EED_0202, 0x5EED_0303, 0x5EED_0404]

@@ -57,7 +57,7 @@ struct PositionDecoderTests {
         #expect(decode(#"{"lat": "x", "latitude": 1, "lon": 2}"#) == .failure(.wrongType(field: "lat", expected: "a number", got: "a string")))
     }
 
-    /// README "Fences": a repeated key, a field of ours or any other, and a leading byte order mark are refused.
+    /// docs/topics-and-payloads.md "Fences": a repeated key, a field of ours or any other, and a leading byte order mark are refused.
     @Test func repeatedKeysAndByteOrderMarkAreRefused() {
         #expect(decode(#"{"lat": 1, "lon": 2, "lat": 3}"#)
             == .failure(.notJSON(detail: #"duplicate key "lat" at byte 21 (a key may appear once per object)"#)))

@@ -147,7 +147,7 @@ struct PositionEquivalenceTests {
         }
     }
 
-    /// README "Fences": the scanner leaves every repeated key to the parser, which refuses it; an object of up
+    /// docs/topics-and-payloads.md "Fences": the scanner leaves every repeated key to the parser, which refuses it; an object of up
     /// to 32 distinct keys stays on the fast path.
     @Test func repeatedKeysGoToTheParser() throws {
         let repeated = [

@@ -3,7 +3,7 @@ import GeofenceEngine
 import Testing
 @testable import FleetFenceCodecs
 
-/// README "The rules" and "Tours": the speeding alert, the tour events and the retained progress.
+/// docs/rules.md "The rules" and "Tours": the speeding alert, the tour events and the retained progress.
 @Suite("Payloads out: speeding, tour events, progress")
 struct TourAndSpeedingPayloadTests {
     private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }

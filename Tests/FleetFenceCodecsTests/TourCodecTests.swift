@@ -3,7 +3,7 @@ import GeofenceEngine
 import Testing
 @testable import FleetFenceCodecs
 
-/// README "Tours": tour definitions in and out, and what is refused.
+/// docs/rules.md "Tours": tour definitions in and out, and what is refused.
 @Suite("Tour definitions")
 struct TourCodecTests {
     private func decode(_ text: String, topic: String? = nil) throws(TourDecodingError) -> TourDefinition {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import FleetFenceJournal
 
-/// The webhook outbox (README, "Webhooks"): queued with the alert, delivered a device's head at a
+/// The webhook outbox (docs/webhooks.md "Webhooks"): queued with the alert, delivered a device's head at a
 /// time, retried, dead-lettered and requeued in the journal.
 @Suite struct WebhookOutboxTests {
     private static func withJournal(_ body: (Journal, String) throws -> Void) throws {

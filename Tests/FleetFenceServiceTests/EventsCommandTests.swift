@@ -3,7 +3,7 @@ import Foundation
 import LocalBroker
 import Testing
 
-/// `fleetfence events`: the history on the command line, read while the service runs (README,
+/// `fleetfence events`: the history on the command line, read while the service runs (docs/operations.md
 /// "Journal").
 @Suite("fleetfence events", .timeLimit(.minutes(1)))
 struct EventsCommandTests {

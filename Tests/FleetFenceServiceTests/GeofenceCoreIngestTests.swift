@@ -6,7 +6,7 @@ import Testing
 
 @testable import FleetFenceService
 
-/// Positions over HTTP through the core (README, "Connecting trackers"): each element's outcome in
+/// Positions over HTTP through the core (docs/trackers.md "Connecting trackers"): each element's outcome in
 /// order, refusals counted but said to the caller only, and the same engine as MQTT positions.
 @Suite("GeofenceCore: HTTP ingest")
 struct GeofenceCoreIngestTests {
@@ -29,7 +29,7 @@ struct GeofenceCoreIngestTests {
                 Self.at("d", north: 300, ts: 1_000),
                 .failure(.missingField("id")),
                 Self.at("d", north: 100, ts: 1_010),  // after a 10 s gap: a backlog may follow
-                Self.at("d", north: 100, ts: 1_009),  // older: merged (README "Late samples")
+                Self.at("d", north: 100, ts: 1_009),  // older: merged (docs/rules.md "Late samples")
                 Self.at("d", north: 100, ts: 1_010),  // a repeat: stale
                 Self.at("d", north: 100, ts: 1_013),
                 .failure(.ignored(reason: "not a location")),

@@ -53,7 +53,7 @@ struct GeofenceCoreTests {
     }
 
     /// The core names the webhooks each alert is queued for, in the alert's own journal change
-    /// (README, "Webhooks"); a fence removal's exits too.
+    /// (docs/webhooks.md "Webhooks"); a fence removal's exits too.
     @Test func eachAlertCarriesTheWebhooksItMatches() throws {
         var core = try core()
         var exits = WebhookSettings(name: "exits", url: "http://x/")

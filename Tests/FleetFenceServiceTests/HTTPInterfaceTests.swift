@@ -3,7 +3,7 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
-/// The HTTP interface over the real service beside a real mosquitto (README "The HTTP
+/// The HTTP interface over the real service on the in-memory broker (docs/http.md "The HTTP
 /// interface"), its requests routed in-process: every path, its statuses and payloads, writes seen
 /// on MQTT and MQTT writes seen over HTTP. What only a socket shows is in ``HTTPSocketTests``.
 @Suite("HTTP interface", .timeLimit(.minutes(1)))
@@ -330,7 +330,7 @@ struct HTTPWriteGuardTests {
                 #expect(try await http.put("/api/fences/a", body, headers: ["Authorization": "Bearer s3cret"]).status == 201)
                 #expect(try await http.delete("/api/fences/a").status == 401)
                 #expect(try await http.delete("/api/fences/a", headers: ["Authorization": "Bearer s3cret"]).status == 204)
-                // Positions over HTTP are writes too (README "Connecting trackers").
+                // Positions over HTTP are writes too (docs/trackers.md "Connecting trackers").
                 let position = Data(#"{"id":"t1","lat":49,"lon":8}"#.utf8)
                 #expect(try await http.request("POST", "/api/positions", body: position).status == 401)
                 #expect(try await http.get("/api/osmand?id=t1&lat=49&lon=8").status == 401)
@@ -367,7 +367,7 @@ struct HTTPWriteGuardTests {
     }
 }
 
-/// What only a socket shows (README "The HTTP interface"): the interface binds port 0 and names
+/// What only a socket shows (docs/http.md "The HTTP interface"): the interface binds port 0 and names
 /// the port it got, and the stream reaches a reader over a connection, which a reader that stops
 /// reading loses.
 @Suite("HTTP interface over a socket", .timeLimit(.minutes(1)))

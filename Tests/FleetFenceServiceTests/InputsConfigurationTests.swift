@@ -4,7 +4,7 @@ import Testing
 
 @testable import FleetFenceService
 
-/// `inputs.traccar_topics` and `inputs.mappings` (README, "Connecting trackers"): read like the
+/// `inputs.traccar_topics` and `inputs.mappings` (docs/trackers.md "Connecting trackers"): read like the
 /// other keys (mappings from the file alone), and a topic two inputs would both read refused.
 @Suite("Configuration: tracker inputs")
 struct InputsConfigurationTests {

@@ -4,7 +4,7 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
-/// Home Assistant discovery and OwnTracks transitions against a real mosquitto (README, "Home
+/// Home Assistant discovery and OwnTracks transitions against a real mosquitto (docs/integrations.md "Home
 /// Assistant", "OwnTracks"). The expected keys are written from the two projects' documentation,
 /// not from the service's code.
 @Suite("Integrations: Home Assistant and OwnTracks", .timeLimit(.minutes(1)))
@@ -120,7 +120,7 @@ struct IntegrationsTests {
             #expect(leave.string("event") == "leave")
             // The same fence, the same waypoint.
             #expect(leave.int("wtst") == enter.int("wtst"))
-            // FNV-1a 32-bit of "depot" (README, "OwnTracks"), worked out apart from the code.
+            // FNV-1a 32-bit of "depot" (docs/integrations.md "OwnTracks"), worked out apart from the code.
             #expect(enter.int("wtst") == 346_954_269)
             #expect(!events[0].retain && events[0].qos == 1)
             // Its alerts are the service's as usual, under the OwnTracks device id.

@@ -2,7 +2,7 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
-/// The live map in a real browser (README, "The map"): Debian's chromium, headless, loads `/`
+/// The live map in a real browser (docs/http.md "The map"): Debian's chromium, headless, loads `/`
 /// from the service in-process with a real mosquitto, and the test reads the rendered DOM. It
 /// proves what only a browser can: the page's scripts draw every fence and device, and an alert
 /// published after the page loaded appears in the list without a reload.
@@ -139,7 +139,7 @@ struct MapBrowserTests {
     }
 
     /// Holes, MultiPolygons and corridors: shapes the service will hold with the fleet rules
-    /// (README, "Fences"), drawn here from the GeoJSON that `/api/fences` serves for them.
+    /// (docs/topics-and-payloads.md "Fences"), drawn here from the GeoJSON that `/api/fences` serves for them.
     private func drawsShapesToCome(_ browser: HeadlessChromium) async throws {
         let lat = Geo.lat - 0.006
         let lon = Geo.lon

@@ -2,7 +2,7 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
-/// The map following 10,000 moving devices through the real stream (README, "The map"): each
+/// The map following 10,000 moving devices through the real stream (docs/http.md "The map"): each
 /// device moves every second, so the page receives about 10,000 `state` events a second. Prints
 /// how long the page took to draw them all and how its frames went, all in view and then zoomed
 /// in; asserts only that every device was drawn. A measurement, not a check: it keeps both

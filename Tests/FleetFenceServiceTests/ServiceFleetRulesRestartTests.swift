@@ -2,7 +2,7 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
-/// Tours and expiry across restarts, kill -9 included (README, "Tours", "Journal"): no stop
+/// Tours and expiry across restarts, kill -9 included (docs/rules.md "Tours", docs/operations.md "Journal"): no stop
 /// visited twice, no completion lost.
 @Suite("Service end to end: tours and expiry across restarts", .timeLimit(.minutes(1)))
 struct ServiceFleetRulesRestartTests {

@@ -3,8 +3,8 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
-/// The fleet rules as the service runs them, topics and payloads included (README, "Fleet rules",
-/// "Tours", "Limits and failures"): a real mosquitto, the service in-process.
+/// The fleet rules as the service runs them, topics and payloads included (docs/rules.md "Fleet rules",
+/// "Tours", docs/operations.md "Limits and failures"): a real mosquitto, the service in-process.
 @Suite("Service: fleet rules and tours", .timeLimit(.minutes(1)))
 struct ServiceFleetRulesTests {
     /// Three stops a kilometre apart along the meridian.
@@ -168,7 +168,7 @@ struct ServiceFleetRulesTests {
     }
 }
 
-/// What a hostile publisher tried (README, "Limits and failures").
+/// What a hostile publisher tried (docs/operations.md "Limits and failures").
 @Suite("Service: limits", .timeLimit(.minutes(1)))
 struct ServiceLimitsTests {
     @Test func aSampleFromTheFutureIsRefusedAndDoesNotSilenceTheDevice() async throws {

@@ -18,7 +18,7 @@ let T: Double = 1_795_600_000  // 2026-11-25T09:46:40Z
 /// times the metres per degree, so that a sample's distance to a circle's boundary is exact.
 enum Geo {
     static let metresPerDegree = 6_371_008.8 * Double.pi / 180
-    /// SAP SE WDF01, the README's example.
+    /// SAP SE WDF01, the example of docs/topics-and-payloads.md "Topics and payloads".
     static let lat = 49.293406
     static let lon = 8.641362
 

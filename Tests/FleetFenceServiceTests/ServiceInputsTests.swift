@@ -4,7 +4,7 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
-/// Positions from real trackers end to end (README, "Connecting trackers"): each input crosses the
+/// Positions from real trackers end to end (docs/trackers.md "Connecting trackers"): each input crosses the
 /// depot fence and gets its alert from the same engine, and bad input of each kind is answered
 /// with a reason and changes nothing else.
 @Suite("Service end to end: tracker inputs", .timeLimit(.minutes(1)))

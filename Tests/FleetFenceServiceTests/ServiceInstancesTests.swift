@@ -3,7 +3,7 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
-/// Several named instances on one broker (README, "Several instances"): each says whether it is up
+/// Several named instances on one broker (docs/several-instances.md "Several instances"): each says whether it is up
 /// on its own status topic, marks its alerts, and the fence registry comes from one of them only.
 @Suite("Service: several instances on one broker", .timeLimit(.minutes(1)))
 struct ServiceInstancesTests {

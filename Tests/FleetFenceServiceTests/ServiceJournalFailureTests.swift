@@ -3,7 +3,7 @@ import Foundation
 import LocalBroker
 import Testing
 
-/// The journal is the promise behind every alert (README, "Limits and failures"): a journal that
+/// The journal is the promise behind every alert (docs/operations.md "Limits and failures"): a journal that
 /// cannot be written stops the service, non-zero, before it publishes what it could not journal;
 /// a damaged or unwritable one is refused at start.
 @Suite("Service: a journal that fails", .timeLimit(.minutes(1)), .serialized)

@@ -5,7 +5,7 @@ import Testing
 @testable import FleetFenceJournal
 @testable import FleetFenceService
 
-/// An alert is published only after the transaction that holds it has committed (README,
+/// An alert is published only after the transaction that holds it has committed (docs/operations.md
 /// "Journal"): in-process, with the journal's write lock held by another connection, the service
 /// must say nothing until it is let go, and then say the alert its journal holds.
 @Suite("Service: journal before topics", .timeLimit(.minutes(1)))

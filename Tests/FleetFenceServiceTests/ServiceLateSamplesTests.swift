@@ -2,7 +2,7 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
-/// README "Late samples" end to end: a tracker's live fix, then its backlog, over MQTT.
+/// docs/rules.md "Late samples" end to end: a tracker's live fix, then its backlog, over MQTT.
 /// Debounce 2 s (the harness's); the depot is a 200 m circle.
 @Suite("Service end to end: late samples", .timeLimit(.minutes(1)))
 struct ServiceLateSamplesTests {

@@ -6,7 +6,7 @@ import Testing
 @testable import FleetFenceJournal
 @testable import FleetFenceService
 
-/// State across restarts end to end (README "The rules"): the service stopped (SIGTERM) or killed (SIGKILL) and started again on the
+/// State across restarts end to end (docs/rules.md "The rules"): the service stopped (SIGTERM) or killed (SIGKILL) and started again on the
 /// same journal and client id, and the broker restarted under a running service.
 @Suite("Service end to end: restarts", .timeLimit(.minutes(1)))
 struct ServiceRestartTests {
@@ -64,7 +64,7 @@ struct ServiceRestartTests {
 
     /// Old samples across a clean stop: a sample that changed nothing but the device's latest time is
     /// journaled only by the flush of latest-sample times, and an older one sent after the restart
-    /// is too late: the samples a merge needs are held in memory only (README "Late samples").
+    /// is too late: the samples a merge needs are held in memory only (docs/rules.md "Late samples").
     @Test func latestSampleTimesSurviveACleanStop() async throws {
         try await withService { h in
             try await enter(h, "clock")

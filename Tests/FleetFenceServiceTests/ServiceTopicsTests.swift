@@ -211,7 +211,7 @@ struct ServiceTopicsTests {
             // OwnTracks: device <user>-<device>, `tst`; other _types are ignored without an error.
             for (offset, metres) in [(0, 300.0), (10, 100), (12, 100)] {
                 let point = Geo.north(metres)
-                // The `id` field rule (README "Topics and payloads"): an id naming this device is fine.
+                // The `id` field rule (docs/topics-and-payloads.md "Topics and payloads"): an id naming this device is fine.
                 try await h.publish(
                     "owntracks/alice/phone",
                     #"{"_type":"location","lat":\#(point.lat),"lon":\#(point.lon),"tst":\#(Int(T) + offset),"acc":5,"tid":"al","id":"alice-phone"}"#)

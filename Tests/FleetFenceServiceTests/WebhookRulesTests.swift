@@ -4,7 +4,7 @@ import Testing
 
 @testable import FleetFenceService
 
-/// The webhooks' rules without a network (README, "Webhooks"): what a status means, Retry-After,
+/// The webhooks' rules without a network (docs/webhooks.md "Webhooks"): what a status means, Retry-After,
 /// the back-off's bounds, globs, which webhooks an event is queued for, and header values.
 @Suite("Webhook rules")
 struct WebhookRulesTests {

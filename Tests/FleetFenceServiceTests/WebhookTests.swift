@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Webhooks against a real receiver on a loopback port, beside a real mosquitto (README,
+/// Webhooks against a real receiver on a loopback port, beside a real mosquitto (docs/webhooks.md
 /// "Webhooks"): the payload and headers, the signature, filters, retries, dead letters and their
 /// redelivery, each device's order, a receiver down and back, and bad configuration.
 @Suite("Webhooks", .timeLimit(.minutes(2)))

@@ -3,7 +3,7 @@ import FleetFenceTesting
 @testable import FleetSimulator
 
 /// Every alert a test subscriber saw on `<prefix>/alerts/#`, and what each instance says it did:
-/// the alerts it committed to its journal and the devices it holds (README, "Several instances").
+/// the alerts it committed to its journal and the devices it holds (docs/several-instances.md "Several instances").
 struct AlertLedger: CustomStringConvertible {
     /// One instance's own account, read from its journal.
     struct Instance {

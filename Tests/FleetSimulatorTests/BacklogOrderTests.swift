@@ -3,10 +3,10 @@ import GeofenceEngine
 import Testing
 @testable import FleetSimulator
 
-/// README "Late samples", on what the simulator's trackers send: for every truck of a seeded fleet
+/// docs/rules.md "Late samples", on what the simulator's trackers send: for every truck of a seeded fleet
 /// with coverage gaps, the engine gives the same alerts (kinds, crossing times, order) whether the
 /// backlog comes before the live fix or after it. Arrival is the time a sample is sent, in
-/// simulated seconds. `confirmed_at` may differ in one case the README names: a change whose
+/// simulated seconds. `confirmed_at` may differ in one case that section names: a change whose
 /// evidence began before the gap is confirmed by the live fix, which arrives first.
 @Suite("Backlog order, engine only")
 struct BacklogOrderTests {

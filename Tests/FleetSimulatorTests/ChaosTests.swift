@@ -11,7 +11,7 @@ extension EndToEndSuites {
     /// serve`, and the simulator (in-process) replaying the bundled routes and tours with 10 m of noise,
     /// positions at QoS 1. Either the broker or the service is killed and started again on what it kept;
     /// the run must still score clean: nothing missed, nothing false, and no crossing alerted under two
-    /// seqs (a QoS 1 redelivery of one alert, same device and seq, counts once; README, "Simulator").
+    /// seqs (a QoS 1 redelivery of one alert, same device and seq, counts once; docs/simulator.md "Simulator").
     @Suite("Chaos: kill -9 of the broker or the service during a verified run", .serialized, .timeLimit(.minutes(3)))
     struct ChaosTests {
         static let trucks = 25

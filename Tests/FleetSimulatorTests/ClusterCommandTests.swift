@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 extension EndToEndSuites {
-    /// `fleetfence cluster` as `Scripts/cluster` runs it (README, "Several instances"): three nodes
+    /// `fleetfence cluster` as `Scripts/cluster` runs it (docs/several-instances.md "Several instances"): three nodes
     /// and one instance per partition, the commands to watch and drive them, an instance killed and
     /// started again, and nothing left once it is interrupted.
     @Suite("fleetfence cluster, end to end", .timeLimit(.minutes(2)))

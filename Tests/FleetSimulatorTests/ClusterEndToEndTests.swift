@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 extension EndToEndSuites {
-    /// Several instances on a distributed broker (README, "Several instances"), end to end: a
+    /// Several instances on a distributed broker (docs/several-instances.md "Several instances"), end to end: a
     /// three-node NATS cluster, two instances of the service each following its partition, and the
     /// real `fleetsim --verify --strict` over the bundled routes. They must score exactly as one
     /// instance on mosquitto does with the same seed, and each device's alerts must come from the one
@@ -67,7 +67,7 @@ extension EndToEndSuites {
             }
             #expect(ledger.uncommitted.isEmpty, "\(context)")
             #expect(ledger.repeated.isEmpty, "\(context)")
-            // The alert itself names its instance (README, "Several instances"): one failure, not one per device.
+            // The alert itself names its instance (docs/several-instances.md "Several instances"): one failure, not one per device.
             #expect(ledger.withoutInstance == 0, "alerts without an instance field: \(context)")
             if ledger.withoutInstance == 0 {
                 for (device, named) in ledger.namedInstancesByDevice.sorted(by: { $0.key < $1.key }) {

@@ -5,14 +5,14 @@ import Foundation
 import Testing
 
 extension EndToEndSuites {
-    /// Faults of several instances on a NATS cluster (README, "Several instances"), each in the middle
+    /// Faults of several instances on a NATS cluster (docs/several-instances.md "Several instances"), each in the middle
     /// of a `fleetsim --verify --strict` run at QoS 1 over the bundled routes: a node killed and
     /// started again, an instance killed and started again. Nothing may be missed, nothing alerted
     /// falsely, nothing twice.
     ///
     /// Wall-clock silence confirms a pending change (rule 2): while a fault keeps positions away
     /// longer than `silent_confirm_s`, trucks look parked. Here it is 15 s, above the few seconds a
-    /// fail-over takes (README, "Several instances"); the default is 20 s.
+    /// fail-over takes (docs/several-instances.md "Several instances"); the default is 20 s.
     @Suite("Faults of several instances on a NATS cluster", .serialized, .timeLimit(.minutes(3)))
     struct ClusterFaultTests {
         static let partitions = ClusterEndToEndTests.partitions

@@ -4,7 +4,7 @@ import Foundation
 import GeofenceEngine
 
 /// How the tests run several instances of `fleetfence serve` on a private NATS cluster, as
-/// `fleetfence cluster` does (README, "Several instances"): instance k is named `p<k>`, follows
+/// `fleetfence cluster` does (docs/several-instances.md "Several instances"): instance k is named `p<k>`, follows
 /// partition k, and lists every node.
 enum ClusterInstances {
     static let debounce = EndToEndSuites.ServiceEndToEndTests.debounce

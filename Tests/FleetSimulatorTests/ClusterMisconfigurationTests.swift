@@ -5,7 +5,7 @@ import Testing
 @testable import FleetSimulator
 
 extension EndToEndSuites {
-    /// What a misconfigured partition looks like (README, "Several instances"): two instances on one
+    /// What a misconfigured partition looks like (docs/several-instances.md "Several instances"): two instances on one
     /// partition both alert its devices, each alert naming its instance; an instance on a filter the
     /// cluster never delivers to holds nothing while its partition's devices go unheard. Both still
     /// say `online` on their status topics.

@@ -4,7 +4,7 @@ import GeofenceEngine
 import Testing
 @testable import FleetSimulator
 
-/// Ground truth for the fleet rules' shapes and targeting (README "Fences", "The rules") on
+/// Ground truth for the fleet rules' shapes and targeting (docs/topics-and-payloads.md "Fences", docs/rules.md "The rules") on
 /// hand-built paths at their boundaries, with noise.
 @Suite("Ground truth of holes, MultiPolygons, corridors, targeting and expiry")
 struct FleetRulesGroundTruthTests {

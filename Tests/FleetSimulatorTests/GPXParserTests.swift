@@ -76,7 +76,7 @@ struct GPXParserTests {
         #expect(error?.description == "broken.gpx:4: malformed XML: closing tag does not match the open element")
     }
 
-    /// Found by the gpx fuzz target (README "Fuzzing"): a tag name that is not UTF-8 stopped the process inside
+    /// Found by the gpx fuzz target (docs/performance.md "Fuzzing"): a tag name that is not UTF-8 stopped the process inside
     /// Foundation's XMLParser; it is an error naming the line. A file declared as ISO-8859-1 still reads.
     @Test func bytesThatAreNotUTF8AreAnErrorNotACrash() throws {
         let fuzzed = Data([0x3C, 0xF9, 0x00, 0x3D, 0x6D, 0x6B, 0x6B, 0x6C, 0x00, 0x00, 0x3E])

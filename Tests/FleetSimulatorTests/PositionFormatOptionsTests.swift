@@ -3,7 +3,7 @@ import GeofenceEngine
 import Logging
 import Testing
 
-/// What `--format` asks of the other options (README, "Simulator"), checked before anything runs.
+/// What `--format` asks of the other options (docs/simulator.md "Simulator"), checked before anything runs.
 @Suite("Position formats' options")
 struct PositionFormatOptionsTests {
     func options(_ format: PositionFormat, http: String? = nil, interval: Double = 1) -> SimulationOptions {

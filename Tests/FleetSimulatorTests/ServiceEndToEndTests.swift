@@ -98,7 +98,7 @@ extension EndToEndSuites {
         }
 
         /// `fleetsim --format traccar` on one topic, `fleetfence serve --traccar-topics` reading it
-        /// (README, "Connecting trackers"): the same strict verdict as native positions.
+        /// (docs/trackers.md "Connecting trackers"): the same strict verdict as native positions.
         @Test func traccarForwardsVerifyStrictlyToo() async throws {
             let run = try await Self.verifiedRun(
                 clientID: "fleetfence-e2e-traccar", service: ["--traccar-topics", "traccar/positions"],
@@ -108,7 +108,7 @@ extension EndToEndSuites {
         }
 
         /// `fleetsim --format mapping` publishing a vendor's JSON on `acme/<device>/gps`, read by the
-        /// service through the `inputs.mappings` entry of its config file (README, "A custom format"):
+        /// service through the `inputs.mappings` entry of its config file (docs/trackers.md "A custom format"):
         /// km/h and epoch milliseconds converted back, the same strict verdict.
         @Test func mappedVendorJSONVerifiesStrictlyToo() async throws {
             let run = try await Self.verifiedRun(
@@ -119,7 +119,7 @@ extension EndToEndSuites {
         }
 
         /// `fleetsim --format osmand`: every position a `POST /api/osmand` to the service's HTTP
-        /// interface (README, "Traccar Client (OsmAnd)"), alerts still read over MQTT.
+        /// interface (docs/trackers.md "Traccar Client (OsmAnd)"), alerts still read over MQTT.
         @Test func osmAndOverHTTPVerifiesStrictlyToo() async throws {
             let run = try await Self.verifiedRun(
                 clientID: "fleetfence-e2e-osmand",
@@ -129,7 +129,7 @@ extension EndToEndSuites {
         }
 
         /// `fleetsim --format owntracks-http`: `POST /api/owntracks` as user `fleet`, so the devices
-        /// are `fleet-truck-<k>` on both sides (README, "OwnTracks over HTTP"). The service reads no
+        /// are `fleet-truck-<k>` on both sides (docs/trackers.md "OwnTracks over HTTP"). The service reads no
         /// speed from OwnTracks, so no speeding is expected (and none may come).
         @Test func ownTracksOverHTTPVerifiesStrictlyToo() async throws {
             let run = try await Self.verifiedRun(

@@ -63,7 +63,7 @@ final class EngineResponder: Sendable {
 
     private static func publish(_ transitions: [Transition], _ client: MQTTClient) {
         for t in transitions {
-            // As the service does (README "Tours"): a tour's events under the device's progress.
+            // As the service does (docs/rules.md "Tours"): a tour's events under the device's progress.
             let topic = t.event.isTourEvent
                 ? "fleetfence/progress/\(t.device)/\(t.tourID ?? "")/\(t.event.rawValue)"
                 : "fleetfence/alerts/\(t.device)/\(t.fenceID)/\(t.event.rawValue)"

@@ -3,7 +3,7 @@ import GeofenceEngine
 import Testing
 @testable import FleetSimulator
 
-/// Ground truth for `speeding` (README "The rules") on hand-made speeds, one sample a second.
+/// Ground truth for `speeding` (docs/rules.md "The rules") on hand-made speeds, one sample a second.
 @Suite("Ground truth of speeding")
 struct SpeedingTruthTests {
     /// 30 km/h.

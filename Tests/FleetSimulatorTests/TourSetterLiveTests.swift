@@ -8,7 +8,7 @@ import Testing
 
 /// `--tours` over a real broker: the tours are set on `<prefix>/tours/<id>/set` and awaited on the
 /// retained `<prefix>/tours/<id>`; a refusal on `<prefix>/errors/tours` fails the run. A stand-in
-/// answers for the service as README "Tours" says it does.
+/// answers for the service as docs/rules.md "Tours" says it does.
 @Suite("Tours set over a real broker", .serialized)
 struct TourSetterLiveTests {
     /// Holds every valid tour (retained) and refuses, like the service, one without stops.

@@ -3,7 +3,7 @@ import GeofenceEngine
 import Testing
 @testable import FleetSimulator
 
-/// Ground truth for tours (README "Tours") on hand-made enters at the stops.
+/// Ground truth for tours (docs/rules.md "Tours") on hand-made enters at the stops.
 @Suite("Ground truth of tours")
 struct TourTruthTests {
     let ordered = TourDefinition(id: "deliveries", stops: ["a", "b", "c"])

@@ -3,12 +3,12 @@ import Foundation
 import Testing
 
 extension EndToEndSuites {
-    /// What real trackers send (README "Simulator", tracker models), verified end to end against
+    /// What real trackers send (docs/simulator.md "Tracker models"), verified end to end against
     /// the real `fleetfence serve`: coverage gaps whose backlog comes after the live fix, parked
     /// reporting. Each model must verify clean, and a backlog sent live-first must give the alerts of
-    /// the same backlog sent oldest-first (README "Late samples"). Multipath outliers are not among
-    /// them: an outlier inside a debounce cancels it, as the rules say, and moves `at` (README
-    /// "Simulator" gives the measured effect).
+    /// the same backlog sent oldest-first (docs/rules.md "Late samples"). Multipath outliers are not among
+    /// them: an outlier inside a debounce cancels it, as the rules say, and moves `at` (docs/simulator.md
+    /// "Tracker models" gives the measured effect).
     @Suite("End to end: tracker models", .serialized)
     struct TrackerModelTests {
         static let models: [[String]] = [
@@ -34,7 +34,7 @@ extension EndToEndSuites {
             let live = try await Self.verifiedRun(model: gaps + ["--backlog", "live-first"], seed: 6)
             #expect(oldest.status == 0 && live.status == 0, "\(oldest.context)\n\(live.context)")
             // Kind, device, fence and true crossing; confirmed_at may be the live fix's for a change
-            // whose evidence began before the gap (README "Late samples").
+            // whose evidence began before the gap (docs/rules.md "Late samples").
             let matched = { (output: String) in
                 output.split(separator: "\n").filter { $0.hasPrefix("  truck-") }.map { $0.components(separatedBy: " confirmed ")[0] }.sorted()
             }

@@ -2,7 +2,7 @@ import GeofenceEngine
 import Testing
 @testable import FleetSimulator
 
-/// Alerts that name their instance (README, "Several instances"): counted per instance, and a
+/// Alerts that name their instance (docs/several-instances.md "Several instances"): counted per instance, and a
 /// device that two instances alert is shown, its second instance's alerts scored as false.
 @Suite("Verify scoring by instance")
 struct VerifyInstancesTests {

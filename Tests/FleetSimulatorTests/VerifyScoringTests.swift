@@ -76,7 +76,7 @@ struct VerifyScoringTests {
         #expect(report.missed.map(\.at) == [100])
     }
 
-    /// Debounce (README "The rules"): matching on `at` alone let a service with a shorter debounce score clean.
+    /// Debounce (docs/rules.md "The rules"): matching on `at` alone let a service with a shorter debounce score clean.
     @Test func anAlertConfirmedSoonerThanTheDebounceAfterItsCrossingIsFalse() {
         let truth = [expected("t", "f", .enter, at: 100), expected("t", "f", .exit, at: 300)]
         let received = [

@@ -3,7 +3,7 @@ import FuzzChecks
 import Testing
 
 /// Every input the fuzzer kept (`Fuzz/Corpus/<target>/`, crashes found and fixed among them) through the
-/// same checks as the fuzz targets, in the regular build (README "Fuzzing").
+/// same checks as the fuzz targets, in the regular build (docs/performance.md "Fuzzing").
 @Suite("Fuzz corpus replay")
 struct FuzzCorpusTests {
     static let corpus = URL(fileURLWithPath: #filePath)

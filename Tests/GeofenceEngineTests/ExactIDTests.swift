@@ -3,7 +3,7 @@ import Testing
 
 @testable import GeofenceEngine
 
-/// README "Fences" and "Topics and payloads": ids are the exact bytes of their topic level. NFC and
+/// docs/topics-and-payloads.md "Fences" and "Topics and payloads": ids are the exact bytes of their topic level. NFC and
 /// NFD spellings of one name are two devices and two fences, each with its own state.
 @Suite("Byte-exact ids")
 struct ExactIDTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import GeofenceEngine
 
-/// README "The rules", `expires_at`: at that wall-clock time the fence goes and the devices inside
+/// docs/rules.md "The rules", `expires_at`: at that wall-clock time the fence goes and the devices inside
 /// exit with reason `fence_expired`; until the caller's tick removes it, it says nothing.
 @Suite("Expiry")
 struct ExpiryTests {

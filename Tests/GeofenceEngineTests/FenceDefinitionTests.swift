@@ -4,7 +4,7 @@ import Testing
 @testable import GeofenceEngine
 import SeededRandom
 
-/// README, "Fences": radius clamping, rejection of invalid values, polygon rings.
+/// docs/topics-and-payloads.md "Fences": radius clamping, rejection of invalid values, polygon rings.
 @Suite("Fence definitions")
 struct FenceDefinitionTests {
     // MARK: Radius clamping
@@ -160,7 +160,7 @@ struct FenceDefinitionTests {
         #expect(sliver.marginCap >= 0 && sliver.marginCap < 0.01)
     }
 
-    /// Found by the fences fuzz target (README "Fuzzing"): a triangle 4,400 km long and metres wide
+    /// Found by the fences fuzz target (docs/performance.md "Fuzzing"): a triangle 4,400 km long and metres wide
     /// took 86 s to build in a release build, searching its spine at a decimetre; the search now stops
     /// after `InscribedCircle.maxCells` cells with the best found, which never exceeds the true radius.
     @Test func aSliverThousandsOfKilometresLongIsBuiltQuickly() throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import GeofenceEngine
 import SeededRandom
 
-/// README "Late samples", as a property: trucks on seeded random walks among random fences (some
+/// docs/rules.md "Late samples", as a property: trucks on seeded random walks among random fences (some
 /// with a speed limit) lose coverage for twenty fixes, then send the live fix and the backlog after
 /// it. Each truck's fence alerts are those of the same fixes in order, but for `confirmed_at`,
 /// which the live fix may give a change whose evidence began before the gap; a speeding episode,

@@ -3,7 +3,7 @@ import Testing
 
 @testable import GeofenceEngine
 
-/// README "Late samples": a backlog sent after the live fix gives the alerts an upload oldest-first
+/// docs/rules.md "Late samples": a backlog sent after the live fix gives the alerts an upload oldest-first
 /// gives; what is older than the window, or than a fence's confirmed change, says nothing.
 @Suite("Late samples")
 struct LateSampleTests {

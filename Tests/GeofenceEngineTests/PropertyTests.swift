@@ -299,7 +299,7 @@ struct PropertyTests {
     @Test(arguments: [31, 32, 33, 34] as [UInt64])
     func restoreAtARandomPointGivesTheSameAlertsAsNoRestore(seed: UInt64) throws {
         let town = RandomTown(seed: seed, steps: 800, silences: true)
-        // A restart forgets the samples held for merging late ones (README "Late samples"): the
+        // A restart forgets the samples held for merging late ones (docs/rules.md "Late samples"): the
         // rule compared here is the one without them.
         let settings = GeofenceSettings(lateWindowSeconds: 0)
         var plain = try town.engine(settings: settings)

@@ -4,7 +4,7 @@ import Testing
 @testable import GeofenceEngine
 import SeededRandom
 
-/// The region state machine of README, "The rules", one test per rule, with exact numbers.
+/// The region state machine of docs/rules.md "The rules", one test per rule, with exact numbers.
 /// Defaults throughout: debounce 20 s, hysteresis 10 m, max accuracy 100 m, silent confirm 20 s.
 @Suite("Region state machine")
 struct RegionStateMachineTests {
@@ -288,7 +288,7 @@ struct RegionStateMachineTests {
         clean.feed(path)
         #expect(events(clean.alerts) == ["enter f", "exit f"])
 
-        // The rule before README "Late samples" widened it: every older sample dropped.
+        // The rule before docs/rules.md "Late samples" widened it: every older sample dropped.
         var h = try Harness(settings: GeofenceSettings(lateWindowSeconds: 0), [circle("f", radius: 200)])
         var stale = 0
         for (k, s) in path.enumerated() {

@@ -4,8 +4,8 @@ import Testing
 @testable import GeofenceEngine
 import SeededRandom
 
-/// README "Fences": polygons with holes, MultiPolygons and corridors, measured; and the evidence
-/// margin's cap of each (README "The rules").
+/// docs/topics-and-payloads.md "Fences": polygons with holes, MultiPolygons and corridors, measured; and the evidence
+/// margin's cap of each (docs/rules.md "The rules").
 @Suite("Shapes: holes, MultiPolygons, corridors")
 struct ShapeGeometryTests {
     // MARK: Holes

@@ -4,7 +4,7 @@ import Testing
 @testable import GeofenceEngine
 import SeededRandom
 
-/// README "The rules" at the boundaries of the new shapes: a hole's edge and a corridor's edge
+/// docs/rules.md "The rules" at the boundaries of the new shapes: a hole's edge and a corridor's edge
 /// are boundaries like any other, jitter within the band never alerts, and a MultiPolygon's
 /// margin is capped by the member that decides.
 @Suite("Rules at holes, corridors and MultiPolygons")

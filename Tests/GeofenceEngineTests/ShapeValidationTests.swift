@@ -3,7 +3,7 @@ import Testing
 
 @testable import GeofenceEngine
 
-/// README "Fences": every kind of bad definition is rejected with its reason, and the engine
+/// docs/topics-and-payloads.md "Fences": every kind of bad definition is rejected with its reason, and the engine
 /// holds what it held before.
 @Suite("Fence definitions: bad input of the new keys")
 struct ShapeValidationTests {

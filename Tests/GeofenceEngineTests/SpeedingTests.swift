@@ -3,7 +3,7 @@ import Testing
 
 @testable import GeofenceEngine
 
-/// README "The rules", `speed_limit_kmh`: one `speeding` alert per episode of samples over the limit
+/// docs/rules.md "The rules", `speed_limit_kmh`: one `speeding` alert per episode of samples over the limit
 /// lasting `debounce_s` (20 s here) inside the fence.
 @Suite("Speeding")
 struct SpeedingTests {

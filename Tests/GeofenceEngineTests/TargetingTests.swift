@@ -4,7 +4,7 @@ import Testing
 @testable import GeofenceEngine
 import SeededRandom
 
-/// README "Fences", `devices`: glob patterns on device ids decide who a fence applies to; a device
+/// docs/topics-and-payloads.md "Fences", `devices`: glob patterns on device ids decide who a fence applies to; a device
 /// it is not for has no state there, gets no alert from it, and is never handed it by the index.
 @Suite("Targeting: devices patterns")
 struct TargetingTests {

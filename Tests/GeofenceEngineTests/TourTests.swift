@@ -3,7 +3,7 @@ import Testing
 
 @testable import GeofenceEngine
 
-/// README "Tours": stops visited by confirmed enters, skipped stops, completion, rounds, and the
+/// docs/rules.md "Tours": stops visited by confirmed enters, skipped stops, completion, rounds, and the
 /// progress kept in each device's state.
 @Suite("Tours")
 struct TourTests {

@@ -4,7 +4,7 @@ import LocalBroker
 import Synchronization
 import Testing
 
-/// Several brokers of one cluster (README, "Several instances"): the client takes the first that
+/// Several brokers of one cluster (docs/several-instances.md "Several instances"): the client takes the first that
 /// answers and, when it is lost, the next, without waiting for the lost one to return.
 @Suite(.timeLimit(.minutes(1)))
 struct FailoverTests {

@@ -4,7 +4,7 @@ import LocalBroker
 import Synchronization
 import Testing
 
-/// The NATS cluster that several instances run on (README, "Several instances"), as the shipped
+/// The NATS cluster that several instances run on (docs/several-instances.md "Several instances"), as the shipped
 /// template configures it: what FleetFence relies on, checked against the real nats-server.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct LocalNATSClusterTests {
@@ -54,7 +54,7 @@ struct LocalNATSClusterTests {
             #expect(published)
 
             // QoS 0: a new QoS 1 subscription needs a new JetStream consumer,
-            // which cannot be placed while a node is down (README, "Several instances").
+            // which cannot be placed while a node is down (docs/several-instances.md "Several instances").
             let reader = try await MessageCollector.start(url: cluster.mqttURLs[2], filters: ["fleetfence/status/+"], qos: 0)
             let status = await reader.messages(matching: "fleetfence/status/+", count: 1)
             #expect(status.first?.text == "online" && status.first?.retain == true, "\(status)")

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Its session is persistent (clean session off) while the run lasts, so that a broker restarted
 /// from its persistence file in the middle of a run queues the alerts the service publishes before
-/// this client is back (README, "Simulator"); `stop()` discards the session again.
+/// this client is back (docs/simulator.md "Simulator"); `stop()` discards the session again.
 final class AlertCollector: Sendable {
     let client: MQTTClient
     private let store: Store
@@ -32,7 +32,7 @@ final class AlertCollector: Sendable {
         self.logger = logger
         let store = Store()
         self.store = store
-        // A tour's events are three levels under `progress/`; its retained progress, two (README "Tours").
+        // A tour's events are three levels under `progress/`; its retained progress, two (docs/rules.md "Tours").
         client.subscribe(["\(prefix)/alerts/#", "\(prefix)/progress/+/+/+"], qos: 1)
         client.onMessage { message in
             let received = Date().timeIntervalSince1970

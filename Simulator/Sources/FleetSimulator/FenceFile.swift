@@ -3,7 +3,7 @@ import Foundation
 import GeofenceEngine
 
 /// Reads the fences a `--verify` run scores against with the service's own reader
-/// (`FenceFileReader`): a GeoJSON FeatureCollection as in README "Fences", or for convenience a
+/// (`FenceFileReader`): a GeoJSON FeatureCollection as in docs/topics-and-payloads.md "Fences", or for convenience a
 /// single definition (a Feature or a plain object).
 public enum FenceFile {
     public struct LoadError: Error, Sendable, CustomStringConvertible {

@@ -29,7 +29,7 @@ public struct FleetOptions: Sendable, Hashable {
     /// seconds; `interval` and `parkedInterval` must then be whole too (see `Simulation`).
     public var wholeSeconds = false
 
-    // Tracker models (README "Simulator"): what real trackers send, seeded like the rest.
+    // Tracker models (docs/simulator.md "Simulator"): what real trackers send, seeded like the rest.
 
     /// Seconds between two positions while the truck stands still; `nil`: `interval` always.
     public var parkedInterval: Double?
@@ -45,7 +45,7 @@ public struct FleetOptions: Sendable, Hashable {
     public enum BacklogOrder: String, Sendable, Hashable, CaseIterable {
         /// The kept fixes first, then the live one: in event time.
         case oldestFirst = "oldest-first"
-        /// The live fix first, then the kept ones, oldest first (README "Late samples").
+        /// The live fix first, then the kept ones, oldest first (docs/rules.md "Late samples").
         case liveFirst = "live-first"
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// What a GPX file's bytes must not hold before Foundation's `XMLParser` sees them: on Linux that
 /// parser stops the process on a name that is not UTF-8 and on a processing instruction without data
 /// (`<?x?>`, whose data it reads through a null pointer), and it expands entities, whose text could
-/// bring either in unseen. Such a file is an error naming its line (README "Simulator").
+/// bring either in unseen. Such a file is an error naming its line (docs/simulator.md "Simulator").
 enum GPXPreflight {
     static let notUTF8 = "not UTF-8 (nor declared as ISO-8859-1)"
     static let emptyInstruction = "a processing instruction without data (<?name?>) is not supported"

@@ -73,7 +73,7 @@ public enum GroundTruth {
         }
     }
 
-    /// A fence with `expires_at` is removed by the wall clock (README "Fences"), which ground
+    /// A fence with `expires_at` is removed by the wall clock (docs/topics-and-payloads.md "Fences"), which ground
     /// truth does not simulate: what it expects of the fence (a tour's events at it too) from a
     /// wall-clock minute before that moment on (confirmation, silence and clocks take time) may or
     /// may not happen.

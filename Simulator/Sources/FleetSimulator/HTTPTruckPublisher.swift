@@ -4,7 +4,7 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// Sends positions to the service's HTTP inputs (README, "Connecting trackers"): OsmAnd's
+/// Sends positions to the service's HTTP inputs (docs/trackers.md "Connecting trackers"): OsmAnd's
 /// `/api/osmand` or OwnTracks' HTTP mode `/api/owntracks`, on `--http`.
 ///
 /// Why one request at a time per truck: a tracker sends its fixes in order, and two requests of
@@ -153,7 +153,7 @@ final class HTTPTruckPublisher: PositionSender {
     }
 
     /// OsmAnd: `POST /api/osmand?id&lat&lon&timestamp&speed&bearing&accuracy`, the timestamp in
-    /// epoch milliseconds (the service reads a number past 10^11 so; README "Traccar Client
+    /// epoch milliseconds (the service reads a number past 10^11 so; docs/trackers.md "Traccar Client
     /// (OsmAnd)"), speed in knots like Traccar's. OwnTracks: `POST /api/owntracks` with `X-Limit-U`
     /// and `X-Limit-D`, a `_type: location` body with `tst` in whole seconds.
     static func request(_ sample: TruckSample, device: String, format: PositionFormat, base: String) -> HTTPClientRequest {

@@ -2,7 +2,7 @@ import Foundation
 import GeofenceEngine
 
 /// A corridor fence as the judge measures it: every point within `buffer` metres of a line, with
-/// round caps at its ends (README "Fences"). As for polygons, the line's legs are straight in
+/// round caps at its ends (docs/topics-and-payloads.md "Fences"). As for polygons, the line's legs are straight in
 /// latitude and longitude and each query is measured in a plane tangent at the queried point.
 struct JudgeCorridor: Sendable {
     /// The line's first point: offsets are taken from it.

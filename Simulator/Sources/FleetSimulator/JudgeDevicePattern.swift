@@ -1,4 +1,4 @@
-/// Which devices a fence or tour applies to, as the judge decides it (README "Fences",
+/// Which devices a fence or tour applies to, as the judge decides it (docs/topics-and-payloads.md "Fences",
 /// `devices`): glob patterns where `*` matches any run of characters and `?` exactly one, every
 /// other character itself. Written apart from the engine's matcher, as the judge's geometry is.
 enum JudgeDevicePattern {

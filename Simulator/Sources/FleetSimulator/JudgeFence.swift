@@ -11,7 +11,7 @@ public struct JudgeFence: Sendable {
     public let buffer: Double?
     /// The largest evidence margin: half the radius (a corridor: half its buffer), for a polygon
     /// half the radius of the largest circle inside it, for a MultiPolygon its largest member's
-    /// (README "The rules"; each member caps its own samples, see `measure`).
+    /// (docs/rules.md "The rules"; each member caps its own samples, see `measure`).
     public let marginCap: Double
     public let notify: Set<AlertEvent>
     private let shape: Shape
@@ -77,7 +77,7 @@ public struct JudgeFence: Sendable {
         }
     }
 
-    /// Whether the fence applies to `device` (README "Fences", `devices`): a device it does not
+    /// Whether the fence applies to `device` (docs/topics-and-payloads.md "Fences", `devices`): a device it does not
     /// apply to has no state for it and expects nothing from it.
     public func applies(to device: String) -> Bool {
         JudgeDevicePattern.matches(definition.devices, device)
@@ -90,7 +90,7 @@ public struct JudgeFence: Sendable {
 
     /// The signed distance and the evidence margin's cap there. A MultiPolygon is measured by
     /// the member that decides the distance (the one the point is in, or else the nearest), and
-    /// that member's cap applies (README "The rules"): a small island does not make a large
+    /// that member's cap applies (docs/rules.md "The rules"): a small island does not make a large
     /// member's boundary twitchy, nor does a large member widen the island's band.
     public func measure(_ point: Coordinate) -> (distance: Double, cap: Double) {
         switch shape {

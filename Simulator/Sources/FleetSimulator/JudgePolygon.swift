@@ -35,7 +35,7 @@ struct JudgePolygon: Sendable {
         return ring
     }
 
-    /// Positive inside, negative outside: metres to the nearest edge of any ring (README "Fences":
+    /// Positive inside, negative outside: metres to the nearest edge of any ring (docs/topics-and-payloads.md "Fences":
     /// inside a hole is outside, and a hole's edge is a boundary like the outer ring's).
     func signedDistance(to point: Coordinate) -> Double {
         signedDistance(lonOffset: Self.lonOffset(point.lon, from: origin.lon), latOffset: point.lat - origin.lat)

@@ -1,6 +1,6 @@
 import FleetFenceCodecs
 
-/// What a truck's position looks like on the wire (`fleetsim --format`; README, "Connecting
+/// What a truck's position looks like on the wire (`fleetsim --format`; docs/trackers.md "Connecting
 /// trackers"): FleetFence's own JSON, Traccar's forwarded positions for `inputs.traccar_topics`, a
 /// vendor's JSON for an `inputs.mappings` entry (all over MQTT), or the HTTP inputs OsmAnd
 /// (`/api/osmand`) and OwnTracks' HTTP mode (`/api/owntracks`).
@@ -26,7 +26,7 @@ public enum PositionFormat: String, CaseIterable, Sendable {
 
     /// The speed (m/s) the service reads from a sample whose noise-free speed is `speed`: what
     /// ground truth judges speeding on. `nil`: the format carries no speed the service reads
-    /// (OwnTracks: the service reads `lat`, `lon`, `tst`, `acc`; README "Topics and payloads"),
+    /// (OwnTracks: the service reads `lat`, `lon`, `tst`, `acc`; docs/topics-and-payloads.md "Topics and payloads"),
     /// so no speeding is alerted. Every other format carries the native rounded m/s
     /// (`TruckPayload.published`) in its own unit with enough decimals that the conversion back
     /// lands within a millionth of it.
@@ -86,14 +86,14 @@ public enum TraccarTruckPayload {
     }
 }
 
-/// A vendor-like JSON read through an `inputs.mappings` entry (README, "A custom format"):
+/// A vendor-like JSON read through an `inputs.mappings` entry (docs/trackers.md "A custom format"):
 /// `{"fix": {"lat": "49.2934060", "lon": 8.641362, "time": 1795600000250, "kmh": 36.0, "acc": 5}}`,
 /// the device in the topic (`acme/{device}/gps`, `id: topic:2`). `lat` is a string holding a
 /// number, as such vendors write it; `time` is epoch milliseconds; `kmh` carries the native
 /// payload's rounded m/s times 3.6 to six decimals, so the service's conversion back to m/s gives
 /// ground truth's speed.
 public enum MappingTruckPayload {
-    /// The mapping that reads this payload, for a service's config file (README, "Connecting
+    /// The mapping that reads this payload, for a service's config file (docs/trackers.md "Connecting
     /// trackers"); `topic` is the filter, e.g. `acme/+/gps`.
     public static func configYAML(topic: String = "acme/+/gps") -> String {
         """

@@ -3,7 +3,7 @@ import Foundation
 import GeofenceEngine
 
 /// An alert as the service published it: a fence's on `<prefix>/alerts/<device>/<fence>/<event>`,
-/// a tour's on `<prefix>/progress/<device>/<tour>/<event>` (README "Tours").
+/// a tour's on `<prefix>/progress/<device>/<tour>/<event>` (docs/rules.md "Tours").
 public struct ReceivedAlert: Sendable, Hashable, Decodable {
     public var event: AlertEvent
     public var device: String
@@ -28,7 +28,7 @@ public struct ReceivedAlert: Sendable, Hashable, Decodable {
     /// `speeding`: the episode's highest speed and the fence's limit, km/h.
     public var maxSpeedKmh: Double?
     public var limitKmh: Double?
-    /// The instance that published it (`instance.name`), when several share a broker (README,
+    /// The instance that published it (`instance.name`), when several share a broker (docs/several-instances.md
     /// "Several instances").
     public var instance: String?
     /// Wall clock when it arrived, seconds since the epoch (0 when unknown).
@@ -97,7 +97,7 @@ public struct ReceivedAlert: Sendable, Hashable, Decodable {
         instance = try c.decodeIfPresent(String.self, forKey: .instance)
     }
 
-    /// RFC 3339 as README "Topics and payloads" says; epoch seconds accepted too.
+    /// RFC 3339 as docs/topics-and-payloads.md "Topics and payloads" says; epoch seconds accepted too.
     private static func time(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Double {
         if let seconds = try? c.decode(Double.self, forKey: key) { return seconds }
         let text = try c.decode(String.self, forKey: key)

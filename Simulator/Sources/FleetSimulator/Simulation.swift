@@ -22,7 +22,7 @@ public final class Simulation: Sendable {
         mqttLogger = quiet
         var options = options
         if options.format.needsWholeSeconds { options.fleet.wholeSeconds = true }
-        // The service names an OwnTracks device `<user>-<device>` (README, "OwnTracks over HTTP"):
+        // The service names an OwnTracks device `<user>-<device>` (docs/trackers.md "OwnTracks over HTTP"):
         // the fleet's ids are what the service will call them, so that the alerts, ground truth
         // and the score all speak of the same devices.
         if options.format == .owntracksHTTP {
@@ -34,7 +34,7 @@ public final class Simulation: Sendable {
     }
 
     /// Seconds to start simulated time before `startTime`, so that no position's `ts` gets further
-    /// ahead of the wall clock than the service accepts (README, "Simulator"): at 20x a 30-minute
+    /// ahead of the wall clock than the service accepts (docs/simulator.md "Simulator"): at 20x a 30-minute
     /// route would otherwise end 28 minutes in the future. Simulated time then catches up with the
     /// clock near the end of the run. A rerun against a service that remembers the last one starts
     /// after it only when the runs are that far apart.
@@ -243,7 +243,7 @@ public final class Simulation: Sendable {
         try require(options.qos == 0 || options.qos == 1, "--qos must be 0 or 1")
         try require(options.maxConnections >= 1, "--connections must be at least 1")
         if options.format.isHTTP {
-            // README, "Connecting trackers": OsmAnd and OwnTracks' HTTP mode go to the service's
+            // docs/trackers.md "Connecting trackers": OsmAnd and OwnTracks' HTTP mode go to the service's
             // HTTP interface; MQTT still carries the alerts.
             let base = options.http ?? ""
             try require(

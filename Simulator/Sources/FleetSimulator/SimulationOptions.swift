@@ -4,7 +4,7 @@ import GeofenceEngine
 /// Everything a simulation run needs; `fleetsim` fills it from flags, `fleetfence demo` in code.
 public struct SimulationOptions: Sendable {
     /// `mqtt://` or `mqtts://` URL, or the nodes of a cluster separated by commas: every client
-    /// connects to the first that answers and fails over in order, as the service does (README,
+    /// connects to the first that answers and fails over in order, as the service does (docs/several-instances.md
     /// "Several instances").
     public var broker = "mqtt://127.0.0.1:1883"
     public var username: String?
@@ -17,7 +17,7 @@ public struct SimulationOptions: Sendable {
     /// Where truck positions go; `{device}` is replaced by the device id.
     public var topicTemplate = PositionTopicTemplate.standard
     /// The positions' format: native, Traccar's forwards, a mapping's JSON, OsmAnd or OwnTracks
-    /// over HTTP (README, "Connecting trackers").
+    /// over HTTP (docs/trackers.md "Connecting trackers").
     public var format = PositionFormat.native
     /// The service's HTTP interface (`http://127.0.0.1:8080`), where the HTTP formats (`osmand`,
     /// `owntracks-http`) send positions; MQTT still carries the alerts.

@@ -1,4 +1,4 @@
-/// Ground truth for `speeding` at one fence with `speed_limit_kmh` (README "The rules"): a device
+/// Ground truth for `speeding` at one fence with `speed_limit_kmh` (docs/rules.md "The rules"): a device
 /// inside whose every sample for at least `debounce_s` reports `spd` above the limit gets one
 /// alert per episode, `at` the episode's first sample over the limit; the episode ends after
 /// `debounce_s` at or under the limit, or when the device is no longer inside.

@@ -3,7 +3,7 @@ import Foundation
 import GeofenceEngine
 
 /// Reads the tours `--tours FILE` sets on the service before the trucks start: a JSON array of
-/// tour definitions as README "Tours" shows them (or a single one), each read by the service's own
+/// tour definitions as docs/rules.md "Tours" shows them (or a single one), each read by the service's own
 /// decoder and checked by the engine's rules, so that a tour the service would refuse fails the
 /// run here instead of scoring against a tour the service does not hold.
 public enum TourFile {

@@ -5,7 +5,7 @@ import Logging
 import MQTT
 import Synchronization
 
-/// Sets a run's tours on the service before the trucks start (README "Simulator", `--tours`):
+/// Sets a run's tours on the service before the trucks start (docs/simulator.md "Simulator", `--tours`):
 /// each on `<prefix>/tours/<id>/set`, then waits until the service holds it, which it says by
 /// retaining it on `<prefix>/tours/<id>`. A tour refused on `<prefix>/errors/tours` fails the run;
 /// a service that says nothing in time is warned about, and the trucks start anyway.

@@ -1,6 +1,6 @@
 import GeofenceEngine
 
-/// Ground truth for one device on one tour (README "Tours"), from the enters the service may
+/// Ground truth for one device on one tour (docs/rules.md "Tours"), from the enters the service may
 /// confirm at the tour's stops.
 ///
 /// A stop is visited by a confirmed enter into its fence, in the order of the crossings. Ordered:

@@ -40,7 +40,7 @@ public struct VerifyReport: Sendable {
     /// Alerts (duplicates counted once) per `instance` they name; empty when none names one.
     public var alertsByInstance: [String: Int] = [:]
     /// Devices whose alerts came from more than one instance, with those instances: a partition
-    /// that two instances follow (README, "Several instances").
+    /// that two instances follow (docs/several-instances.md "Several instances").
     public var devicesOnSeveralInstances: [String: Set<String>] = [:]
     /// Expected and matched per event.
     public var byEvent: [AlertEvent: (expected: Int, matched: Int)] = [:]
@@ -64,7 +64,7 @@ public struct VerifyReport: Sendable {
     public var delays: DelayStats? { DelayStats(matchedAlerts.compactMap(\.delay)) }
     /// How far each matched enter's and exit's `at` (the service's estimate of the crossing) is
     /// from the true crossing, simulated seconds: noise, and what a restart made the service miss
-    /// (README, "Journal").
+    /// (docs/operations.md "Journal").
     public var crossingErrors: DelayStats? {
         DelayStats(matchedAlerts.filter { [.enter, .exit].contains($0.truth.event) }.map { abs($0.alert.at - $0.truth.at) })
     }

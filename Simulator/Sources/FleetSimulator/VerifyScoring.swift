@@ -3,12 +3,12 @@ import GeofenceEngine
 /// Matches received alerts to ground truth: same device, fence and event (for a tour's event,
 /// the same tour and stop too), `at` within a tolerance of where the service may place it
 /// (`ExpectedAlert.atWindow`), nearest first, each used once. With `debounce`, an enter, exit or
-/// speeding confirmed sooner than that after its `at` breaks the debounce (README "The rules":
+/// speeding confirmed sooner than that after its `at` breaks the debounce (docs/rules.md "The rules":
 /// the device stays on the new side, or over the limit, for the whole debounce) and matches
 /// nothing: it counts as false. A `tour_completed` whose `duration_s` is further than the
 /// tolerance from where it may fall matches nothing either.
 ///
-/// Alerts that name their instance (README, "Several instances") are also counted per instance,
+/// Alerts that name their instance (docs/several-instances.md "Several instances") are also counted per instance,
 /// and a device alerted by more than one is listed: each device belongs to one instance, so two
 /// mean two instances follow the same partition. Their alerts are scored as any other: an alert
 /// two instances both send is matched once and false once.

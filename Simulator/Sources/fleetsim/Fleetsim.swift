@@ -39,7 +39,7 @@ struct Fleetsim: AsyncParsableCommand {
     var topicTemplate: String?
     @Option(
         help: """
-            Position format (README "Connecting trackers"): native; traccar (Traccar's forwarded positions, the device in device.uniqueId; \
+            Position format (docs/trackers.md "Connecting trackers"): native; traccar (Traccar's forwarded positions, the device in device.uniqueId; \
             run the service with --traccar-topics and give a --topic-template it names); mapping (a vendor JSON for an inputs.mappings \
             entry, e.g. --topic-template acme/{device}/gps); osmand (POST /api/osmand on --http); owntracks-http (POST /api/owntracks \
             on --http, as user fleet: device ids fleet-<prefix><k>, whole-second --interval)

@@ -1,4 +1,4 @@
-/// What every input's device id must be (README, "Limits and failures"): its exact bytes, at most
+/// What every input's device id must be (docs/operations.md "Limits and failures"): its exact bytes, at most
 /// 256 of them, and one topic level, since it becomes a level of the alert, state and errors topics.
 public enum DeviceIDRules {
     public static let maxBytes = 256

@@ -1,5 +1,5 @@
 /// The field checks of the foreign formats (Traccar, OsmAnd, custom mappings), over values the general
-/// parser read: the same limits and the same reasons as a native payload (README, "Connecting
+/// parser read: the same limits and the same reasons as a native payload (docs/trackers.md "Connecting
 /// trackers"), with each field named as the format spells it.
 enum ForeignFields {
     /// How a time number counts.

@@ -1,5 +1,5 @@
 /// An RFC 6901 JSON Pointer (`/position/lat`, `/fixes/0/lon`; `~1` is `/` and `~0` is `~` in a
-/// token): where a custom mapping finds a field (README, "Connecting trackers").
+/// token): where a custom mapping finds a field (docs/trackers.md "Connecting trackers").
 public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     /// The reference tokens, unescaped; none points at the whole document.
     public let tokens: [String]

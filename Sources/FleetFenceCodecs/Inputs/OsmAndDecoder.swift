@@ -1,4 +1,4 @@
-/// The OsmAnd protocol as the Traccar Client app speaks it (README, "Connecting trackers"): query or
+/// The OsmAnd protocol as the Traccar Client app speaks it (docs/trackers.md "Connecting trackers"): query or
 /// form parameters, or the JSON body of its newer versions. Both name their device.
 public enum OsmAndDecoder {
     /// Parameters read; others (`altitude`, `batt`, `hdop`...) are ignored, as Traccar does.

@@ -1,4 +1,4 @@
-/// The body of `POST /api/positions` (README, "Connecting trackers"): one native payload or a JSON
+/// The body of `POST /api/positions` (docs/trackers.md "Connecting trackers"): one native payload or a JSON
 /// array of at most ``maxElements``, each naming its device in `id`. A bad element is rejected
 /// alone; only a body that is not JSON, not an object or array, or too long fails as a whole.
 public enum PositionBatchDecoder {

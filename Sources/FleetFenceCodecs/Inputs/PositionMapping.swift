@@ -1,4 +1,4 @@
-/// A custom JSON format (`inputs.mappings`; README, "Connecting trackers"): where a topic's payload
+/// A custom JSON format (`inputs.mappings`; docs/trackers.md "Connecting trackers"): where a topic's payload
 /// keeps the device id, the coordinates and the rest, as JSON Pointers, and in which units.
 public struct PositionMapping: Sendable, Hashable {
     public enum DeviceSource: Sendable, Hashable {

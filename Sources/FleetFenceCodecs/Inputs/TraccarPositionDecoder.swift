@@ -1,4 +1,4 @@
-/// Traccar's forwarded positions (`forward.type=mqtt`; README, "Connecting trackers"):
+/// Traccar's forwarded positions (`forward.type=mqtt`; docs/trackers.md "Connecting trackers"):
 /// `{"position": {...}, "device": {...}}`. The topic names no device: it is `device.uniqueId`.
 /// `position.fixTime` is ISO 8601 (`2026-11-27T10:00:00.000+00:00`), `accuracy` metres with 0 for
 /// unknown, `speed` knots, `course` degrees; `"valid": false` (no fix) is ignored, not an error.

@@ -1,4 +1,4 @@
-// The latest alerts beside the map, newest first (README, "The map"): seeded from the history,
+// The latest alerts beside the map, newest first (docs/http.md "The map"): seeded from the history,
 // then each alert of the stream on top as it arrives. Each alert once (a device's `seq` is
 // unique), at most LIMIT of them.
 (function (FleetFence) {

@@ -1,4 +1,4 @@
-// The canvas the devices are drawn on (README, "The map"). Leaflet's own canvas renderer fills
+// The canvas the devices are drawn on (docs/http.md "The map"). Leaflet's own canvas renderer fills
 // and strokes a path per marker: with 10,000 markers in view a redraw took most of a second in
 // software rendering, and one path for all markers of a colour was no better. Here a marker is
 // drawn once per colour into a small sprite, and a redraw copies the sprite to each device's

@@ -1,5 +1,5 @@
 // Every device at its latest position, coloured by whether it is inside any fence, with a short
-// trail (README, "The map"). Built to follow 10,000 devices: an update only changes a record and
+// trail (docs/http.md "The map"). Built to follow 10,000 devices: an update only changes a record and
 // marks it; once per frame the marked devices are sorted into in view or not, and if anything in
 // view changed the canvas is drawn again, once, and less often the more markers it holds. A
 // device out of view is not touched until the view reaches it.

@@ -1,4 +1,4 @@
-// Every fence with its effective shape, as the service judges it (README, "The map"): circles
+// Every fence with its effective shape, as the service judges it (docs/http.md "The map"): circles
 // with their effective radius (dashed when clamped), polygons with their holes, MultiPolygons,
 // and corridors as their buffer, a line as wide as twice `buffer_m` at the current zoom. Name
 // and id on hover. Fences are few and change rarely: SVG, one path per fence, each carrying

@@ -1,5 +1,5 @@
 // Work on the map is done once per animation frame, in a time budget: a burst of thousands of
-// stream events becomes a few frames of work instead of one long freeze (README, "The map").
+// stream events becomes a few frames of work instead of one long freeze (docs/http.md "The map").
 (function (FleetFence) {
   "use strict";
 

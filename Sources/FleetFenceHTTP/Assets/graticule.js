@@ -1,5 +1,5 @@
 // Lines every round number of degrees, minutes or seconds, labelled, for a map without base
-// tiles: with the scale they let a person read positions and distances offline (README, "The
+// tiles: with the scale they let a person read positions and distances offline (docs/http.md "The
 // map"). Drawn on a canvas fixed to the map's container, under the map's panes, and redrawn
 // when the view changes.
 (function (FleetFence) {

@@ -1,4 +1,4 @@
-// `/api/stream`, followed for as long as the page is open (README, "The map"). Events are only
+// `/api/stream`, followed for as long as the page is open (docs/http.md "The map"). Events are only
 // queued as they arrive and applied in the frame loop, in the frame's budget. While a seed is
 // being fetched (at load and after each reconnection) the queue is held, then applied on top
 // of it: nothing that happened in between is lost. A hidden tab gets no animation frames, so

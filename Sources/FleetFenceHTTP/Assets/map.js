@@ -1,4 +1,4 @@
-// The live map (README, "The map"): fences as held, devices at their latest positions, the
+// The live map (docs/http.md "The map"): fences as held, devices at their latest positions, the
 // latest alerts; seeded from the API, then kept current from /api/stream without a reload.
 (function (FleetFence) {
   "use strict";

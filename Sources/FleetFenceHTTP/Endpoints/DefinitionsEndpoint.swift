@@ -5,7 +5,7 @@ import Hummingbird
 
 /// `/api/fences` and `/api/tours`, and one of each by id: what the service holds, and PUT and
 /// DELETE with exactly the semantics of their `<prefix>/<kind>/<id>/set` topics, through the same
-/// code in the service (README "The HTTP interface").
+/// code in the service (docs/http.md "The HTTP interface").
 struct DefinitionsEndpoint<Held: Sendable>: Sendable {
     /// `fence`, `tour`: named in a 404.
     let kind: String

@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 
 /// `/`, the live map, its scripts and styles, Leaflet, and `/openapi.json`: every file the page
-/// needs comes from the service itself, so it works on a machine without internet (README, "The
+/// needs comes from the service itself, so it works on a machine without internet (docs/http.md "The
 /// map"). Leaflet is Debian's `libjs-leaflet`, read from where the package installs it; the
 /// project's own files are resources of this module, read once at start.
 struct MapEndpoint: Sendable {

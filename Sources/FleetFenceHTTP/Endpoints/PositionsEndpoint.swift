@@ -3,7 +3,7 @@ import FleetFenceService
 import HTTPTypes
 import Hummingbird
 
-/// Positions over HTTP (README "Connecting trackers"): the native format in batches, the OsmAnd
+/// Positions over HTTP (docs/trackers.md "Connecting trackers"): the native format in batches, the OsmAnd
 /// protocol of Traccar Client, and OwnTracks' HTTP mode. Writes, guarded as the others are (their
 /// routes carry the ``WriteGuard``); each decoded here and fed through the same core step as an
 /// MQTT position.

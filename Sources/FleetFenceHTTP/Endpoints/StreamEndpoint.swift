@@ -6,7 +6,7 @@ import Synchronization
 
 /// `/api/stream`: Server-Sent Events of alerts, states, fences, as committed. A reader that falls
 /// behind is dropped and its connection closed, even in the middle of a write to a socket it no
-/// longer reads: the service never waits for it (README, "The HTTP interface").
+/// longer reads: the service never waits for it (docs/http.md "The HTTP interface").
 struct StreamEndpoint: Sendable {
     let api: any FleetFenceAPI
 

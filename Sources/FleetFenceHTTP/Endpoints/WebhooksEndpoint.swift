@@ -3,7 +3,7 @@ import FleetFenceService
 import Hummingbird
 import NIOPosix
 
-/// `/api/webhooks` (README "Webhooks"): each webhook's queue, its dead letters a page at a time,
+/// `/api/webhooks` (docs/webhooks.md "Webhooks"): each webhook's queue, its dead letters a page at a time,
 /// and their redelivery. Answered on a thread pool: the journal's SQLite blocks.
 struct WebhooksEndpoint: Sendable {
     let api: any FleetFenceAPI

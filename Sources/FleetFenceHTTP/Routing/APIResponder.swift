@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// The interface's responder (README "The HTTP interface"): reads a request's path and query once,
+/// The interface's responder (docs/http.md "The HTTP interface"): reads a request's path and query once,
 /// refusing a bad percent-encoding with 400 before any route is looked for, and hands the request
 /// to Hummingbird's router (``APIRoutes``).
 public struct APIResponder: HTTPResponder {

@@ -2,7 +2,7 @@ import FleetFenceService
 import GeofenceEngine
 import Hummingbird
 
-/// Every route of the interface (README "The HTTP interface"), on Hummingbird's router: its path
+/// Every route of the interface (docs/http.md "The HTTP interface"), on Hummingbird's router: its path
 /// and methods, the query parameters it takes (``QueryParameters``), and on a write the
 /// ``WriteGuard``, in that order, then the endpoint. A wrong method is a 405 naming the path's
 /// methods, an unknown path a 404 (``UnroutedRequests``).

@@ -1,7 +1,7 @@
 import Hummingbird
 
-/// The query parameters a route takes: any other is refused with 400 naming it (README "The HTTP
-/// interface"). Declared with the route, and on a writing route before ``WriteGuard``: a write
+/// The query parameters a route takes: any other is refused with 400 naming it
+/// (docs/http.md "The HTTP interface"). Declared with the route, and on a writing route before ``WriteGuard``: a write
 /// with an unknown parameter is a bad request whoever sends it.
 struct QueryParameters: RouterMiddleware {
     typealias Context = APIRequestContext

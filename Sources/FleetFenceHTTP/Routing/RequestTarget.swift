@@ -1,5 +1,5 @@
 /// A request's path and query, percent-decoded. Path segments keep their bytes: a device id is
-/// the exact bytes of its topic level (README, "Limits and failures"), so `%C3%BC` and `u%CC%88`
+/// the exact bytes of its topic level (docs/operations.md "Limits and failures"), so `%C3%BC` and `u%CC%88`
 /// name two devices.
 struct RequestTarget: Sendable {
     /// The path as sent, for the message of a 404.

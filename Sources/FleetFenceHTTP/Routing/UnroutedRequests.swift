@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 
 /// Hummingbird's router answers a path it has no route for and a method a path has no route for
-/// with the same plain 404; README "The HTTP interface" wants `{"error": reason}`, and a 405 with
+/// with the same plain 404; docs/http.md "The HTTP interface" wants `{"error": reason}`, and a 405 with
 /// `Allow` for the second. So the methods of every path are noted as its routes are added
 /// (``MethodNotingRouter``), and a request no route took is looked up among them, through a router
 /// of its own that resolves paths as the first does.

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Who may write (README "The HTTP interface"): with `http.token_file`, whoever presents its token
+/// Who may write (docs/http.md "The HTTP interface"): with `http.token_file`, whoever presents its token
 /// as a bearer token; without one, anyone, but only while the interface listens on a loopback
 /// address, so that a default install never takes writes from the network. A middleware of the
 /// writing routes (``APIRoutes``): a refused write is answered before its body is read.

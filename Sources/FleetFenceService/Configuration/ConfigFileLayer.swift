@@ -32,8 +32,8 @@ struct ConfigFileLayer {
         if !hasContent(text) {
             return ConfigFileLayer(path: path, provider: InMemoryProvider(values: [:]), text: text)
         }
-        // The lists of maps (`inputs.mappings`, `webhooks`) are read apart with Yams (README,
-        // "Connecting trackers" and "Webhooks"); the provider gets the rest, from memory.
+        // The lists of maps (`inputs.mappings`, `webhooks`) are read apart with Yams (docs/trackers.md
+        // "Connecting trackers" and docs/webhooks.md "Webhooks"); the provider gets the rest, from memory.
         let section = try MappingsSection.read(text, source: source)
         let withoutMappings = section.remainingYAML ?? text
         let rest = YAMLTextProvider.withoutWebhooks(withoutMappings) ?? section.remainingYAML

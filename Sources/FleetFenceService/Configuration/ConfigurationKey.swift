@@ -1,6 +1,6 @@
 import Foundation
 
-/// Every configuration key (README "Configuration") (plus the `log.*` extras), with what each layer calls it.
+/// Every configuration key (docs/configuration.md "Configuration") (plus the `log.*` extras), with what each layer calls it.
 ///
 /// One table, so that the loader, the `serve` flags and their help text cannot drift apart.
 public enum ConfigurationKey: String, CaseIterable, Sendable {
@@ -47,7 +47,7 @@ public enum ConfigurationKey: String, CaseIterable, Sendable {
         case boolean
     }
 
-    /// The key as written in the README and in YAML (`geofence.debounce_s`).
+    /// The key as written in docs/configuration.md "Configuration" and in YAML (`geofence.debounce_s`).
     public var name: String { rawValue }
 
     /// `FLEETFENCE_` + key, dots to underscores, upper case: what EnvironmentVariablesProvider derives

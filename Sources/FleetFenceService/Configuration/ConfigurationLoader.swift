@@ -2,7 +2,7 @@ import Configuration
 import Foundation
 import GeofenceEngine
 
-/// Builds a ``ServiceConfiguration`` from the layers of README "Configuration": flag > `FLEETFENCE_<KEY>` environment
+/// Builds a ``ServiceConfiguration`` from the layers of docs/configuration.md "Configuration": flag > `FLEETFENCE_<KEY>` environment
 /// variable > config file > built-in default.
 public enum ConfigurationLoader {
     /// - Parameters:

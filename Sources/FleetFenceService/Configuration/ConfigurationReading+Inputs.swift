@@ -1,6 +1,6 @@
 import FleetFenceCodecs
 
-/// `inputs.*` (README, "Connecting trackers"): valid filters, and no topic that two inputs would
+/// `inputs.*` (docs/trackers.md "Connecting trackers"): valid filters, and no topic that two inputs would
 /// both read, so that a position is never decoded two ways.
 extension ConfigurationReading {
     func inputs(positionTopics: [String], prefix: String) throws(ConfigurationError) -> ServiceConfiguration.Inputs {

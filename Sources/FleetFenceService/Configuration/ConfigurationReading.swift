@@ -7,7 +7,7 @@ import MQTT
 /// Reads every key through the layers and validates it, so that an error can name the key and its layer.
 struct ConfigurationReading {
     let values: LayeredValues
-    /// `inputs.mappings`, read from the config file alone (it is a list of maps; README, "Connecting trackers").
+    /// `inputs.mappings`, read from the config file alone (it is a list of maps; docs/trackers.md "Connecting trackers").
     var mappings: [PositionMapping] = []
 
     func read() throws(ConfigurationError) -> ServiceConfiguration {

@@ -2,7 +2,7 @@ import FleetFenceCodecs
 import Foundation
 import Yams
 
-/// `inputs.mappings` of the config file (README, "Connecting trackers"): a list of maps, which
+/// `inputs.mappings` of the config file (docs/trackers.md "Connecting trackers"): a list of maps, which
 /// swift-configuration's YAML provider refuses ("Unexpected non-scalar value in array"). Read here
 /// with Yams, and taken out of the text the provider reads, so every other key keeps the one
 /// precedence of flags, variables, file and defaults.

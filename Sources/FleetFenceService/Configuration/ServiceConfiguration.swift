@@ -6,7 +6,7 @@ import MQTT
 /// The service's settings after all layers (flag > environment > file > default) are applied and validated.
 /// Build one with ``ConfigurationLoader/load(flags:environment:configFile:)``.
 public struct ServiceConfiguration: Sendable, Equatable {
-    /// The broker, or several nodes of one cluster tried in order (README, "Several instances").
+    /// The broker, or several nodes of one cluster tried in order (docs/several-instances.md "Several instances").
     public var brokerURLs: [String]
     public var username: String?
     /// The password itself is read on demand by ``password()``, so it never sits in a value that gets logged.
@@ -29,7 +29,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var integrations: Integrations
     /// `journal.retention_days`: alerts older than this (by `at`) are pruned.
     public var retentionDays: Double
-    /// `inputs.*`: positions in other formats than the native one (README, "Connecting trackers").
+    /// `inputs.*`: positions in other formats than the native one (docs/trackers.md "Connecting trackers").
     public var inputs: Inputs
 
     /// The `inputs.*` keys.
@@ -47,7 +47,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         /// Every filter of these inputs, to subscribe to.
         public var topics: [String] { traccarTopics + mappings.map(\.topic) }
     }
-    /// The config file's `webhooks` list (README, "Webhooks").
+    /// The config file's `webhooks` list (docs/webhooks.md "Webhooks").
     public var webhooks: [WebhookSettings] = []
     /// The config file read, if there was one: SIGHUP reads its `webhooks` again.
     public var configFile: String?

@@ -2,7 +2,7 @@ import Foundation
 import GeofenceEngine
 import Yams
 
-/// One entry of the config file's `webhooks` list (README, "Webhooks"). Read with Yams from the
+/// One entry of the config file's `webhooks` list (docs/webhooks.md "Webhooks"). Read with Yams from the
 /// file itself, at start and on SIGHUP; a bad entry refuses the whole list.
 public struct WebhookSettings: Sendable, Equatable {
     /// One topic level, unique: it names the webhook in the API, the metrics and the journal.
@@ -36,7 +36,7 @@ public struct WebhookSettings: Sendable, Equatable {
         self.maxAgeSeconds = maxAgeSeconds
     }
 
-    /// The secret file's content, exactly (README, "Webhooks": the HMAC key is the file's bytes).
+    /// The secret file's content, exactly (docs/webhooks.md "Webhooks": the HMAC key is the file's bytes).
     public func secret() throws(ConfigurationError) -> [UInt8]? {
         guard let secretFile else { return nil }
         guard let data = FileManager.default.contents(atPath: secretFile) else {

@@ -3,7 +3,7 @@ import Metrics
 import Prometheus
 import Synchronization
 
-/// The service's Prometheus metrics (README, "Metrics"), through swift-metrics with a registry of
+/// The service's Prometheus metrics (docs/http.md "Metrics"), through swift-metrics with a registry of
 /// this service's own: no process-wide bootstrap, so that several services in one process (the
 /// tests) each count their own.
 ///
@@ -41,7 +41,7 @@ public final class ServiceMetrics: Sendable {
             .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
         ]
         // From an event's confirmation to its delivery: milliseconds to a live receiver, hours
-        // to one that was down (README, "Webhooks").
+        // to one that was down (docs/webhooks.md "Webhooks").
         factory.durationHistogramBuckets["fleetfence_webhook_seconds"] = [
             .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2),
             .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(300), .seconds(900), .seconds(3_600),

@@ -1,7 +1,7 @@
 import CoreMetrics
 import Prometheus
 
-/// One webhook's metrics (README, "Webhooks" and "Metrics"): deliveries by outcome, rows queued,
+/// One webhook's metrics (docs/webhooks.md "Webhooks" and docs/http.md "Metrics"): deliveries by outcome, rows queued,
 /// and the time from an event's confirmation to its delivery.
 struct WebhookMetrics: Sendable {
     private let delivered: CoreMetrics.Counter

@@ -1,6 +1,6 @@
 /// The webhooks: their rows are queued in the journal in the alerts' own transaction, so all
 /// this output does once a batch is committed is wake the workers whose queues it added to
-/// (README "Webhooks").
+/// (docs/webhooks.md "Webhooks").
 struct WebhookOutput: Output {
     let dispatcher: WebhookDispatcher
 

@@ -10,7 +10,7 @@ public struct DeviceView: Sendable, Equatable {
     public var lon: Double?
     /// Event time of the latest accepted sample.
     public var lastSeen: Double?
-    /// The latest accurate position (README, "The rules": inaccurate samples move nothing).
+    /// The latest accurate position (docs/rules.md "The rules": inaccurate samples move nothing).
     public var lastLat: Double?
     public var lastLon: Double?
     /// Alerts so far (the `seq` of the latest).

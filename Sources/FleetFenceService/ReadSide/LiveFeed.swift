@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Server-Sent Events for the readers that follow the service live (the map): every alert, state
-/// and fence change, as the topics carry them, once committed (README, "The HTTP interface").
+/// and fence change, as the topics carry them, once committed (docs/http.md "The HTTP interface").
 ///
 /// The service never waits for a reader. Each subscriber has a bounded queue; one that falls
 /// further behind than ``queueLimit`` is dropped, and its connection closed by whoever serves it.

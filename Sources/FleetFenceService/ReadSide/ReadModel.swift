@@ -6,7 +6,7 @@ import Synchronization
 /// What readers (the HTTP interface, metrics, tests) see of the service, kept apart from the core
 /// so that a reader never takes the core's lock while positions flow at the broker's rate.
 ///
-/// Fed one way (README, "How it is built"): the journal's writer hands over each step once it is
+/// Fed one way (docs/architecture.md "How it is built"): the journal's writer hands over each step once it is
 /// committed (alerts, state changes, fences), so a reader never sees what the journal could
 /// forget; the tick copies the devices that moved, once a second, a slice at a time with the
 /// core's lock let go between slices. History beyond the recent alerts is the journal's: a reader
@@ -20,7 +20,7 @@ public final class ReadModel: Sendable {
         public var rejected = 0
         public var ignored = 0
         public var stale = 0
-        /// Older than the latest and merged, or dropped as too late (README "Late samples").
+        /// Older than the latest and merged, or dropped as too late (docs/rules.md "Late samples").
         public var late = 0
         public var tooLate = 0
         public var inaccurate = 0
@@ -32,7 +32,7 @@ public final class ReadModel: Sendable {
     }
 
     fileprivate struct State {
-        // Keyed by ExactID: ids are told apart by their bytes (README, "Limits and failures").
+        // Keyed by ExactID: ids are told apart by their bytes (docs/operations.md "Limits and failures").
         var devices = DeviceViews()
         /// Device ids in order, for paging; rebuilt only when a device is added or removed.
         var order: [ExactID] = []

@@ -2,7 +2,7 @@ import FleetFenceCodecs
 import FleetFenceJournal
 import GeofenceEngine
 
-/// What the HTTP interface asks of the running service (README "The HTTP interface"), and nothing
+/// What the HTTP interface asks of the running service (docs/http.md "The HTTP interface"), and nothing
 /// more: the interface is written against this, not against ``GeofenceService``, so that what it
 /// may do to the service is visible in one place. ``GeofenceService`` is the one conformer; the
 /// tests route requests to the real one in-process.
@@ -36,13 +36,13 @@ public protocol FleetFenceAPI: Sendable {
 
     // MARK: Positions over HTTP
 
-    /// Positions the interface decoded (README "Connecting trackers"), through the same core step
+    /// Positions the interface decoded (docs/trackers.md "Connecting trackers"), through the same core step
     /// as MQTT positions. Returns once their effects are journaled and published. `source` names
     /// the request in the log (`POST /api/positions`).
     func ingest(_ items: [Result<ForeignPosition, PositionRejection>], source: String) async throws(ServiceUnavailable)
         -> [IngestOutcome]
 
-    // MARK: Webhooks (README "Webhooks"); synchronous and blocking, off any event loop
+    // MARK: Webhooks (docs/webhooks.md "Webhooks"); synchronous and blocking, off any event loop
 
     /// `GET /api/webhooks`.
     func webhookStatus() throws -> [WebhookStatus]

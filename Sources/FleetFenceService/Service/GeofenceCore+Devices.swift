@@ -2,7 +2,7 @@ import FleetFenceCodecs
 import FleetFenceJournal
 import GeofenceEngine
 
-/// Forgetting devices (README, "Limits and failures"): one silent for `geofence.forget_after_s`,
+/// Forgetting devices (docs/operations.md "Limits and failures"): one silent for `geofence.forget_after_s`,
 /// or one named by `fleetfence devices forget`. Its state leaves the journal, what is retained of
 /// it is cleared, and if it reports again it is first sight.
 extension GeofenceCore {

@@ -2,7 +2,7 @@ import FleetFenceCodecs
 import FleetFenceJournal
 import GeofenceEngine
 
-/// Fences at run time, from the set topic, the HTTP interface and the fences file (README,
+/// Fences at run time, from the set topic, the HTTP interface and the fences file (docs/topics-and-payloads.md
 /// "Fences"): validated, journaled, published in the registry, and what they do to devices.
 extension GeofenceCore {
 
@@ -144,7 +144,7 @@ extension GeofenceCore {
         applyRemoval(engine.removeFences(ids: held, now: now), now: now, into: &effects)
     }
 
-    /// Fences whose `expires_at` has come (README, "Fleet rules"): removed as by a delete, the
+    /// Fences whose `expires_at` has come (docs/rules.md "Fleet rules"): removed as by a delete, the
     /// devices inside exiting with reason `fence_expired`.
     mutating func expireFences(now: Double, into effects: inout Effects) {
         guard let next = engine.nextExpiry, next <= now else { return }

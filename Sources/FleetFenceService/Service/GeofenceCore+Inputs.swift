@@ -1,7 +1,7 @@
 import FleetFenceCodecs
 import GeofenceEngine
 
-/// The inputs that name their device in the payload, and the HTTP ones (README, "Connecting
+/// The inputs that name their device in the payload, and the HTTP ones (docs/trackers.md "Connecting
 /// trackers"): decoded by their own codec, then fed exactly as a native position is.
 extension GeofenceCore {
     /// A Traccar or mapped message: a rejection goes to the errors topic of the device it names,

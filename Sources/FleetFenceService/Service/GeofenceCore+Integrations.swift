@@ -1,7 +1,7 @@
 import FleetFenceCodecs
 import GeofenceEngine
 
-/// Home Assistant and OwnTracks (README, "Home Assistant", "OwnTracks"): what the core publishes
+/// Home Assistant and OwnTracks (docs/integrations.md "Home Assistant", "OwnTracks"): what the core publishes
 /// beside its own topics, decided with the same events.
 struct IntegrationState {
     /// Home Assistant discovery, when `integrations.homeassistant` is on.

@@ -2,7 +2,7 @@ import FleetFenceCodecs
 import FleetFenceJournal
 import GeofenceEngine
 
-/// Tours (README, "Tours"): set and deleted like fences, journaled, retained on
+/// Tours (docs/rules.md "Tours"): set and deleted like fences, journaled, retained on
 /// `<prefix>/tours/<id>`; a device's progress is retained on `<prefix>/progress/<device>/<tour>`.
 extension GeofenceCore {
     /// A tour definition (`<prefix>/tours/<id>/set`, `PUT /api/tours/{id}`), or with an empty

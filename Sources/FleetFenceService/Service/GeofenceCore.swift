@@ -7,7 +7,7 @@ import Logging
 /// and the counters. Every method takes what happened (a message, a tick, a fences file) with the
 /// time it happened and returns ``Effects``: what to journal and what to publish, in order. It
 /// holds no client, no writer and no clock, so every rule of the service can be tested by
-/// calling it (README, "The rules" and "Journal"). ``CoreLoop`` runs it behind one lock and
+/// calling it (docs/rules.md "The rules" and docs/operations.md "Journal"). ``CoreLoop`` runs it behind one lock and
 /// carries its effects out.
 struct GeofenceCore {
     var engine: GeofenceEngine
@@ -15,7 +15,7 @@ struct GeofenceCore {
     let router: PositionTopicRouter
     var counters = ServiceCounters()
     // Device sets hold ExactIDs: String's equality would merge two devices whose ids are
-    // canonically equivalent (README, "Limits and failures"), and one of them would go unwritten.
+    // canonically equivalent (docs/operations.md "Limits and failures"), and one of them would go unwritten.
 
     /// Devices whose durable state changed: written with their next alert or handed to the
     /// journal by the next tick (a quarter second), whichever comes first.
@@ -32,14 +32,14 @@ struct GeofenceCore {
     var changedViews: Set<ExactID> = []
     /// Taken from `changedViews`, not yet handed to the read model.
     private var viewsDue: [ExactID] = []
-    /// Whether this instance publishes the fence registry (README, "Several instances").
+    /// Whether this instance publishes the fence registry (docs/several-instances.md "Several instances").
     var registryLeadership: RegistryLeadership
     /// Home Assistant and OwnTracks.
     var integrations = IntegrationState()
-    /// Device and fence ids past this many bytes are refused (README, "Limits and failures").
+    /// Device and fence ids past this many bytes are refused (docs/operations.md "Limits and failures").
     static let maxIDBytes = 256
     var transitions: [Transition] = []
-    /// The webhooks in force (README, "Webhooks"); replaced on SIGHUP.
+    /// The webhooks in force (docs/webhooks.md "Webhooks"); replaced on SIGHUP.
     var webhooks = WebhookRoutes()
 
     /// `inputs.mappings`, by the index their router format names.
@@ -120,7 +120,7 @@ struct GeofenceCore {
         _ = feed(device: device, position: position, format: format, topic: topic, payload: payload, arrival: arrival, into: &effects)
     }
 
-    /// What one position did, for an HTTP caller that answers per position (README, "Connecting trackers").
+    /// What one position did, for an HTTP caller that answers per position (docs/trackers.md "Connecting trackers").
     enum PositionOutcome: Sendable, Equatable {
         case accepted
         case stale
@@ -135,7 +135,7 @@ struct GeofenceCore {
         payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout Effects
     ) -> PositionOutcome {
         let sample = position.sample(arrival: arrival)
-        // A sample from the future would make every real one after it stale (README, "Limits and
+        // A sample from the future would make every real one after it stale (docs/operations.md "Limits and
         // failures"); it never becomes the device's latest.
         let maxFutureSeconds = engine.settings.maxFutureSeconds
         if sample.timestamp > arrival + maxFutureSeconds {
@@ -153,12 +153,12 @@ struct GeofenceCore {
         let outcome = engine.process(device: device, sample: sample, arrival: arrival, into: &transitions)
         let late = outcome.status == .late
         guard outcome.status == .accepted || late else {
-            // Too late to merge is dropped as a repeat is: old news, not an error (README "Late samples").
+            // Too late to merge is dropped as a repeat is: old news, not an error (docs/rules.md "Late samples").
             return outcome.status == .stale || outcome.status == .tooLate ? .stale : .rejected("the engine refused the sample")
         }
         changedViews.insert(ExactID(device))
         // A merged late sample is not where the device is: the state keeps its newest sample
-        // (README "Late samples"), and integrations hear only the newest.
+        // (docs/rules.md "Late samples"), and integrations hear only the newest.
         if !late {
             integrationsSawSample(
                 device: device, format: format, topic: topic, sample: sample, firstSight: outcome.firstSight, into: &effects)
@@ -210,7 +210,7 @@ struct GeofenceCore {
 
     /// Confirms the pending changes of silent devices and hands batched device state over.
     /// `unheard`: seconds since the last tick in which the service could hear no device (its
-    /// broker connection down), which are not the devices' silence (README, "The rules").
+    /// broker connection down), which are not the devices' silence (docs/rules.md "The rules").
     mutating func tick(now: Double, unheard: Double = 0) -> Effects {
         var effects = Effects()
         transitions.removeAll(keepingCapacity: true)

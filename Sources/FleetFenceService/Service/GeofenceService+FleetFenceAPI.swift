@@ -4,7 +4,7 @@ import GeofenceEngine
 
 /// What the HTTP interface asks of the running service (``FleetFenceAPI``): fence and tour writes
 /// through the same path as their MQTT `set` topics, readiness, the history, positions over HTTP
-/// and the webhooks' queues (README "The HTTP interface").
+/// and the webhooks' queues (docs/http.md "The HTTP interface").
 extension GeofenceService: FleetFenceAPI {
     public var httpSettings: ServiceConfiguration.HTTPSettings { configuration.http }
 
@@ -81,7 +81,7 @@ extension GeofenceService: FleetFenceAPI {
     }
 }
 
-/// Positions over HTTP (README "Connecting trackers").
+/// Positions over HTTP (docs/trackers.md "Connecting trackers").
 extension GeofenceService {
     private static let ingestSlice = 500
 
@@ -112,7 +112,7 @@ extension GeofenceService {
     }
 }
 
-/// The webhooks' side of the HTTP interface (README "Webhooks"): synchronous, reading the journal.
+/// The webhooks' side of the HTTP interface (docs/webhooks.md "Webhooks"): synchronous, reading the journal.
 extension GeofenceService {
     private func webhookDispatcher() throws(ServiceUnavailable) -> WebhookDispatcher {
         guard let webhooks = running.withLock({ $0?.webhooks }) else { throw ServiceUnavailable(reason: "the service is not running") }

@@ -8,7 +8,7 @@ import ServiceLifecycle
 import Synchronization
 import UnixSignals
 
-/// `fleetfence serve`: positions in, alerts, state and the fence registry out, as README "Topics and payloads" says.
+/// `fleetfence serve`: positions in, alerts, state and the fence registry out, as docs/topics-and-payloads.md "Topics and payloads" says.
 ///
 /// Threading: libmosquitto calls the message handler on its network thread; the handler decodes
 /// and feeds the engine there, under ``CoreLoop``'s lock, with no hop to another thread. That is
@@ -55,7 +55,7 @@ public final class GeofenceService: Service, Sendable {
         await loop.writer.waitUntilDelivered()
     }
 
-    /// Reloads the fences file as SIGHUP does (README, "Fences"); reloads asked for while one
+    /// Reloads the fences file as SIGHUP does (docs/topics-and-payloads.md "Fences"); reloads asked for while one
     /// runs are done once after it.
     public func reloadFences() {
         reloadRequests.continuation.yield()
@@ -98,7 +98,7 @@ public final class GeofenceService: Service, Sendable {
         let fencesPath = configuration.fencesFile
         let firstRead = Task.detached { Result { () throws(FenceFileError) in try FenceFile.read(path: fencesPath) } }
         let journal = try Journal(path: configuration.journalPath, logger: logger)
-        // Rows queued before a restart or kill -9 are delivered from here on (README, "Webhooks").
+        // Rows queued before a restart or kill -9 are delivered from here on (docs/webhooks.md "Webhooks").
         try await webhooks.apply(configuration.webhooks, journal: journal)
         let restored = try StateRestorer.restore(
             from: journal, settings: configuration.geofence, now: clock.now, logger: logger)
@@ -207,7 +207,7 @@ public final class GeofenceService: Service, Sendable {
         readModel.feed.finishAll()
         if let journalFailure {
             // Nothing more can be journaled, so nothing more is published but `offline`; the broker
-            // keeps the positions for the restart a supervisor makes (README, "Limits and failures").
+            // keeps the positions for the restart a supervisor makes (docs/operations.md "Limits and failures").
             logger.critical("stopping: the journal cannot be written", metadata: ["error": "\(journalFailure)"])
             stopping.store(true, ordering: .relaxed)
             _ = client.publish(topic: statusTopic, payload: Array("offline".utf8), qos: 1, retain: true)
@@ -248,7 +248,7 @@ public final class GeofenceService: Service, Sendable {
             will: MQTTWill(topic: layout.status, payload: Array("offline".utf8), qos: 1, retain: true))
         options.failoverURLs = Array(brokers.dropFirst())
         // Read again at every reconnect, so a rotated password file needs no restart; an unreadable
-        // one keeps the password read last (README, "Configuration").
+        // one keeps the password read last (docs/configuration.md "Configuration").
         if configuration.passwordFile != nil {
             let configuration = configuration
             let logger = logger
@@ -298,7 +298,7 @@ public final class GeofenceService: Service, Sendable {
         }
     }
 
-    /// Reads the config file's `webhooks` again (README, "Webhooks"): a bad list is refused with a
+    /// Reads the config file's `webhooks` again (docs/webhooks.md "Webhooks"): a bad list is refused with a
     /// log line and the webhooks in force stay.
     private func reloadWebhooks(_ loop: CoreLoop, _ webhooks: WebhookDispatcher, journal: Journal) async {
         guard let path = configuration.configFile else { return }
@@ -323,7 +323,7 @@ public final class GeofenceService: Service, Sendable {
 
     /// How often latest-sample times are journaled: what a kill -9 can forget of them. Each is a
     /// device's anchor, the last position a crossing is interpolated from after a restart; 5 s,
-    /// at a simulation's 20x, put exits 100 simulated seconds early (README, "Journal").
+    /// at a simulation's 20x, put exits 100 simulated seconds early (docs/operations.md "Journal").
     private static let clockFlushInterval = 1.0
     private static let clockSlice = 500
     private static let homeAssistantInterval = 5.0

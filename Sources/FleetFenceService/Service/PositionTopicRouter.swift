@@ -1,11 +1,11 @@
 /// Maps an incoming topic to what it carries. Device ids come from the topic: the level of the
 /// filter's first `+`; for OwnTracks (`owntracks/<user>/<device>`) they are `<user>-<device>`;
-/// Traccar's and mapped topics name no device of their own (README, "Connecting trackers").
+/// Traccar's and mapped topics name no device of their own (docs/trackers.md "Connecting trackers").
 struct PositionTopicRouter {
     enum Route: Sendable, Hashable {
         case position(device: String, format: Format)
         case fenceSet(id: String)
-        /// `<prefix>/tours/<id>/set` (README, "Tours").
+        /// `<prefix>/tours/<id>/set` (docs/rules.md "Tours").
         case tourSet(id: String)
         /// `<prefix>/devices/<id>/forget`: `fleetfence devices forget`.
         case deviceForget(id: String)

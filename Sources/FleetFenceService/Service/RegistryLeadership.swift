@@ -1,4 +1,4 @@
-/// Which instance publishes the retained fence registry when several share a broker (README,
+/// Which instance publishes the retained fence registry when several share a broker (docs/several-instances.md
 /// "Several instances"). Every instance applies every fence `set`, so each could publish the same
 /// entry; one copy per instance would have subscribers see each fence several times. The online
 /// instance with the smallest name publishes, which every instance can tell from the retained

@@ -4,7 +4,7 @@ import Foundation
 import GeofenceEngine
 import Logging
 
-/// Rebuilds the engine from the journal at start (README "The rules": state survives restarts): fences with their generations first,
+/// Rebuilds the engine from the journal at start (docs/rules.md "The rules": state survives restarts): fences with their generations first,
 /// then every device's state, so that no enter is repeated and an exit during the downtime is
 /// alerted by the queued positions that reveal it.
 enum StateRestorer {

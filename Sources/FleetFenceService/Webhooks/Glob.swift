@@ -1,4 +1,4 @@
-/// A shell-style pattern of a webhook's `devices` and `fences` (README, "Webhooks"): `*` any run
+/// A shell-style pattern of a webhook's `devices` and `fences` (docs/webhooks.md "Webhooks"): `*` any run
 /// of characters, `?` one character, everything else itself. Matched by characters.
 struct Glob: Sendable, Equatable {
     private let pattern: [Character]

@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 import NIOCore
 
-/// One HTTP attempt of one delivery, and what its answer means (README, "Webhooks").
+/// One HTTP attempt of one delivery, and what its answer means (docs/webhooks.md "Webhooks").
 struct WebhookAttempt {
     enum Outcome: Equatable {
         case delivered(status: Int)

@@ -1,4 +1,4 @@
-/// How long a failed delivery waits before its next attempt (README, "Webhooks"): doubling from
+/// How long a failed delivery waits before its next attempt (docs/webhooks.md "Webhooks"): doubling from
 /// `minimum` to `maximum`, each wait drawn between half and all of it (jitter), so that the
 /// retries of many devices spread out instead of arriving at a recovering receiver at once.
 public struct WebhookBackoff: Sendable, Equatable {

@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import Synchronization
 
-/// The webhooks in force and their workers (README, "Webhooks"): started with the service,
+/// The webhooks in force and their workers (docs/webhooks.md "Webhooks"): started with the service,
 /// replaced on SIGHUP (a webhook whose settings and secret are unchanged keeps running), woken by
 /// the journal's writer after each commit that queued rows, asked by the HTTP interface.
 final class WebhookDispatcher: Sendable {
@@ -32,7 +32,7 @@ final class WebhookDispatcher: Sendable {
     }
 
     /// Brings `webhooks` into force. Reads every secret first: one unreadable refuses the whole
-    /// list and keeps what runs (README, "Webhooks").
+    /// list and keeps what runs (docs/webhooks.md "Webhooks").
     func apply(_ webhooks: [WebhookSettings], journal: Journal) async throws(ConfigurationError) {
         let reader = self.journal.withLock { opened in
             if let opened { return opened.reader }
@@ -94,7 +94,7 @@ final class WebhookDispatcher: Sendable {
         workers.withLock { $0.first { $0.name == name } }
     }
 
-    // MARK: What the HTTP interface asks (README, "Webhooks")
+    // MARK: What the HTTP interface asks (docs/webhooks.md "Webhooks")
 
     private func openJournal() throws -> (writer: Journal, reader: Journal) {
         guard let journal = journal.withLock({ $0 }) else { throw JournalError.closed(path: "") }

@@ -1,7 +1,7 @@
 import FleetFenceJournal
 import Foundation
 
-/// One webhook as `GET /api/webhooks` shows it (README, "Webhooks"): never its secret.
+/// One webhook as `GET /api/webhooks` shows it (docs/webhooks.md "Webhooks"): never its secret.
 public struct WebhookStatus: Sendable, Equatable {
     public var name: String
     public var url: String

@@ -5,7 +5,7 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Delivers one webhook's queue, an output beside MQTT (README, "Webhooks"). It never holds up the
+/// Delivers one webhook's queue, an output beside MQTT (docs/webhooks.md "Webhooks"). It never holds up the
 /// core or the writer: the writer only inserts rows and wakes it; it loads due rows from the
 /// journal in small batches, sends up to ``maxInFlight`` at once (one per device, so each device's
 /// events go in order), and marks each delivered, retried or dead in the journal.

@@ -23,7 +23,7 @@ struct DeviceTable: Sendable {
     /// Whether the slot holds a device (false once forgotten, until reused).
     var live: [Bool] = []
     /// The device's place in the engine's `SampleHistories`, or -1 while it holds no samples for
-    /// merging late ones (README "Late samples").
+    /// merging late ones (docs/rules.md "Late samples").
     var history: [Int32] = []
 
     var count: Int { slots.count }

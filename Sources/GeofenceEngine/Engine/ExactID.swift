@@ -1,6 +1,6 @@
 import Foundation
 
-/// An id compared byte for byte (README "Fences"; device ids are the exact bytes of their topic
+/// An id compared byte for byte (docs/topics-and-payloads.md "Fences"; device ids are the exact bytes of their topic
 /// level). Swift's `String` equality and hashing follow Unicode canonical equivalence, so
 /// "Bus-Müller" with a composed ü and with u plus a combining diaeresis would be one key; the
 /// broker's ACLs judge bytes, and so must every table of devices and fences.
@@ -43,7 +43,7 @@ public struct ExactID: Sendable, Hashable, Comparable, CustomStringConvertible {
 }
 
 extension String {
-    /// Whether two ids are the same bytes (README "Fences"): not Swift's canonical equivalence.
+    /// Whether two ids are the same bytes (docs/topics-and-payloads.md "Fences"): not Swift's canonical equivalence.
     public func isSameID(as other: String) -> Bool {
         ExactID(self) == ExactID(other)
     }

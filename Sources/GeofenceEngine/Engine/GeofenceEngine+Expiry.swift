@@ -1,4 +1,4 @@
-/// README "The rules", `expires_at`: at that wall-clock time a fence is removed and the devices
+/// docs/rules.md "The rules", `expires_at`: at that wall-clock time a fence is removed and the devices
 /// inside it exit with reason `fence_expired`. The engine has no clock: the caller hands its own
 /// in, from its tick. Until then an expired fence says nothing to samples or silence.
 extension GeofenceEngine {

@@ -1,4 +1,4 @@
-/// Adding, replacing and removing fences at run time (README "Fences").
+/// Adding, replacing and removing fences at run time (docs/topics-and-payloads.md "Fences").
 extension GeofenceEngine {
     /// What setting a fence did.
     public struct FenceUpdate: Sendable {

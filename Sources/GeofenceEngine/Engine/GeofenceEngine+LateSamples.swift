@@ -1,4 +1,4 @@
-/// README "Late samples": a tracker back in coverage often sends its live fix first and its
+/// docs/rules.md "Late samples": a tracker back in coverage often sends its live fix first and its
 /// backlog after it. A sample older than the device's latest, within `late_window_s`, is merged:
 /// for every fence whose last confirmed change it follows, what came after it is judged again
 /// with the sample in its place, from the regions the device held just before it.

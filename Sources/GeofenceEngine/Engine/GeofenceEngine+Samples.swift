@@ -1,4 +1,4 @@
-/// README "The rules": evidence, debounce, first sight and order, one sample at a time.
+/// docs/rules.md "The rules": evidence, debounce, first sight and order, one sample at a time.
 extension GeofenceEngine {
     /// Feeds one sample of `device`. `arrival` is the caller's wall clock, used only to judge
     /// silence later. Transitions are appended to `transitions`.
@@ -23,7 +23,7 @@ extension GeofenceEngine {
             counters.invalid += 1
             return SampleOutcome(status: .invalid)
         }
-        // Rule 4, as README "Late samples" widens it: event time decides; an older sample is
+        // Rule 4, as docs/rules.md "Late samples" widens it: event time decides; an older sample is
         // merged in its place when the device still holds what it needs, else dropped.
         guard sample.timestamp > devices.lastTimestamp[device] else {
             return processLate(handle, sample: sample, arrival: arrival, into: &transitions)
@@ -89,7 +89,7 @@ extension GeofenceEngine {
         while position < current.entries.count {
             var entry = current.entries[position]
             let probe = fenceProbes[Int(entry.fenceSlot)]
-            // An expired fence says nothing more; the next tick removes it (README "The rules").
+            // An expired fence says nothing more; the next tick removes it (docs/rules.md "The rules").
             if probe.expiresAt <= arrival {
                 position += 1
                 continue
@@ -272,7 +272,7 @@ extension GeofenceEngine {
             entry.state = .inside
             entry.enteredAt = pending.crossedAt
             entry.dwellReported = false
-            // Tours are told of every confirmed enter, alerted or not (README "Tours").
+            // Tours are told of every confirmed enter, alerted or not (docs/rules.md "Tours").
             enteredScratch.append(ConfirmedEnter(
                 fenceSlot: entry.fenceSlot, at: pending.crossedAt, confirmedAt: confirmedAt, lat: lat, lon: lon))
             if fence.notify.contains(.enter) {

@@ -1,4 +1,4 @@
-/// README "The rules": a device that falls silent is taken to have stayed where it was.
+/// docs/rules.md "The rules": a device that falls silent is taken to have stayed where it was.
 extension GeofenceEngine {
     /// Confirms pending changes of devices silent for `silent_confirm_s` of wall-clock time, as
     /// of `now` (the same clock as the samples' `arrival`). Returns the devices whose inside set

@@ -1,4 +1,4 @@
-/// README "The rules", `speed_limit_kmh`: a device inside a fence with a limit, whose every sample
+/// docs/rules.md "The rules", `speed_limit_kmh`: a device inside a fence with a limit, whose every sample
 /// for at least `debounce_s` reports a speed over it, gets one `speeding` alert per episode.
 /// Samples without a speed say nothing; the episode ends after `debounce_s` of samples at or under
 /// the limit, or when the device leaves.
@@ -64,7 +64,7 @@ extension GeofenceEngine {
     ) {
         let sample = context.sample
         // A held sample replayed for a late one alerts nothing: the rest of the backlog may reach
-        // the debounce earlier, and the next sample alerts it otherwise (README "Late samples").
+        // the debounce earlier, and the next sample alerts it otherwise (docs/rules.md "Late samples").
         guard !episode.alerted, sample.timestamp - episode.since >= settings.debounceSeconds, context.confirms else { return }
         episode.alerted = true
         var alert = makeTransition(

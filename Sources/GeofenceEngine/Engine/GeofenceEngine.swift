@@ -1,4 +1,4 @@
-/// Turns timestamped positions into alerts by the rules of README "The rules": enter, exit and
+/// Turns timestamped positions into alerts by the rules of docs/rules.md "The rules": enter, exit and
 /// dwell per device and fence, speeding inside fences with a limit, and the visits of tours.
 ///
 /// Pure: no I/O and no clock. Event time comes with each sample; wall-clock time (for silent
@@ -35,7 +35,7 @@ public struct GeofenceEngine: Sendable {
     var toursByStop: [ExactID: [TourStop]] = [:]
 
     var devices = DeviceTable()
-    /// Recent samples of the devices that may be sending a backlog (README "Late samples").
+    /// Recent samples of the devices that may be sending a backlog (docs/rules.md "Late samples").
     var histories = SampleHistories()
     var records = DeviceRecords()
     /// Devices with a pending change that has evidence: the only ones silence can confirm.

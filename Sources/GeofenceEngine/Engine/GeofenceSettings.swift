@@ -1,4 +1,4 @@
-/// The rules' parameters, the `geofence.*` keys of README, "Configuration".
+/// The rules' parameters, the `geofence.*` keys of docs/configuration.md "Configuration".
 public struct GeofenceSettings: Sendable, Hashable, Codable {
     /// Seconds a device must stay on the new side.
     public var debounceSeconds: Double = 20
@@ -15,7 +15,7 @@ public struct GeofenceSettings: Sendable, Hashable, Codable {
     public var maxFutureSeconds: Double = 300
     /// Wall-clock silence after which a device is forgotten (30 days).
     public var forgetAfterSeconds: Double = 2_592_000
-    /// How far behind a device's latest sample a late one is still merged (README "Late
+    /// How far behind a device's latest sample a late one is still merged (docs/rules.md "Late
     /// samples"); 0 drops every sample not newer than the latest.
     public var lateWindowSeconds: Double = 3600
     /// How many recent samples a device holds for merging late ones. Four cover a live fix and

@@ -11,13 +11,13 @@ public enum RegionState: String, Sendable, Hashable, Codable {
 public struct PendingChange: Sendable, Hashable, Codable {
     /// Estimated crossing time: interpolated between the last old-side and first new-side sample.
     public var crossedAt: Double
-    /// Event time of the first new-side evidence (t0 in README, "The rules"), if any yet.
+    /// Event time of the first new-side evidence (t0 in docs/rules.md "The rules"), if any yet.
     public var evidenceSince: Double?
     /// The latest new-side position, which confirms the change if the device falls silent.
     public var lat: Double
     public var lon: Double
     /// The first sample that would have confirmed the change when a late sample's merge replayed
-    /// it (README "Late samples"): the backlog still arriving may hold an earlier one, so the
+    /// it (docs/rules.md "Late samples"): the backlog still arriving may hold an earlier one, so the
     /// change waits, and is confirmed at this sample's time by the next evidence or by silence.
     /// In memory only: a restart confirms such a change by the rules alone.
     public var confirmer: Confirmer?

@@ -1,5 +1,5 @@
 /// The few latest samples of one device, each with the device's regions as they were just before
-/// it: what a late sample (README "Late samples") is merged with. Held in memory only; a restart
+/// it: what a late sample (docs/rules.md "Late samples") is merged with. Held in memory only; a restart
 /// starts with none.
 ///
 /// Bounded by a count, not by the late window: a fleet of a million devices cannot hold an hour of

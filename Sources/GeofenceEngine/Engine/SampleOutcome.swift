@@ -6,7 +6,7 @@ public struct SampleOutcome: Sendable, Hashable {
         case stale
         /// Coordinates, time or accuracy not finite and in range: dropped.
         case invalid
-        /// Older than the latest, within the late window: merged in event time (README "Late samples").
+        /// Older than the latest, within the late window: merged in event time (docs/rules.md "Late samples").
         case late
         /// Older than the latest by more than the late window, or older than what the device
         /// holds to merge with (after a restart): dropped.

@@ -1,4 +1,4 @@
-/// A device's speeding at one fence (README "The rules", `speed_limit_kmh`): a run of samples
+/// A device's speeding at one fence (docs/rules.md "The rules", `speed_limit_kmh`): a run of samples
 /// over the limit that becomes an episode, alerted once, when it has lasted `debounce_s`; the
 /// episode ends after `debounce_s` of samples at or under the limit, or when the device leaves.
 public struct SpeedingEpisode: Sendable, Hashable, Codable {

@@ -147,7 +147,7 @@ public struct Fence: Sendable {
         geometry.signedDistance(to: ProbePoint(lat: lat, lon: lon))
     }
 
-    /// The evidence margin's cap for a sample at `point` (README "The rules"): `marginCap`, except
+    /// The evidence margin's cap for a sample at `point` (docs/rules.md "The rules"): `marginCap`, except
     /// for a MultiPolygon, where the member the point is in, or else the nearest, decides.
     public func marginCap(near point: Coordinate) -> Double {
         geometry.measure(ProbePoint(lat: point.lat, lon: point.lon), cap: marginCap).cap

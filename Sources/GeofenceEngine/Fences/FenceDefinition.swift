@@ -1,5 +1,5 @@
 /// The events FleetFence reports: a fence's crossings and dwells, speeding inside a fence, and a
-/// tour's visits (README "The rules").
+/// tour's visits (docs/rules.md "The rules").
 public enum AlertEvent: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
     case enter, exit, dwell
     case speeding

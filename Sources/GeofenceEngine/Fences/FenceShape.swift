@@ -1,4 +1,4 @@
-/// The shape of a fence as its author wrote it (README "Fences"). Coordinates are already out of
+/// The shape of a fence as its author wrote it (docs/topics-and-payloads.md "Fences"). Coordinates are already out of
 /// GeoJSON's `[lon, lat]` order; rings may be closed or not.
 public enum FenceShape: Sendable, Hashable, Codable {
     /// A circle: centre and radius in metres.

@@ -1,4 +1,4 @@
-/// The checks a definition must pass before it becomes a fence (README "Fences"). Invalid values
+/// The checks a definition must pass before it becomes a fence (docs/topics-and-payloads.md "Fences"). Invalid values
 /// are rejected, never repaired: a clamp is only for finite, positive radii and buffers.
 public enum FenceValidation {
     /// The crossing check compares edges, and every sample near a polygon or corridor measures its

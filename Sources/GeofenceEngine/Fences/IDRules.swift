@@ -1,4 +1,4 @@
-/// What every fence, tour and stop id must be (README "Fences"): not empty, and at most 256
+/// What every fence, tour and stop id must be (docs/topics-and-payloads.md "Fences"): not empty, and at most 256
 /// bytes of UTF-8, since ids are topic levels and the journal's keys.
 public enum IDRules {
     public static let maxBytes = 256

@@ -1,4 +1,4 @@
-/// The rings of polygons with holes and of MultiPolygons (README "Fences"): each ring simple,
+/// The rings of polygons with holes and of MultiPolygons (docs/topics-and-payloads.md "Fences"): each ring simple,
 /// no ring crossing or touching another, every hole inside its own outer ring and outside the
 /// other holes. Computed in a plane of degrees (longitude unwrapped around the first vertex),
 /// where crossing is the same question as on the map.

@@ -4,7 +4,7 @@
 /// by more than `precision` are dropped. The result never exceeds the true radius. The search
 /// measures at most `maxCells` cells, then keeps the best found: a sliver thousands of
 /// kilometres long and metres wide is deep along its whole spine and would otherwise be
-/// searched for minutes, holding up the fence's `set` (README "The rules").
+/// searched for minutes, holding up the fence's `set` (docs/rules.md "The rules").
 enum InscribedCircle {
     static let maxCells = 20_000
 

@@ -15,7 +15,7 @@ final class MultiPolygonGeometry: Sendable {
         nearest(to: point).distance
     }
 
-    /// README "The rules": a MultiPolygon's evidence margin is capped by the member that decides
+    /// docs/rules.md "The rules": a MultiPolygon's evidence margin is capped by the member that decides
     /// the distance (the one the point is in, or else the nearest): a small island does not make a
     /// large member's boundary twitchy, and a large member does not widen the island's band.
     func nearest(to point: Coordinate) -> (distance: Double, marginCap: Double) {

@@ -46,7 +46,7 @@ final class PolygonGeometry: Sendable {
             signedDistance: { x, y in planar.signedDistance(x, y) })
     }
 
-    /// README "The rules": half the radius of the largest inscribed circle, as a circle's cap is
+    /// docs/rules.md "The rules": half the radius of the largest inscribed circle, as a circle's cap is
     /// half its radius.
     var halfInscribedSize: Double { inscribedRadius / 2 }
 

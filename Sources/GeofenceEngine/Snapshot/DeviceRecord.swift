@@ -78,7 +78,7 @@ extension DeviceRecord {
 }
 
 /// A fence with the generation it was added in, so that restored devices know which fences are
-/// new to them (README "The rules", first sight).
+/// new to them (docs/rules.md "The rules", first sight).
 public struct FenceRecord: Sendable, Hashable, Codable {
     public var definition: FenceDefinition
     public var generation: UInt32

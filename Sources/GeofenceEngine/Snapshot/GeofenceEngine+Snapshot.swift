@@ -1,4 +1,4 @@
-/// Snapshot and restore, so that state survives a restart (README "The rules").
+/// Snapshot and restore, so that state survives a restart (docs/rules.md "The rules").
 extension GeofenceEngine {
     public func snapshot() -> EngineSnapshot {
         EngineSnapshot(

@@ -1,4 +1,4 @@
-/// Who fences and tours apply to (README "Fences", `devices`): each distinct list of patterns is an
+/// Who fences and tours apply to (docs/topics-and-payloads.md "Fences", `devices`): each distinct list of patterns is an
 /// audience group, shared by every fence and tour that lists the same patterns, and a device's
 /// groups are found once, by looking its id up, never by testing it against every pattern:
 /// patterns without wildcards by the id itself, the others by the id's prefixes of the lengths

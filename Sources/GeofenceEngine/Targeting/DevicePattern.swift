@@ -1,4 +1,4 @@
-/// Glob patterns on device ids (README "Fences", `devices`): `*` matches any run of characters,
+/// Glob patterns on device ids (docs/topics-and-payloads.md "Fences", `devices`): `*` matches any run of characters,
 /// `?` exactly one character (one Unicode scalar); every other byte matches itself. Ids are
 /// compared as bytes, never as canonically equivalent text.
 public enum DevicePattern {

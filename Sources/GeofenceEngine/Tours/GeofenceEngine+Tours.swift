@@ -1,4 +1,4 @@
-/// Tours (README "Tours"): held by the engine, fed by confirmed enters, their progress kept in
+/// Tours (docs/rules.md "Tours"): held by the engine, fed by confirmed enters, their progress kept in
 /// each device's state.
 extension GeofenceEngine {
     /// What setting a tour did.

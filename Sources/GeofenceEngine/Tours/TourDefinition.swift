@@ -1,5 +1,5 @@
 /// A tour: stops (fence ids) that matching devices visit, in order or in any order
-/// (README "Tours").
+/// (docs/rules.md "Tours").
 public struct TourDefinition: Sendable, Hashable, Codable {
     public var id: String
     public var name: String?

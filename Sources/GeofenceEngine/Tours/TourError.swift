@@ -1,4 +1,4 @@
-/// Why a tour definition was rejected (README "Tours"): nothing changes.
+/// Why a tour definition was rejected (docs/rules.md "Tours"): nothing changes.
 public enum TourError: Error, Sendable, Hashable, CustomStringConvertible {
     case emptyID
     case idTooLong(bytes: Int)

@@ -1,4 +1,4 @@
-/// One device's progress through one tour (README "Tours"), as the device's state keeps it and
+/// One device's progress through one tour (docs/rules.md "Tours"), as the device's state keeps it and
 /// its record journals it.
 public struct TourProgress: Sendable, Hashable, Codable {
     public struct Visit: Sendable, Hashable, Codable {

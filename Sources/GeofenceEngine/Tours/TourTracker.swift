@@ -1,4 +1,4 @@
-/// How one visit moves a device's progress through a tour (README "Tours"). Pure: the engine
+/// How one visit moves a device's progress through a tour (docs/rules.md "Tours"). Pure: the engine
 /// turns the events into alerts.
 ///
 /// A round starts with the first visit of any stop. In an ordered tour a visit of a stop after the

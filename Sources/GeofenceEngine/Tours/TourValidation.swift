@@ -1,4 +1,4 @@
-/// The checks a tour must pass before the engine holds it (README "Tours").
+/// The checks a tour must pass before the engine holds it (docs/rules.md "Tours").
 public enum TourValidation {
     /// A delivery round of a day, generously; every confirmed enter looks its fence up among them.
     public static let maxStops = 1_000
