@@ -41,6 +41,10 @@ let package = Package(
         .target(name: "GeofenceEngine", swiftSettings: strict),
         // The one seeded generator: the simulator's noise, the benchmarks' fleets, the tests' cases.
         .target(name: "SeededRandom", swiftSettings: strict),
+        // The settings of `fleetfence serve`, one table (key, flag, variable, default, help): read by the
+        // service, made into its flags, and set by the programs that start it. No dependencies, so
+        // that LocalBroker and the benchmarks can name settings without the service's.
+        .target(name: "FleetFenceSettings", swiftSettings: strict),
 
         // libmosquitto, wrapped once.
         .systemLibrary(
@@ -84,7 +88,7 @@ let package = Package(
         .target(
             name: "FleetFenceService",
             dependencies: [
-                "GeofenceEngine", "MQTT", "FleetFenceCodecs", "FleetFenceJournal",
+                "FleetFenceSettings", "GeofenceEngine", "MQTT", "FleetFenceCodecs", "FleetFenceJournal",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -116,8 +120,8 @@ let package = Package(
             dependencies: [
                 // MQTT and GeofenceEngine: the demo waits for the service on MQTT and hands the
                 // same GeofenceSettings to the service and the verifier.
-                "FleetFenceService", "FleetFenceHTTP", "FleetFenceJournal", "FleetFenceCodecs", "FleetSimulator", "LocalBroker",
-                "MQTT", "GeofenceEngine",
+                "FleetFenceSettings", "FleetFenceService", "FleetFenceHTTP", "FleetFenceJournal", "FleetFenceCodecs",
+                "FleetSimulator", "LocalBroker", "MQTT", "GeofenceEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -205,7 +209,8 @@ let package = Package(
         .testTarget(
             name: "FleetFenceServiceTests",
             dependencies: [
-                "FleetFenceService", "FleetFenceJournal", "FleetFenceTesting", "FleetFenceCodecs", "FleetFenceHTTP",
+                "FleetFenceSettings", "FleetFenceService", "FleetFenceJournal", "FleetFenceTesting", "FleetFenceCodecs",
+                "FleetFenceHTTP",
                 // Webhook tests: a real receiver, and the signature checked apart from the service's code.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,4 +1,5 @@
 import FleetFenceService
+import FleetFenceSettings
 import FleetFenceTesting
 import Testing
 
