@@ -67,7 +67,7 @@ let package = Package(
         // port, and `fleetfence serve` started by its flags alone (demo, benchmarks, tests).
         .target(
             name: "LocalBroker",
-            dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
+            dependencies: ["FleetFenceSettings", .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict
         ),
 
@@ -168,7 +168,7 @@ let package = Package(
         .executableTarget(
             name: "fleetbench",
             dependencies: [
-                "MQTT", "LocalBroker", "FleetFenceCodecs", "GeofenceEngine", "SeededRandom",
+                "MQTT", "LocalBroker", "FleetFenceSettings", "FleetFenceCodecs", "GeofenceEngine", "SeededRandom",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -181,7 +181,7 @@ let package = Package(
         .target(
             name: "FleetFenceTesting",
             dependencies: [
-                "LocalBroker", "MQTT", "FleetFenceService", "FleetFenceHTTP",
+                "LocalBroker", "FleetFenceSettings", "MQTT", "FleetFenceService", "FleetFenceHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

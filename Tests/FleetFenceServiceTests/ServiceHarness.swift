@@ -337,11 +337,15 @@ final class ServiceHarness {
 
     var serviceOptions: ServiceProcess.Options {
         var processOptions = ServiceProcess.Options(
-            brokerURL: mosquitto?.url ?? "", fencesFile: fencesPath, journalPath: options.relativeJournal ?? journalPath,
-            clientID: clientID,
-            debounce: options.debounce, silentConfirm: options.silentConfirm, prefix: options.prefix,
-            positions: options.positions, extraArguments: options.extraArguments)
-        processOptions.configText = options.configText
+            [
+                .brokerURL: mosquitto?.url ?? "", .fencesFile: fencesPath, .journalPath: options.relativeJournal ?? journalPath,
+                .clientID: clientID,
+            ],
+            extraArguments: options.extraArguments, configText: options.configText)
+        processOptions.set(.debounce, options.debounce)
+        processOptions.set(.silentConfirm, options.silentConfirm)
+        processOptions[.prefix] = options.prefix
+        processOptions[.positionTopics] = options.positions?.joined(separator: ",")
         return processOptions
     }
 
