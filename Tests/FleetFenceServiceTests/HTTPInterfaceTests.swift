@@ -10,7 +10,7 @@ import Testing
 struct HTTPInterfaceTests {
     static func options() -> HarnessOptions {
         var options = HarnessOptions()
-        options.http = true
+        options[.httpListen] = "127.0.0.1:0"
         return options
     }
 

@@ -59,7 +59,7 @@ struct MapBrowserTests {
 
     @Test func drawsFencesDevicesAndAlertsLive() async throws {
         var options = HarnessOptions()
-        options.http = true
+        options[.httpListen] = "127.0.0.1:0"
         options.fences = Self.fences
         try await withService(options) { h in
             guard case let .inProcess(service) = h.service else { throw TestSupportError("in-process service expected") }

@@ -122,7 +122,7 @@ struct MapLoadTests {
 
     @Test func followsTenThousandMovingDevices() async throws {
         var options = HarnessOptions()
-        options.http = true
+        options[.httpListen] = "127.0.0.1:0"
         // 100 circles of 300 m, 1 km apart, over the fleet's square.
         options.fences = Fences.collection((0..<100).map { i in
             let p = Self.point(east: 500 + Double(i % 10) * 1000, north: 500 + Double(i / 10) * 1000)
