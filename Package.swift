@@ -41,6 +41,10 @@ let package = Package(
         .target(name: "GeofenceEngine", swiftSettings: strict),
         // The one seeded generator: the simulator's noise, the benchmarks' fleets, the tests' cases.
         .target(name: "SeededRandom", swiftSettings: strict),
+        // The settings of `fleetfence serve`, one table (key, flag, variable, default, help): read by the
+        // service, made into its flags, and set by the programs that start it. No dependencies, so
+        // that LocalBroker and the benchmarks can name settings without the service's.
+        .target(name: "FleetFenceSettings", swiftSettings: strict),
 
         // libmosquitto, wrapped once.
         .systemLibrary(
@@ -63,7 +67,7 @@ let package = Package(
         // port, and `fleetfence serve` started by its flags alone (demo, benchmarks, tests).
         .target(
             name: "LocalBroker",
-            dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
+            dependencies: ["FleetFenceSettings", .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict
         ),
 
@@ -84,7 +88,7 @@ let package = Package(
         .target(
             name: "FleetFenceService",
             dependencies: [
-                "GeofenceEngine", "MQTT", "FleetFenceCodecs", "FleetFenceJournal",
+                "FleetFenceSettings", "GeofenceEngine", "MQTT", "FleetFenceCodecs", "FleetFenceJournal",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -116,8 +120,8 @@ let package = Package(
             dependencies: [
                 // MQTT and GeofenceEngine: the demo waits for the service on MQTT and hands the
                 // same GeofenceSettings to the service and the verifier.
-                "FleetFenceService", "FleetFenceHTTP", "FleetFenceJournal", "FleetFenceCodecs", "FleetSimulator", "LocalBroker",
-                "MQTT", "GeofenceEngine",
+                "FleetFenceSettings", "FleetFenceService", "FleetFenceHTTP", "FleetFenceJournal", "FleetFenceCodecs",
+                "FleetSimulator", "LocalBroker", "MQTT", "GeofenceEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -164,7 +168,7 @@ let package = Package(
         .executableTarget(
             name: "fleetbench",
             dependencies: [
-                "MQTT", "LocalBroker", "FleetFenceCodecs", "GeofenceEngine", "SeededRandom",
+                "MQTT", "LocalBroker", "FleetFenceSettings", "FleetFenceCodecs", "GeofenceEngine", "SeededRandom",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -177,7 +181,7 @@ let package = Package(
         .target(
             name: "FleetFenceTesting",
             dependencies: [
-                "LocalBroker", "MQTT", "FleetFenceService", "FleetFenceHTTP",
+                "LocalBroker", "FleetFenceSettings", "MQTT", "FleetFenceService", "FleetFenceHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -205,7 +209,8 @@ let package = Package(
         .testTarget(
             name: "FleetFenceServiceTests",
             dependencies: [
-                "FleetFenceService", "FleetFenceJournal", "FleetFenceTesting", "FleetFenceCodecs", "FleetFenceHTTP",
+                "FleetFenceSettings", "FleetFenceService", "FleetFenceJournal", "FleetFenceTesting", "FleetFenceCodecs",
+                "FleetFenceHTTP",
                 // Webhook tests: a real receiver, and the signature checked apart from the service's code.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The HTTP tests route requests in-process; a few `.live` ones prove the socket.

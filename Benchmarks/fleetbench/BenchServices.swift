@@ -1,3 +1,4 @@
+import FleetFenceSettings
 import LocalBroker
 
 /// How every phase starts `fleetfence serve`: on the private broker, its own journal and config in
@@ -19,12 +20,14 @@ struct BenchServices: Sendable {
     func start(name: String, journal: String? = nil, fencesFile: String, clientID: String, prefix: String = "fleetfence",
                positions: String = "fleet/+/position") throws -> BenchService {
         let port = httpLoad ? try LocalMosquitto.freeLoopbackPort() : nil
-        var options = ServiceProcess.Options(
-            brokerURL: brokerURL, fencesFile: fencesFile, journalPath: directory + "/\(journal ?? name).db",
-            clientID: clientID, debounce: debounce, silentConfirm: 3600, prefix: prefix, positions: [positions],
-            statsInterval: 1, logLevel: "info", http: port.map { "127.0.0.1:\($0)" } ?? "")
-        if homeAssistant { options.extraArguments += ["--homeassistant", "true"] }
-        if let lateWindow { options.extraArguments += ["--late-window", String(lateWindow)] }
+        var options = ServiceProcess.Options([
+            .brokerURL: brokerURL, .fencesFile: fencesFile, .journalPath: directory + "/\(journal ?? name).db",
+            .clientID: clientID, .silentConfirm: "3600", .prefix: prefix, .positionTopics: positions,
+            .statsInterval: "1", .logLevel: "info", .httpListen: port.map { "127.0.0.1:\($0)" } ?? "",
+        ])
+        options.set(.debounce, debounce)
+        if homeAssistant { options[.homeAssistant] = "true" }
+        if let lateWindow { options.set(.lateWindow, lateWindow) }
         return try BenchService(
             executable: executable, options: options, configFile: directory + "/\(name).yaml", wrapper: wrapper,
             logPath: directory + "/\(name).log", httpLoad: port.map(HTTPLoad.init))

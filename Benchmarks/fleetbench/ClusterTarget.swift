@@ -1,4 +1,5 @@
 import Foundation
+import FleetFenceSettings
 import LocalBroker
 
 /// Where instances run for `fleetbench --cluster`: one instance on a private mosquitto, or P
@@ -80,10 +81,13 @@ final class ClusterTarget {
         instance: String?, fencesFile: String, directory: String
     ) throws -> BenchService {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let options = ServiceProcess.Options(
-            brokerURL: brokerURL, fencesFile: fencesFile, journalPath: directory + "/\(name).db",
-            clientID: "fleetbench-\(name)", debounce: settings.debounce, silentConfirm: 3600, positions: [positions],
-            statsInterval: 1, logLevel: "info", instance: instance, http: "")
+        var options = ServiceProcess.Options([
+            .brokerURL: brokerURL, .fencesFile: fencesFile, .journalPath: directory + "/\(name).db",
+            .clientID: "fleetbench-\(name)", .silentConfirm: "3600", .positionTopics: positions,
+            .statsInterval: "1", .logLevel: "info", .httpListen: "",
+        ])
+        options.set(.debounce, settings.debounce)
+        options[.instanceName] = instance
         return try BenchService(
             executable: executable, options: options, configFile: directory + "/\(name).yaml", wrapper: settings.wrapper,
             logPath: directory + "/\(name).log")

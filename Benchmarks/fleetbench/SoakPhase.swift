@@ -1,4 +1,5 @@
 import Foundation
+import FleetFenceSettings
 import LocalBroker
 import MQTT
 
@@ -30,10 +31,11 @@ extension BenchRun {
         let fencesPath = directory + "/fences.geojson"
         try fences.write(to: fencesPath)
         let executable = try ServiceProcess.locateExecutable(override: settings.serviceExecutable)
-        let options = ServiceProcess.Options(
-            brokerURL: broker.url, fencesFile: fencesPath, journalPath: directory + "/soak.db", clientID: "fleetbench-soak",
-            statsInterval: 1, logLevel: "info",
-            extraArguments: ["--forget-after", String(format: "%g", soak.forgetAfter)])
+        var options = ServiceProcess.Options([
+            .brokerURL: broker.url, .fencesFile: fencesPath, .journalPath: directory + "/soak.db", .clientID: "fleetbench-soak",
+            .statsInterval: "1", .logLevel: "info",
+        ])
+        options.set(.forgetAfter, soak.forgetAfter)
         let parts = SoakParts()
         soakParts = parts
         // Only the probes' alerts: the fleet's thousands a second would cost this process a core.

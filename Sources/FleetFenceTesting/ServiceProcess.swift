@@ -1,3 +1,4 @@
+import FleetFenceSettings
 import Foundation
 import LocalBroker
 import MQTT
@@ -14,11 +15,11 @@ extension ServiceProcess {
         _ options: Options, workingDirectory: String, readyTimeout: Duration = .seconds(20)
     ) async throws -> ServiceProcess {
         var options = options
-        options.statsInterval = options.statsInterval ?? 1
-        options.logLevel = options.logLevel ?? "info"
+        options[.statsInterval] = options[.statsInterval] ?? "1"
+        options[.logLevel] = options[.logLevel] ?? "info"
         let executable = try locateExecutable()
         let statusTopic = options.statusTopic
-        let watcher = try await MessageCollector.start(url: options.brokerURL, filters: [statusTopic])
+        let watcher = try await MessageCollector.start(url: options.value(.brokerURL) ?? "", filters: [statusTopic])
         let name = workingDirectory + "/fleetfence-\(UUID().uuidString.prefix(8))"
         let service: ServiceProcess
         do {

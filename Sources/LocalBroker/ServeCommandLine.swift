@@ -1,3 +1,4 @@
+import FleetFenceSettings
 import Foundation
 
 /// `fleetfence serve` configured by its flags alone, as the demo, the tests and fleetbench start it.
@@ -9,32 +10,29 @@ import Foundation
 public struct ServeCommandLine: Sendable {
     /// Written by `writeConfigFile()`; pass a path in a directory of the run's own.
     public var configFile: String
+    /// The settings given, each as its flag.
+    public var settings: [ConfigurationKey: String]
     /// Appended as given, after the flags.
     public var extraArguments: [String] = []
-    /// The config file's text instead of the empty file: what only the file holds (`webhooks`).
+    /// The config file's text instead of the empty file: what only the file holds (`webhooks`,
+    /// `inputs.mappings`).
     public var configText: String?
-    private var values: [ServeFlag: String] = [:]
 
-    public init(configFile: String) {
+    public init(configFile: String, settings: [ConfigurationKey: String] = [:]) {
         self.configFile = configFile
+        self.settings = settings
     }
 
-    /// A flag's value; `nil` leaves it out.
-    public subscript(flag: ServeFlag) -> String? {
-        get { values[flag] }
-        set { values[flag] = newValue }
-    }
-
-    /// A number as people write it (`20`, not `20.0`; `2.5` as is).
-    public mutating func set(_ flag: ServeFlag, _ number: Double) {
-        values[flag] = number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
-    }
-
-    /// `serve --config FILE`, the flags set (in `ServeFlag` order), then `extraArguments`.
+    /// `serve --config FILE`, the settings' flags (in the table's order), then `extraArguments`.
     public var arguments: [String] {
         ["serve", "--config", configFile]
-            + ServeFlag.allCases.flatMap { flag in values[flag].map { ["--" + flag.rawValue, $0] } ?? [] }
+            + ConfigurationKey.allCases.flatMap { key in settings[key].map { ["--" + key.flag, $0] } ?? [] }
             + extraArguments
+    }
+
+    /// The settings by key name, as the service's loader takes its flags.
+    public var flags: [String: String] {
+        Dictionary(uniqueKeysWithValues: settings.map { ($0.key.name, $0.value) })
     }
 
     /// Ours without `FLEETFENCE_*` variables.
@@ -42,10 +40,13 @@ public struct ServeCommandLine: Sendable {
         ChildEnvironment.withoutFleetFenceVariables()
     }
 
-    /// Writes the empty config file: `{}`, since the service refuses a file without a top-level mapping
-    /// (or `configText`, when set).
+    /// The config file's text: `configText`, or an empty file, `{}`, since the service refuses a
+    /// file without a top-level mapping.
+    public var configFileText: String {
+        configText ?? "# every setting of this run is a flag\n{}\n"
+    }
+
     public func writeConfigFile() throws {
-        let text = configText ?? "# every setting of this run is a flag\n{}\n"
-        try text.write(toFile: configFile, atomically: true, encoding: .utf8)
+        try configFileText.write(toFile: configFile, atomically: true, encoding: .utf8)
     }
 }

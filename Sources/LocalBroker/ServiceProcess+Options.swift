@@ -1,91 +1,56 @@
+import FleetFenceSettings
+
 extension ServiceProcess {
-    /// The settings `fleetfence serve` is started with, all as flags (see `ServeCommandLine`).
-    /// `nil`: the service's built-in default.
+    /// The settings `fleetfence serve` is started with, all as flags (see `ServeCommandLine`): any
+    /// key of the table, by key. A key not set is the service's built-in default, except
+    /// `http.listen`: a free port unless set, so that services started side by side (tests,
+    /// benchmarks, the demo next to a running service) never fight over 8080; `""` turns it off.
     public struct Options: Sendable {
-        /// One broker, or the nodes of a cluster separated by commas, tried in order (`--broker`).
-        public var brokerURL: String
-        public var fencesFile: String
-        public var journalPath: String
-        public var clientID: String
-        public var debounce: Double?
-        public var silentConfirm: Double?
-        public var hysteresis: Double?
-        public var minRadius: Double?
-        public var maxRadius: Double?
-        public var maxAccuracy: Double?
-        /// `nil`: `fleetfence`.
-        public var prefix: String?
-        /// `nil`: `fleet/+/position`.
-        public var positions: [String]?
-        public var statsInterval: Double?
-        public var logLevel: String?
-        /// `http.listen`: a free port by default, so that services started side by side (tests,
-        /// benchmarks, the demo next to a running service) never fight over 8080; `""`: off.
-        public var http: String
-        /// `instance.name`: the status topic becomes `<prefix>/status/<name>` (docs/several-instances.md "Several
-        /// instances"). `nil`: none.
-        public var instance: String?
-        /// Appended as given, e.g. `["--min-radius", "30"]`.
+        public var settings: [ConfigurationKey: String]
+        /// Appended as given, after the settings' flags.
         public var extraArguments: [String]
         /// The config file's text (see ``ServeCommandLine/configText``); `nil`: an empty file.
-        public var configText: String? = nil
+        public var configText: String?
 
-        public init(
-            brokerURL: String, fencesFile: String, journalPath: String, clientID: String,
-            debounce: Double? = nil, silentConfirm: Double? = nil, hysteresis: Double? = nil,
-            minRadius: Double? = nil, maxRadius: Double? = nil, maxAccuracy: Double? = nil,
-            prefix: String? = nil, positions: [String]? = nil, statsInterval: Double? = nil, logLevel: String? = nil,
-            instance: String? = nil, http: String = "127.0.0.1:0", extraArguments: [String] = []
-        ) {
-            self.http = http
-            self.brokerURL = brokerURL
-            self.fencesFile = fencesFile
-            self.journalPath = journalPath
-            self.clientID = clientID
-            self.debounce = debounce
-            self.silentConfirm = silentConfirm
-            self.hysteresis = hysteresis
-            self.minRadius = minRadius
-            self.maxRadius = maxRadius
-            self.maxAccuracy = maxAccuracy
-            self.prefix = prefix
-            self.positions = positions
-            self.statsInterval = statsInterval
-            self.logLevel = logLevel
-            self.instance = instance
+        /// `settings` should name at least the broker, the fences file, the journal and the client
+        /// id: the service's defaults for them are the working directory's files and this host's
+        /// name, which a program starting its own service must not share.
+        public init(_ settings: [ConfigurationKey: String], extraArguments: [String] = [], configText: String? = nil) {
+            self.settings = [.httpListen: "127.0.0.1:0"].merging(settings) { _, given in given }
             self.extraArguments = extraArguments
+            self.configText = configText
+        }
+
+        /// A setting; `nil` leaves it to the service's default.
+        public subscript(key: ConfigurationKey) -> String? {
+            get { settings[key] }
+            set { settings[key] = newValue }
+        }
+
+        /// Sets a number as people write it (`20`, not `20.0`).
+        public mutating func set(_ key: ConfigurationKey, _ number: Double) {
+            settings[key] = ConfigurationKey.format(number)
+        }
+
+        /// What the service will use for `key`: the setting, or the built-in default (the child
+        /// sees no `FLEETFENCE_*` variables and, unless `configText` says otherwise, an empty file).
+        public func value(_ key: ConfigurationKey) -> String? {
+            settings[key] ?? key.defaultValue
         }
 
         /// The root of every topic the service writes.
-        public var effectivePrefix: String { prefix ?? "fleetfence" }
+        public var effectivePrefix: String { value(.prefix) ?? "" }
 
         /// Where the service says `online` and `offline`: `<prefix>/status`, or
-        /// `<prefix>/status/<instance>`.
-        public var statusTopic: String { effectivePrefix + "/status" + (instance.map { "/" + $0 } ?? "") }
-
-        /// Every broker of `brokerURL`, which may list a cluster's nodes separated by commas.
-        public var brokerURLs: [String] {
-            brokerURL.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        /// `<prefix>/status/<instance>` (docs/several-instances.md "Several instances").
+        public var statusTopic: String {
+            let instance = settings[.instanceName] ?? ""
+            return effectivePrefix + "/status" + (instance.isEmpty ? "" : "/" + instance)
         }
 
-        /// These options as flags, with `configFile` as the service's (empty) config file.
+        /// These options as flags, with `configFile` as the service's config file.
         public func commandLine(configFile: String) -> ServeCommandLine {
-            var command = ServeCommandLine(configFile: configFile)
-            command[.broker] = brokerURL
-            command[.fences] = fencesFile
-            command[.journal] = journalPath
-            command[.clientID] = clientID
-            command[.prefix] = prefix
-            command[.positions] = positions?.joined(separator: ",")
-            let numbers: [(ServeFlag, Double?)] = [
-                (.debounce, debounce), (.silentConfirm, silentConfirm), (.hysteresis, hysteresis),
-                (.minRadius, minRadius), (.maxRadius, maxRadius), (.maxAccuracy, maxAccuracy),
-                (.statsInterval, statsInterval),
-            ]
-            for case let (flag, number?) in numbers { command.set(flag, number) }
-            command[.logLevel] = logLevel
-            command[.instance] = instance
-            command[.http] = http
+            var command = ServeCommandLine(configFile: configFile, settings: settings)
             command.extraArguments = extraArguments
             command.configText = configText
             return command

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetFenceService
+import FleetFenceSettings
 import Foundation
 import LocalBroker
 import Logging
@@ -95,7 +96,7 @@ struct ClusterCommand: AsyncParsableCommand {
         try await waitUntilOnline(instances, supervisor: supervisor, readiness: readiness)
         for (index, instance) in instances.enumerated() {
             ClusterOutput.line("instance \(instance.name): fleet/\(instance.partition)/+/position (pid "
-                + "\(supervisor.process(index)?.processID ?? 0)), journal \(instance.options.journalPath), log \(instance.logPath)")
+                + "\(supervisor.process(index)?.processID ?? 0)), journal \(instance.options[.journalPath] ?? ""), log \(instance.logPath)")
         }
         printUsage(cluster, prefix: prefix, fencesFile: fencesFile, workspace: directory, temporary: temporary)
         await supervisor.watch(readiness: readiness)

@@ -1,3 +1,4 @@
+import FleetFenceSettings
 import LocalBroker
 
 /// One instance of `fleetfence serve` in `fleetfence cluster` (docs/several-instances.md "Several instances"):
@@ -9,7 +10,7 @@ struct ClusterInstance: Sendable {
     let options: ServiceProcess.Options
     let workspace: String
 
-    var name: String { options.instance ?? "p\(partition)" }
+    var name: String { options[.instanceName] ?? "p\(partition)" }
     var configFile: String { workspace + "/\(name).yaml" }
     var logPath: String { workspace + "/\(name).log" }
 
@@ -17,12 +18,16 @@ struct ClusterInstance: Sendable {
         self.partition = partition
         self.workspace = workspace
         let name = "p\(partition)"
-        options = ServiceProcess.Options(
-            brokerURL: brokerList, fencesFile: fencesFile, journalPath: workspace + "/\(name).db",
-            clientID: "fleetfence-\(name)", debounce: debounce, silentConfirm: silentConfirm,
-            positions: ["fleet/\(partition)/+/position"], logLevel: "info", instance: name,
+        var options = ServiceProcess.Options([
+            .brokerURL: brokerList, .fencesFile: fencesFile, .journalPath: workspace + "/\(name).db",
+            .clientID: "fleetfence-\(name)", .positionTopics: "fleet/\(partition)/+/position", .logLevel: "info",
+            .instanceName: name,
             // Several instances on one machine: one port each or none; none here.
-            http: "")
+            .httpListen: "",
+        ])
+        if let debounce { options.set(.debounce, debounce) }
+        if let silentConfirm { options.set(.silentConfirm, silentConfirm) }
+        self.options = options
     }
 
     func start(executable: String) throws(LocalBrokerError) -> ServiceProcess {

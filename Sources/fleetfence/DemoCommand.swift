@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetFenceService
+import FleetFenceSettings
 import FleetSimulator
 import Foundation
 import GeofenceEngine
@@ -169,13 +170,17 @@ struct DemoCommand: AsyncParsableCommand {
         // Every key the verifier depends on is a flag, so that the service and the verifier cannot
         // disagree; the config file is the demo's own, so that `Config/fleetfence.yaml` in the
         // working directory (perhaps pointing at a production broker) plays no part.
-        let options = ServiceProcess.Options(
-            brokerURL: broker.url, fencesFile: plan.fencesFile, journalPath: workspace + "/fleetfence.db",
-            clientID: "fleetfence-demo-\(getpid())",
-            debounce: plan.settings.debounceSeconds, silentConfirm: plan.settings.silentConfirmSeconds,
-            hysteresis: plan.settings.hysteresisMeters, minRadius: plan.settings.minRadiusMeters,
-            maxRadius: plan.settings.maxRadiusMeters, maxAccuracy: plan.settings.maxAccuracyMeters,
-            prefix: prefix, positions: [Self.positionFilter], logLevel: "info", http: plan.http)
+        var options = ServiceProcess.Options([
+            .brokerURL: broker.url, .fencesFile: plan.fencesFile, .journalPath: workspace + "/fleetfence.db",
+            .clientID: "fleetfence-demo-\(getpid())", .prefix: prefix, .positionTopics: Self.positionFilter,
+            .logLevel: "info", .httpListen: plan.http,
+        ])
+        let geofence: [(ConfigurationKey, Double)] = [
+            (.debounce, plan.settings.debounceSeconds), (.silentConfirm, plan.settings.silentConfirmSeconds),
+            (.hysteresis, plan.settings.hysteresisMeters), (.minRadius, plan.settings.minRadiusMeters),
+            (.maxRadius, plan.settings.maxRadiusMeters), (.maxAccuracy, plan.settings.maxAccuracyMeters),
+        ]
+        for (key, value) in geofence { options.set(key, value) }
         let service: ServiceProcess
         do {
             service = try ServiceProcess(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetFenceService
+import FleetFenceSettings
 import Foundation
 import MQTT
 

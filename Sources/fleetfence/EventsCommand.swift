@@ -2,6 +2,7 @@ import ArgumentParser
 import FleetFenceCodecs
 import FleetFenceJournal
 import FleetFenceService
+import FleetFenceSettings
 import Foundation
 
 /// `fleetfence events`: the journal's history on the command line, also while the service runs

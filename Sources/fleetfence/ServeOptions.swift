@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetFenceService
+import FleetFenceSettings
 
 /// The flags of `fleetfence serve`, one per configuration key. Every flag is optional: an absent flag
 /// leaves the key to the environment, the config file or the default (see ConfigurationLoader).
@@ -13,109 +14,109 @@ struct ServeOptions: ParsableArguments {
             valueName: "file"))
     var configFile: String?
 
-    @Option(name: flag(.brokerURL), help: help(.brokerURL, "url"))
-    var broker: String?
+    @Option(name: flag(.brokerURL), help: help(.brokerURL))
+    var brokerURL: String?
 
-    @Option(name: flag(.username), help: help(.username, "name"))
+    @Option(name: flag(.username), help: help(.username))
     var username: String?
 
-    @Option(name: flag(.passwordFile), help: help(.passwordFile, "file"))
+    @Option(name: flag(.passwordFile), help: help(.passwordFile))
     var passwordFile: String?
 
-    @Option(name: flag(.caFile), help: help(.caFile, "file"))
+    @Option(name: flag(.caFile), help: help(.caFile))
     var caFile: String?
 
-    @Option(name: flag(.clientID), help: help(.clientID, "id"))
+    @Option(name: flag(.clientID), help: help(.clientID))
     var clientID: String?
 
-    @Option(name: flag(.positionTopics), help: help(.positionTopics, "filters"))
-    var positions: String?
+    @Option(name: flag(.positionTopics), help: help(.positionTopics))
+    var positionTopics: String?
 
-    @Option(name: flag(.prefix), help: help(.prefix, "topic"))
+    @Option(name: flag(.prefix), help: help(.prefix))
     var prefix: String?
 
-    @Option(name: flag(.fencesFile), help: help(.fencesFile, "file"))
-    var fences: String?
+    @Option(name: flag(.fencesFile), help: help(.fencesFile))
+    var fencesFile: String?
 
-    @Option(name: flag(.journalPath), help: help(.journalPath, "path"))
-    var journal: String?
+    @Option(name: flag(.journalPath), help: help(.journalPath))
+    var journalPath: String?
 
-    @Option(name: flag(.debounce), help: help(.debounce, "s"))
+    @Option(name: flag(.debounce), help: help(.debounce))
     var debounce: String?
 
-    @Option(name: flag(.hysteresis), help: help(.hysteresis, "m"))
+    @Option(name: flag(.hysteresis), help: help(.hysteresis))
     var hysteresis: String?
 
-    @Option(name: flag(.minRadius), help: help(.minRadius, "m"))
+    @Option(name: flag(.minRadius), help: help(.minRadius))
     var minRadius: String?
 
-    @Option(name: flag(.maxRadius), help: help(.maxRadius, "m"))
+    @Option(name: flag(.maxRadius), help: help(.maxRadius))
     var maxRadius: String?
 
-    @Option(name: flag(.maxAccuracy), help: help(.maxAccuracy, "m"))
+    @Option(name: flag(.maxAccuracy), help: help(.maxAccuracy))
     var maxAccuracy: String?
 
-    @Option(name: flag(.silentConfirm), help: help(.silentConfirm, "s"))
+    @Option(name: flag(.silentConfirm), help: help(.silentConfirm))
     var silentConfirm: String?
 
-    @Option(name: flag(.statsInterval), help: help(.statsInterval, "s"))
+    @Option(name: flag(.statsInterval), help: help(.statsInterval))
     var statsInterval: String?
 
-    @Option(name: flag(.logLevel), help: help(.logLevel, "level"))
+    @Option(name: flag(.logLevel), help: help(.logLevel))
     var logLevel: String?
 
-    @Option(name: flag(.instanceName), help: help(.instanceName, "name"))
-    var instance: String?
+    @Option(name: flag(.instanceName), help: help(.instanceName))
+    var instanceName: String?
 
-    @Option(name: flag(.httpListen), help: help(.httpListen, "host:port"))
-    var http: String?
+    @Option(name: flag(.httpListen), help: help(.httpListen))
+    var httpListen: String?
 
-    @Option(name: flag(.httpTokenFile), help: help(.httpTokenFile, "file"))
+    @Option(name: flag(.httpTokenFile), help: help(.httpTokenFile))
     var httpTokenFile: String?
 
-    @Option(name: flag(.httpTilesURL), help: help(.httpTilesURL, "template"))
-    var tilesURL: String?
+    @Option(name: flag(.httpTilesURL), help: help(.httpTilesURL))
+    var httpTilesURL: String?
 
-    @Option(name: flag(.homeAssistant), help: help(.homeAssistant, "bool"))
+    @Option(name: flag(.homeAssistant), help: help(.homeAssistant))
     var homeAssistant: String?
 
-    @Option(name: flag(.homeAssistantPrefix), help: help(.homeAssistantPrefix, "topic"))
+    @Option(name: flag(.homeAssistantPrefix), help: help(.homeAssistantPrefix))
     var homeAssistantPrefix: String?
 
-    @Option(name: flag(.ownTracksTransitions), help: help(.ownTracksTransitions, "bool"))
+    @Option(name: flag(.ownTracksTransitions), help: help(.ownTracksTransitions))
     var ownTracksTransitions: String?
 
-    @Option(name: flag(.maxFuture), help: help(.maxFuture, "s"))
+    @Option(name: flag(.maxFuture), help: help(.maxFuture))
     var maxFuture: String?
 
-    @Option(name: flag(.forgetAfter), help: help(.forgetAfter, "s"))
+    @Option(name: flag(.forgetAfter), help: help(.forgetAfter))
     var forgetAfter: String?
 
-    @Option(name: flag(.lateWindow), help: help(.lateWindow, "s"))
+    @Option(name: flag(.lateWindow), help: help(.lateWindow))
     var lateWindow: String?
 
-    @Option(name: flag(.retentionDays), help: help(.retentionDays, "days"))
+    @Option(name: flag(.retentionDays), help: help(.retentionDays))
     var retentionDays: String?
 
-    @Option(name: flag(.traccarTopics), help: help(.traccarTopics, "filters"))
+    @Option(name: flag(.traccarTopics), help: help(.traccarTopics))
     var traccarTopics: String?
 
-    /// The flags that were given, by contract key, for `ConfigurationLoader.load(flags:configFile:)`.
+    /// The flags that were given, by key, for `ConfigurationLoader.load(flags:configFile:)`.
+    ///
+    /// Each flag's property is named after its key's case, so that the keys are found here by
+    /// name rather than listed once more; a key without its property stops the command before
+    /// anything is read, rather than its flag being silently ignored.
     var flagOverrides: [String: String] {
-        let given: [(ConfigurationKey, String?)] = [
-            (.brokerURL, broker), (.username, username), (.passwordFile, passwordFile), (.caFile, caFile),
-            (.clientID, clientID), (.positionTopics, positions), (.prefix, prefix), (.fencesFile, fences),
-            (.journalPath, journal), (.debounce, debounce), (.hysteresis, hysteresis), (.minRadius, minRadius),
-            (.maxRadius, maxRadius), (.maxAccuracy, maxAccuracy), (.silentConfirm, silentConfirm),
-            (.statsInterval, statsInterval), (.logLevel, logLevel), (.instanceName, instance), (.httpListen, http),
-            (.httpTokenFile, httpTokenFile), (.httpTilesURL, tilesURL), (.homeAssistant, homeAssistant),
-            (.homeAssistantPrefix, homeAssistantPrefix), (.ownTracksTransitions, ownTracksTransitions),
-            (.maxFuture, maxFuture), (.forgetAfter, forgetAfter), (.retentionDays, retentionDays),
-            (.lateWindow, lateWindow),
-            (.traccarTopics, traccarTopics),
-        ]
+        let keys = Dictionary(uniqueKeysWithValues: ConfigurationKey.allCases.map { ("_\($0)", $0) })
+        var found: Set<ConfigurationKey> = []
         var overrides: [String: String] = [:]
-        for case let (key, value?) in given { overrides[key.name] = value }
+        for child in Mirror(reflecting: self).children {
+            guard let label = child.label, let key = keys[label], let option = child.value as? Option<String?> else { continue }
+            found.insert(key)
+            if let value = option.wrappedValue { overrides[key.name] = value }
+        }
+        let missing = ConfigurationKey.allCases.filter { !found.contains($0) }.map(\.name)
+        precondition(missing.isEmpty, "serve has no flag for \(missing.joined(separator: ", "))")
         return overrides
     }
 
@@ -124,7 +125,7 @@ struct ServeOptions: ParsableArguments {
         .customLong(key.flag)
     }
 
-    private static func help(_ key: ConfigurationKey, _ valueName: String) -> ArgumentHelp {
-        ArgumentHelp(key.help, valueName: valueName)
+    private static func help(_ key: ConfigurationKey) -> ArgumentHelp {
+        ArgumentHelp(key.help, valueName: key.valueName)
     }
 }

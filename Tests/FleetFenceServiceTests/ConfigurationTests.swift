@@ -1,3 +1,4 @@
+import FleetFenceSettings
 import Foundation
 import GeofenceEngine
 import MQTT

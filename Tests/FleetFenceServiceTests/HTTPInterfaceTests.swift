@@ -319,7 +319,7 @@ struct HTTPWriteGuardTests {
             try "s3cret\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
             var options = HarnessOptions()
             options.fences = Fences.collection([])
-            options.httpTokenFile = tokenFile
+            options[.httpTokenFile] = tokenFile
             try await withRoutedHTTP(options) { _, http in
                 let body = #"{"lat":49,"lon":8,"radius":50}"#
                 let anonymous = try await http.put("/api/fences/a", body)
@@ -354,7 +354,7 @@ struct HTTPWriteGuardTests {
     @Test func withoutATokenOnlyALoopbackListenerTakesWrites() async throws {
         var options = HarnessOptions()
         options.fences = Fences.collection([])
-        options.httpListen = "0.0.0.0:0"
+        options[.httpListen] = "0.0.0.0:0"
         try await withRoutedHTTP(options) { _, http in
             let refused = try await http.put("/api/fences/a", #"{"lat":49,"lon":8,"radius":50}"#)
             #expect(refused.status == 403, "\(refused)")

@@ -14,11 +14,11 @@ import FoundationNetworking
 extension ServiceHarness {
     /// Runs `body` with requests routed in-process (HummingbirdTesting's `.router`) to the HTTP
     /// interface over the running service: the same routes, middleware and endpoints as over a
-    /// socket, with `options.httpListen` and `options.httpTokenFile` for the write rule, and
+    /// socket, with `options.routedListen` and the `http.token_file` setting for the write rule, and
     /// nothing bound.
     func routedHTTP<Result>(_ body: @Sendable (RoutedHTTPClient) async throws -> Result) async throws -> Result {
         guard case let .inProcess(running)? = service else { throw TestError("routed HTTP needs the service in-process") }
-        let interface = try HTTPInterface(api: running.service, listen: options.httpListen, logger: running.logs.logger())
+        let interface = try HTTPInterface(api: running.service, listen: options.routedListen, logger: running.logs.logger())
         return try await interface.application.test(.router) { client in
             try await body(RoutedHTTPClient(client: client))
         }

@@ -18,7 +18,7 @@ struct IntegrationsTests {
 
     static func homeAssistantOptions() -> HarnessOptions {
         var options = HarnessOptions()
-        options.integrations.homeAssistant = true
+        options[.homeAssistant] = "true"
         options.extraFilters = ["homeassistant/#"]
         return options
     }
@@ -92,7 +92,7 @@ struct IntegrationsTests {
     /// `acc`, `desc`, `t`.
     @Test func ownTracksDevicesGetTheirTransitionsOnTheirEventTopic() async throws {
         var options = HarnessOptions()
-        options.positions = ["fleet/+/position", "owntracks/+/+"]
+        options[.positionTopics] = "fleet/+/position,owntracks/+/+"
         options.extraFilters = ["owntracks/#"]
         try await withService(options) { h in
             func report(_ metres: Double, _ ts: Double) async throws {
@@ -130,9 +130,9 @@ struct IntegrationsTests {
 
     @Test func ownTracksTransitionsCanBeTurnedOff() async throws {
         var options = HarnessOptions()
-        options.positions = ["fleet/+/position", "owntracks/+/+"]
+        options[.positionTopics] = "fleet/+/position,owntracks/+/+"
         options.extraFilters = ["owntracks/#"]
-        options.integrations.ownTracksTransitions = false
+        options[.ownTracksTransitions] = "false"
         try await withService(options) { h in
             for (metres, ts) in [(300.0, T), (100, T + 10), (100, T + 12)] {
                 let point = Geo.north(metres)

@@ -155,7 +155,7 @@ struct ServiceFleetRulesTests {
 
     @Test func devicesSilentForForgetAfterAreForgotten() async throws {
         var options = Self.options()
-        options.forgetAfter = 1
+        options[.forgetAfter] = "1"
         options.manualClock = true
         try await withService(options) { h in
             try await h.position("quiet", north: 0, ts: T)

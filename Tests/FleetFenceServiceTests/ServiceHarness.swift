@@ -149,31 +149,30 @@ enum Fences {
 
 struct HarnessOptions {
     var fences: String = Fences.collection([Fences.circle("depot", radius: 200, name: "Depot")])
-    var debounce: Double = 2
-    /// Long by default, so that a busy machine pausing between two publishes cannot confirm a
-    /// pending change by silence; the silence tests set it short.
-    var silentConfirm: Double = 30
-    var prefix: String?
-    var positions: [String]?
-    /// `instance.name` (in-process runs only).
-    var instance: String?
-    /// How the test reaches the HTTP interface (in-process runs only).
+    /// The service's settings, by key, given to it as the flags of `fleetfence serve`: as a process,
+    /// and in-process through the service's own loader. The broker, the fences file, the journal
+    /// and the client id are the harness's own. The defaults: a 2 s debounce; a long silent
+    /// confirmation, so that a busy machine pausing between two publishes cannot confirm a pending
+    /// change by silence (the silence tests set it short); stats every second (tests wait for
+    /// their lines); no HTTP interface (tests that want one set `http.listen` to port 0).
+    var settings: [ConfigurationKey: String] = [
+        .debounce: "2", .silentConfirm: "30", .statsInterval: "1", .httpListen: "",
+    ]
+    /// The config file's text, for what only a file holds (`webhooks`, `inputs.mappings`); `nil`: an
+    /// empty file. In-process runs write it to ``ServiceHarness/configFile``, which SIGHUP reads again.
+    var configText: String?
+    /// The webhooks' retry waits (in-process runs only): not a setting, tests shorten them.
+    var webhookBackoff = WebhookBackoff()
+    /// How the test reaches the HTTP interface (in-process runs only): `.socket` listens on a free
+    /// port; `.routed` binds nothing, and the write rule reads `http.listen` (loopback unless set).
     var http = HTTPAccess.none
-    /// Its `http.token_file`.
-    var httpTokenFile: String?
-    /// Its `http.listen` for ``HTTPAccess/routed``, which binds nothing: what the write rule reads.
-    var httpListen = "127.0.0.1:0"
-    /// `integrations.*` (in-process runs only).
-    var integrations = ServiceConfiguration.Integrations()
-    /// `geofence.forget_after_s` (in-process runs only).
-    var forgetAfter: Double?
-    /// `geofence.late_window_s` (in-process runs only).
-    var lateWindow: Double?
-    /// `inputs.*`: Traccar topics and mappings (in-process runs only).
-    var inputs = ServiceConfiguration.Inputs()
+    /// The listen address the write rule of a routed interface reads.
+    var routedListen: String {
+        guard let listen = settings[.httpListen], !listen.isEmpty else { return "127.0.0.1:0" }
+        return listen
+    }
     /// What the collector follows besides the service's own prefix (Home Assistant, OwnTracks).
     var extraFilters: [String] = []
-    var extraArguments: [String] = []
     /// A topic the service reads as a position of `barrierDevice`, used by `barrier()`.
     var barrierTopic = "fleet/zz-barrier/position"
     var barrierDevice = "zz-barrier"
@@ -184,12 +183,6 @@ struct HarnessOptions {
     /// A journal path relative to the service's working directory (the test's directory);
     /// `nil`: an absolute path in it. Only a process has a working directory of its own.
     var relativeJournal: String?
-    /// `webhooks`, their retry waits, and the config file SIGHUP reads them from again (in-process runs only).
-    var webhooks: [WebhookSettings] = []
-    var webhookBackoff = WebhookBackoff()
-    var configFile: String?
-    /// The config file's text for a process run (`webhooks` are only read from the file).
-    var configText: String?
     /// The real `fleetfence serve` as a child process: for signals, kill -9 and the command line.
     /// Otherwise the service runs in the test's process.
     var process = false
@@ -200,6 +193,15 @@ struct HarnessOptions {
     /// real time: silence, forgetting and arrival times without real seconds of waiting.
     var manualClock = false
     var needsRealBroker: Bool { realBroker || process || brokerPersistence || !brokerConfig.isEmpty }
+
+    /// A setting; `nil` leaves it to the service's default.
+    subscript(key: ConfigurationKey) -> String? {
+        get { settings[key] }
+        set { settings[key] = newValue }
+    }
+
+    /// `topics.prefix` as the service will use it.
+    var prefix: String { ServiceProcess.Options(settings).effectivePrefix }
 
     /// The defaults, with the service as a process.
     static var asProcess: HarnessOptions {
@@ -294,7 +296,7 @@ final class ServiceHarness: Sendable {
         }
     }
 
-    var prefix: String { options.prefix ?? "fleetfence" }
+    var prefix: String { options.prefix }
     var fencesPath: String { directory + "/fences.geojson" }
     /// Where the journal is, absolute.
     var journalPath: String { directory + "/" + (options.relativeJournal ?? "journal.db") }
@@ -319,7 +321,7 @@ final class ServiceHarness: Sendable {
     /// when a later step fails.
     static func start(_ options: HarnessOptions, directory: String) async throws -> ServiceHarness {
         try options.fences.write(toFile: directory + "/fences.geojson", atomically: true, encoding: .utf8)
-        let prefix = options.prefix ?? "fleetfence"
+        let prefix = options.prefix
         let clientID = "fleetfence-test-\(UUID().uuidString.prefix(8))"
         let filters = [prefix + "/#"] + options.extraFilters
         guard options.needsRealBroker else {
@@ -355,33 +357,36 @@ final class ServiceHarness: Sendable {
         }
     }
 
+    /// How the service is started: the options' settings with the harness's broker, fences file,
+    /// journal and client id; a process takes them as flags, the in-process service through
+    /// ``configuration(for:)``.
     var serviceOptions: ServiceProcess.Options {
-        var processOptions = ServiceProcess.Options(
-            brokerURL: mosquitto?.url ?? "", fencesFile: fencesPath, journalPath: options.relativeJournal ?? journalPath,
-            clientID: clientID,
-            debounce: options.debounce, silentConfirm: options.silentConfirm, prefix: options.prefix,
-            positions: options.positions, extraArguments: options.extraArguments)
-        processOptions.configText = options.configText
-        return processOptions
+        var service = ServiceProcess.Options(options.settings, configText: options.configText)
+        service[.brokerURL] = mosquitto?.url ?? "mqtt://in-memory"
+        service[.fencesFile] = fencesPath
+        service[.journalPath] = options.process ? options.relativeJournal ?? journalPath : journalPath
+        service[.clientID] = clientID
+        switch options.http {
+        case .socket: if service[.httpListen]?.isEmpty ?? true { service[.httpListen] = "127.0.0.1:0" }
+        // Routed requests need no socket: the interface the test routes to reads the address.
+        case .routed: service[.httpListen] = ""
+        case .none: break
+        }
+        return service
     }
 
-    /// The same settings as ``serviceOptions``, for the service in-process.
-    var serviceConfiguration: ServiceConfiguration {
-        var configuration = ServiceConfiguration(
-            brokerURLs: [mosquitto?.url ?? "mqtt://in-memory"], clientID: clientID,
-            positionTopics: options.positions ?? ServiceConfiguration.Defaults.positionTopics,
-            prefix: prefix, fencesFile: fencesPath, journalPath: journalPath,
-            geofence: GeofenceSettings(
-                debounceSeconds: options.debounce, silentConfirmSeconds: options.silentConfirm,
-                forgetAfterSeconds: options.forgetAfter ?? GeofenceSettings().forgetAfterSeconds,
-                lateWindowSeconds: options.lateWindow ?? GeofenceSettings().lateWindowSeconds),
-            statsIntervalSeconds: 1, instanceName: options.instance,
-            http: ServiceConfiguration.HTTPSettings(
-                listen: options.http == .socket ? "127.0.0.1:0" : nil, tokenFile: options.httpTokenFile),
-            integrations: options.integrations, inputs: options.inputs)
-        configuration.webhooks = options.webhooks
+    /// The config file of the in-process service: `configText`, or an empty file.
+    var configFile: String { directory + "/fleetfence.yaml" }
+
+    /// What `fleetfence serve` would run with, given `service` as its flags: the service's own
+    /// loader (flags > environment > config file > defaults), on the config file written as for a
+    /// process, without our `FLEETFENCE_*` variables.
+    func configuration(for service: ServiceProcess.Options) async throws -> ServiceConfiguration {
+        let command = service.commandLine(configFile: configFile)
+        try command.writeConfigFile()
+        var configuration = try await ConfigurationLoader.load(
+            flags: command.flags, environment: command.environment, configFile: configFile)
         configuration.webhookBackoff = options.webhookBackoff
-        configuration.configFile = options.configFile
         return configuration
     }
 
@@ -393,7 +398,8 @@ final class ServiceHarness: Sendable {
             if let log = state.service?.log { state.earlierLogs.append(log) }
         }
         guard options.process else {
-            let service = try await InProcessService.start(serviceConfiguration, broker: memory, clock: clock ?? SystemClock())
+            let configuration = try await configuration(for: serviceOptions)
+            let service = try await InProcessService.start(configuration, broker: memory, clock: clock ?? SystemClock())
             state.withLock { $0.service = .inProcess(service) }
             return
         }

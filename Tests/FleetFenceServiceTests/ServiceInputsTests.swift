@@ -9,14 +9,23 @@ import Testing
 /// with a reason and changes nothing else.
 @Suite("Service end to end: tracker inputs", .timeLimit(.minutes(1)))
 struct ServiceInputsTests {
-    static let mapping = try! PositionMapping(entry: [
-        "topic": "acme/+/gps", "id": "topic:2", "lat": "/fix/lat", "lon": "/fix/lon", "ts": "/fix/time", "ts_unit": "ms",
-    ])
+    /// A custom format (docs/trackers.md "A custom format"): mappings are only read from the config file.
+    static let mappings = """
+        inputs:
+          mappings:
+            - topic: acme/+/gps
+              id: topic:2
+              lat: /fix/lat
+              lon: /fix/lon
+              ts: /fix/time
+              ts_unit: ms
+        """
 
     static func options() -> HarnessOptions {
         var options = HarnessOptions()
         options.http = .routed
-        options.inputs = ServiceConfiguration.Inputs(traccarTopics: ["traccar/positions"], mappings: [mapping])
+        options[.traccarTopics] = "traccar/positions"
+        options.configText = mappings
         return options
     }
 

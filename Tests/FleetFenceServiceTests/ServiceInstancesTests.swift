@@ -9,13 +9,13 @@ import Testing
 struct ServiceInstancesTests {
     @Test func eachInstanceHasItsStatusAndOneOfThemPublishesTheRegistry() async throws {
         var options = HarnessOptions()
-        options.instance = "a"
+        options[.instanceName] = "a"
         try await withService(options) { h in
-            var second = h.serviceConfiguration
-            second.instanceName = "b"
-            second.clientID = h.clientID + "-b"
-            second.journalPath = h.directory + "/b.db"
-            let b = try await InProcessService.start(second, broker: h.memory)
+            var second = h.serviceOptions
+            second[.instanceName] = "b"
+            second[.clientID] = h.clientID + "-b"
+            second[.journalPath] = h.directory + "/b.db"
+            let b = try await InProcessService.start(try await h.configuration(for: second), broker: h.memory)
             defer { Task { await b.stop() } }
             #expect(try await h.waitForRetained("fleetfence/status/a") { $0?.text == "online" }?.text == "online")
             #expect(try await h.waitForRetained("fleetfence/status/b") { $0?.text == "online" }?.text == "online")
@@ -41,7 +41,7 @@ struct ServiceInstancesTests {
 
     @Test func alertsSayWhichInstanceSentThem() async throws {
         var options = HarnessOptions()
-        options.instance = "east"
+        options[.instanceName] = "east"
         try await withService(options) { h in
             try await h.position("truck-7", north: 300, ts: T)
             try await h.position("truck-7", north: 100, ts: T + 10)

@@ -68,13 +68,15 @@ struct ServiceJournalFailureTests {
     /// once it says it serves; otherwise it is expected to refuse and end by itself.
     private func serve(journal: String, in directory: String, stopAfterStart: Bool = false) async throws -> ProcessResult {
         try await withLocalBroker { broker in
-            let config = directory + "/empty.yaml"
-            try "{}\n".write(toFile: config, atomically: true, encoding: .utf8)
+            let command = ServeCommandLine(
+                configFile: directory + "/empty.yaml",
+                settings: [
+                    .brokerURL: broker.url, .journalPath: journal, .fencesFile: directory + "/none.geojson", .httpListen: "",
+                    .clientID: "refusal-\(getpid())",
+                ])
+            try command.writeConfigFile()
             let program = try LaunchedProgram(
-                try FleetFenceExecutable.locate(),
-                ["serve", "--config", config, "--broker", broker.url, "--journal", journal, "--fences",
-                 directory + "/none.geojson", "--http", "", "--client-id", "refusal-\(getpid())"],
-                environment: ChildEnvironment.withoutFleetFenceVariables())
+                try FleetFenceExecutable.locate(), command.arguments, environment: command.environment)
             if stopAfterStart {
                 let deadline = ContinuousClock.now + .seconds(20)
                 while !program.errorOutput.contains("fences"), ContinuousClock.now < deadline, program.isRunning {

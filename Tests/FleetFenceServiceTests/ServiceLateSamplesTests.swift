@@ -39,7 +39,7 @@ struct ServiceLateSamplesTests {
 
     @Test func olderThanTheWindowIsTooLate() async throws {
         var options = HarnessOptions()
-        options.lateWindow = 5
+        options[.lateWindow] = "5"
         try await withService(options) { h in
             try await h.position("w", north: 600, ts: T)
             try await h.position("w", north: 600, ts: T + 10)

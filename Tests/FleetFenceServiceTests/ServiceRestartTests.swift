@@ -173,7 +173,7 @@ struct ServiceRestartTests {
 
     @Test func aPendingChangeSurvivesARestartAndSilenceConfirmsIt() async throws {
         var options = HarnessOptions()
-        options.silentConfirm = 2
+        options[.silentConfirm] = "2"
         try await withService(options) { h in
             try await pendingEnter(h, "pc")
             #expect(await h.service?.terminate() == 0)
@@ -186,7 +186,7 @@ struct ServiceRestartTests {
     /// kill -9 after it still finds the pending enter, and silence confirms it.
     @Test func aPendingChangeSurvivesAKill() async throws {
         var options = HarnessOptions.asProcess
-        options.silentConfirm = 4
+        options[.silentConfirm] = "4"
         try await withService(options) { h in
             try await pendingEnter(h, "pk")
             let journal = try SQLiteConnection.open(path: h.journalPath)
@@ -207,7 +207,7 @@ struct ServiceRestartTests {
 
     @Test func anExitWhileDownFollowedBySilenceIsConfirmedAfterTheRestart() async throws {
         var options = HarnessOptions()
-        options.silentConfirm = 2
+        options[.silentConfirm] = "2"
         try await withService(options) { h in
             try await enter(h, "ws")
             #expect(await h.service?.terminate() == 0)
@@ -314,7 +314,7 @@ struct ServiceRestartTests {
     @Test func aBrokerOutageIsNotTheDevicesSilence() async throws {
         var options = HarnessOptions()
         options.brokerPersistence = true
-        options.silentConfirm = 5
+        options[.silentConfirm] = "5"
         try await withService(options) { h in
             try await h.position("out", north: 300, ts: T)
             try await h.position("out", north: 100, ts: T + 10)  // pending enter, then silence

@@ -28,7 +28,7 @@ struct ServiceRulesTests {
 
     @Test func jitterInTheHysteresisBandRaisesNothing() async throws {
         var options = HarnessOptions()
-        options.silentConfirm = 2  // silence must not confirm a change without evidence either
+        options[.silentConfirm] = "2"  // silence must not confirm a change without evidence either
         options.manualClock = true
         try await withService(options) { h in
             try await h.position("j", north: 100, ts: T)  // first sight, inside
@@ -127,7 +127,7 @@ struct ServiceRulesTests {
 
     @Test func silenceConfirmsAPendingChange() async throws {
         var options = HarnessOptions()
-        options.silentConfirm = 2
+        options[.silentConfirm] = "2"
         options.manualClock = true
         try await withService(options) { h in
             try await h.position("s-in", north: 300, ts: T)
@@ -261,7 +261,7 @@ struct ServiceRulesTests {
     /// must still carry the device's position and the time of the change, as it does with an alert.
     @Test func silenceConfirmsAChangeThatIsNotAlerted() async throws {
         var options = HarnessOptions()
-        options.silentConfirm = 2
+        options[.silentConfirm] = "2"
         options.manualClock = true
         options.fences = Fences.collection([Fences.circle("exit-only", radius: 200, notify: ["exit"])])
         try await withService(options) { h in

@@ -165,7 +165,7 @@ struct ServiceTopicsTests {
 
     @Test func prefixChangesTheRootOfEveryWrittenTopic() async throws {
         var options = HarnessOptions()
-        options.prefix = "acme/geo"
+        options[.prefix] = "acme/geo"
         try await withService(options) { h in
             let everything = try await h.collector(["#"])
             try await h.publish("acme/geo/fences/yard/set", Fences.circleDefinition(lat: 10, lon: 10, radius: 100))
@@ -200,7 +200,7 @@ struct ServiceTopicsTests {
 
     @Test func severalPositionFiltersAndOwnTracks() async throws {
         var options = HarnessOptions()
-        options.positions = ["fleet/+/position", "tenants/acme/+/gps", "trackers/+/#", "owntracks/+/+"]
+        options[.positionTopics] = "fleet/+/position,tenants/acme/+/gps,trackers/+/#,owntracks/+/+"
         try await withService(options) { h in
             // Native on the other filters: the device id is the level of the first +.
             for (offset, metres) in [(0.0, 300.0), (10, 100), (12, 100)] {

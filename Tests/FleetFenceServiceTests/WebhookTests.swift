@@ -16,9 +16,30 @@ struct WebhookTests {
     {
         var options = HarnessOptions()
         options.http = .routed
-        options.webhooks = webhooks
+        options.configText = configText(webhooks)
         options.webhookBackoff = backoff
         return options
+    }
+
+    /// The config file's `webhooks` list of `webhooks`: the service reads them from the file alone,
+    /// in-process as for a process. Every scalar quoted (a bare `*` would be a YAML alias).
+    static func configText(_ webhooks: [WebhookSettings]) -> String {
+        func quoted(_ text: String) -> String {
+            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        func list(_ items: [String]) -> String { "[" + items.map(quoted).joined(separator: ", ") + "]" }
+        var lines = ["webhooks:"]
+        for webhook in webhooks {
+            lines.append("  - name: \(quoted(webhook.name))")
+            lines.append("    url: \(quoted(webhook.url))")
+            if !webhook.events.isEmpty { lines.append("    events: \(list(webhook.events.sorted()))") }
+            lines.append("    devices: \(list(webhook.devices))")
+            lines.append("    fences: \(list(webhook.fences))")
+            if let secretFile = webhook.secretFile { lines.append("    secret_file: \(quoted(secretFile))") }
+            lines.append("    timeout_s: \(webhook.timeoutSeconds)")
+            lines.append("    max_age_s: \(webhook.maxAgeSeconds)")
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// `device` outside, then inside the depot: one `enter` (after the 2 s debounce).
@@ -323,31 +344,26 @@ struct WebhookTests {
         let receiver = try await WebhookReceiver.start()
         let added = try await WebhookReceiver.start()
         defer { Task { await receiver.stop(); await added.stop() } }
-        try await withTemporaryDirectory { directory in
-            let configFile = directory + "/fleetfence.yaml"
-            try "webhooks:\n  - name: ops\n    url: \(receiver.url)\n".write(toFile: configFile, atomically: true, encoding: .utf8)
-            var options = Self.options([Self.webhook("ops", receiver)])
-            options.configFile = configFile
-            try await withService(options) { h in
-                try "webhooks:\n  - name: ops\n    url: not a url\n".write(toFile: configFile, atomically: true, encoding: .utf8)
-                h.service?.hangup()
-                #expect(await h.waitForLog("webhooks not reloaded"))
-                try await Self.enter(h, "truck-1")
-                #expect(await receiver.waitForRequests(1).count == 1)
+        try await withService(Self.options([Self.webhook("ops", receiver)])) { h in
+            let configFile = h.configFile
+            try "webhooks:\n  - name: ops\n    url: not a url\n".write(toFile: configFile, atomically: true, encoding: .utf8)
+            h.service?.hangup()
+            #expect(await h.waitForLog("webhooks not reloaded"))
+            try await Self.enter(h, "truck-1")
+            #expect(await receiver.waitForRequests(1).count == 1)
 
-                try """
-                    webhooks:
-                      - name: ops
-                        url: \(receiver.url)
-                      - name: added
-                        url: \(added.url)
-                    """.write(toFile: configFile, atomically: true, encoding: .utf8)
-                h.service?.hangup()
-                #expect(await h.waitForLog("webhooks reloaded"))
-                try await Self.exit(h, "truck-1")
-                #expect(await added.waitForRequests(1).map { $0.headers["fleetfence-event"] ?? "" } == ["exit"])
-                #expect(await receiver.waitForRequests(2).count == 2)
-            }
+            try """
+                webhooks:
+                  - name: ops
+                    url: \(receiver.url)
+                  - name: added
+                    url: \(added.url)
+                """.write(toFile: configFile, atomically: true, encoding: .utf8)
+            h.service?.hangup()
+            #expect(await h.waitForLog("webhooks reloaded"))
+            try await Self.exit(h, "truck-1")
+            #expect(await added.waitForRequests(1).map { $0.headers["fleetfence-event"] ?? "" } == ["exit"])
+            #expect(await receiver.waitForRequests(2).count == 2)
         }
     }
 
@@ -435,7 +451,7 @@ struct WebhookTests {
             let tokenFile = directory + "/token"
             try "t0ken\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
             var options = Self.options([Self.webhook("ops", receiver)])
-            options.httpTokenFile = tokenFile
+            options[.httpTokenFile] = tokenFile
             try await withRoutedHTTP(options) { h, http in
                 #expect(try await http.request("POST", "/api/webhooks/ops/redeliver").status == 401)
                 let authorized = try await http.request("POST", "/api/webhooks/ops/redeliver", headers: ["Authorization": "Bearer t0ken"])

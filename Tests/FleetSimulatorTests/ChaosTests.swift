@@ -45,7 +45,7 @@ extension EndToEndSuites {
                 run.expectAlerts(report, before: killed, after: restarted, context)
                 #expect(run.service.processID == servicePID && run.service.isRunning, "the service rode it out: \(context)")
                 // Both came back to the sessions the broker saved: what it queued for them was kept.
-                #expect(run.restoredSessions.contains(run.serviceOptions.clientID), "\(context)")
+                #expect(run.restoredSessions.contains(run.serviceOptions[.clientID] ?? ""), "\(context)")
                 #expect(run.restoredSessions.contains(run.alertsClientID), "\(context)")
                 #expect(await run.service.terminate() == 0, "\(context)")
             }
@@ -96,10 +96,13 @@ extension EndToEndSuites {
                 persistence = directory + "/broker"
                 try FileManager.default.createDirectory(atPath: persistence, withIntermediateDirectories: true)
                 broker = try LocalMosquitto.start(extraConfig: brokerSettings.extraConfig, persistenceDirectory: persistence)
-                serviceOptions = ServiceProcess.Options(
-                    brokerURL: broker.url, fencesFile: root + "/Config/fences.geojson", journalPath: directory + "/fleetfence.db",
-                    clientID: "fleetfence-chaos-\(name)", debounce: ChaosTests.debounce, silentConfirm: ChaosTests.silentConfirm,
-                    statsInterval: 5)
+                var serviceOptions = ServiceProcess.Options([
+                    .brokerURL: broker.url, .fencesFile: root + "/Config/fences.geojson", .journalPath: directory + "/fleetfence.db",
+                    .clientID: "fleetfence-chaos-\(name)", .statsInterval: "5",
+                ])
+                serviceOptions.set(.debounce, ChaosTests.debounce)
+                serviceOptions.set(.silentConfirm, ChaosTests.silentConfirm)
+                self.serviceOptions = serviceOptions
                 do {
                     service = try await ServiceProcess.start(serviceOptions, workingDirectory: directory)
                 } catch {

@@ -91,7 +91,7 @@ extension EndToEndSuites {
                     let restored = restoreLine.firstMatch(of: /devices=(\d+)/).flatMap { Int($0.1) } ?? 0
                     #expect(restored > 0, "\(p0.log.suffix(2000))")
                     let outcome = try recorded.outcome(
-                        journals: ["p0": options.journalPath, "p1": p1.configuration.journalPath],
+                        journals: ["p0": options[.journalPath] ?? "", "p1": p1.configuration.journalPath],
                         logs: "--- p0 before the kill\n\(killedLog.suffix(2000))\n--- p0 after\n\(p0.log.suffix(2000))\n--- p1\n\(p1.log.suffix(2000))")
                     #expect(outcome.ledger.instances["p0"]?.devices.contains(probe) == true, "queued position lost: \(outcome.context)")
                     Self.expectClean(outcome)

@@ -36,11 +36,14 @@ enum ClusterInstances {
         _ cluster: LocalNATSCluster, partition: Int, directory: String, silentConfirm: Double
     ) -> ServiceProcess.Options {
         let name = Self.name(partition)
-        return ServiceProcess.Options(
-            brokerURL: cluster.brokerList, fencesFile: Fixtures.packageRoot.path + "/Config/fences.geojson",
-            journalPath: directory + "/\(name).db", clientID: "fleetfence-\(name)-\(getpid())",
-            debounce: debounce, silentConfirm: silentConfirm, positions: ["fleet/\(partition)/+/position"],
-            statsInterval: 60, instance: name, http: "")
+        var options = ServiceProcess.Options([
+            .brokerURL: cluster.brokerList, .fencesFile: Fixtures.packageRoot.path + "/Config/fences.geojson",
+            .journalPath: directory + "/\(name).db", .clientID: "fleetfence-\(name)-\(getpid())",
+            .positionTopics: "fleet/\(partition)/+/position", .statsInterval: "60", .instanceName: name, .httpListen: "",
+        ])
+        options.set(.debounce, debounce)
+        options.set(.silentConfirm, silentConfirm)
+        return options
     }
 
     /// fleetsim's flags as the single-instance end-to-end test runs them, at QoS 1 so that a

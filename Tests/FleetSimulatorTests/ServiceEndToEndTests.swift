@@ -101,7 +101,7 @@ extension EndToEndSuites {
         /// (docs/trackers.md "Connecting trackers"): the same strict verdict as native positions.
         @Test func traccarForwardsVerifyStrictlyToo() async throws {
             let run = try await Self.verifiedRun(
-                clientID: "fleetfence-e2e-traccar", service: ["--traccar-topics", "traccar/positions"],
+                clientID: "fleetfence-e2e-traccar", service: [.traccarTopics: "traccar/positions"],
                 fleetsim: Self.fleetsimArguments(broker: "{broker}", seed: 2) + ["--format", "traccar", "--topic-template", "traccar/positions"])
             try Self.expectClean(run)
             #expect((Summary(run.output).byEvent["speeding"]?.expected ?? 0) > 0, "speeds in knots arrive as m/s: \(run.context)")
@@ -191,22 +191,26 @@ extension EndToEndSuites {
         }
 
         /// `fleetsim` with `fleetsim` arguments (`{broker}` stands for the broker's URL, `{http}` for
-        /// the service's HTTP interface) against the service started with `service` arguments beside
-        /// the shared defaults, and `config` as its config file's text.
+        /// the service's HTTP interface) against the service started with `settings` beside the
+        /// shared ones, and `config` as its config file's text.
         static func verifiedRun(
-            clientID: String, service extra: [String] = [], config: String? = nil, fleetsim arguments: [String],
-            statsInterval: Double = 60
+            clientID: String, service settings: [ConfigurationKey: String] = [:], config: String? = nil,
+            fleetsim arguments: [String], statsInterval: Double = 60
         ) async throws -> VerifiedRun {
             let fleetsim = try locateFleetsim()
             let root = Fixtures.packageRoot.path
             return try await withLocalBroker { broker in
                 try await withTemporaryDirectory { directory in
                     var options = ServiceProcess.Options(
-                        brokerURL: broker.url, fencesFile: root + "/Config/fences.geojson",
-                        journalPath: directory + "/fleetfence.db", clientID: clientID,
-                        debounce: debounce, silentConfirm: silentConfirm, statsInterval: statsInterval,
-                        extraArguments: extra)
-                    options.configText = config
+                        [
+                            .brokerURL: broker.url, .fencesFile: root + "/Config/fences.geojson",
+                            .journalPath: directory + "/fleetfence.db", .clientID: clientID,
+                        ],
+                        configText: config)
+                    options.set(.debounce, debounce)
+                    options.set(.silentConfirm, silentConfirm)
+                    options.set(.statsInterval, statsInterval)
+                    options.settings.merge(settings) { _, given in given }
                     let service = try await ServiceProcess.start(options, workingDirectory: directory)
                     let run: ProcessResult
                     do {

@@ -1,3 +1,5 @@
+import FleetFenceSettings
+
 /// One layer of the precedence, strongest first, named the way an operator would look for it.
 enum ConfigurationLayer: Equatable {
     case flag

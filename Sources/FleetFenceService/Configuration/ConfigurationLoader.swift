@@ -1,4 +1,5 @@
 import Configuration
+import FleetFenceSettings
 import Foundation
 import GeofenceEngine
 
@@ -34,7 +35,7 @@ public enum ConfigurationLoader {
                 try flagProvider(flags),
                 EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "fleetfence"),
                 file.provider,
-                defaultsProvider(),
+                try defaultsProvider(),
             ],
             accessReporter: recorder)
         let values = LayeredValues(
@@ -58,51 +59,52 @@ public enum ConfigurationLoader {
             guard let key = ConfigurationKey(rawValue: name) else {
                 throw ConfigurationError(key: name, source: "flags", message: "not a configuration key")
             }
-            let content: ConfigContent
-            switch key.kind {
-            case .text, .optionalText, .textOrOff:
-                content = .string(raw)
-            case .boolean:
-                guard let value = LayeredValues.parseBoolean(raw) else {
-                    throw ConfigurationError(
-                        key: name, source: ConfigurationLayer.flag.label(for: key), message: "expected true or false, got \(raw)")
-                }
-                content = .bool(value)
-            case .list:
-                content = .stringArray(LayeredValues.splitList(raw))
-            case .number:
-                guard let number = Double(raw.trimmingCharacters(in: .whitespaces)) else {
-                    throw ConfigurationError(
-                        key: name, source: ConfigurationLayer.flag.label(for: key), message: "expected a number, got \(raw)")
-                }
-                content = .double(number)
-            }
-            values[AbsoluteConfigKey(ConfigKey(name))] = ConfigValue(content, isSecret: false)
+            values[AbsoluteConfigKey(ConfigKey(name))] = ConfigValue(
+                try content(raw, of: key, layer: .flag), isSecret: false)
         }
         return InMemoryProvider(name: "flags", values: values)
     }
 
-    /// The bottom layer. Keys without a default (credentials, CA file) are simply absent.
-    private static func defaultsProvider() -> InMemoryProvider {
+    /// The bottom layer: the table's defaults, written and typed as flags are. Keys without a
+    /// default (credentials, CA file) are simply absent; the client id holds this host's name.
+    private static func defaultsProvider() throws(ConfigurationError) -> InMemoryProvider {
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
-        func set(_ key: ConfigurationKey, _ content: ConfigContent) {
-            values[AbsoluteConfigKey(ConfigKey(key.name))] = ConfigValue(content, isSecret: false)
-        }
-        typealias Defaults = ServiceConfiguration.Defaults
-        set(.brokerURL, .stringArray([Defaults.brokerURL]))
-        set(.httpListen, .string(Defaults.httpListen))
-        set(.homeAssistant, .bool(false))
-        set(.homeAssistantPrefix, .string(Defaults.homeAssistantPrefix))
-        set(.ownTracksTransitions, .bool(true))
-        set(.clientID, .string(Defaults.clientID))
-        set(.positionTopics, .stringArray(Defaults.positionTopics))
-        set(.prefix, .string(Defaults.prefix))
-        set(.fencesFile, .string(Defaults.fencesFile))
-        set(.journalPath, .string(Defaults.journalPath))
-        set(.logLevel, .string(Defaults.logLevel))
         for key in ConfigurationKey.allCases {
-            if let number = key.numericDefault { set(key, .double(number)) }
+            let raw: String
+            switch key.builtInDefault {
+            case .none: continue
+            case .value(let value): raw = value
+            case .atStart:
+                precondition(key == .clientID, "\(key.name): its start-time default is not worked out here")
+                raw = ServiceConfiguration.Defaults.clientID
+            }
+            values[AbsoluteConfigKey(ConfigKey(key.name))] = ConfigValue(
+                try content(raw, of: key, layer: .builtInDefault), isSecret: false)
         }
         return InMemoryProvider(name: "defaults", values: values)
+    }
+
+    /// A value written as text (a flag, a default), typed by its key's kind.
+    private static func content(
+        _ raw: String, of key: ConfigurationKey, layer: ConfigurationLayer
+    ) throws(ConfigurationError) -> ConfigContent {
+        switch key.kind {
+        case .text, .optionalText, .textOrOff:
+            return .string(raw)
+        case .boolean:
+            guard let value = LayeredValues.parseBoolean(raw) else {
+                throw ConfigurationError(
+                    key: key.name, source: layer.label(for: key), message: "expected true or false, got \(raw)")
+            }
+            return .bool(value)
+        case .list:
+            return .stringArray(LayeredValues.splitList(raw))
+        case .number:
+            guard let number = Double(raw.trimmingCharacters(in: .whitespaces)) else {
+                throw ConfigurationError(
+                    key: key.name, source: layer.label(for: key), message: "expected a number, got \(raw)")
+            }
+            return .double(number)
+        }
     }
 }

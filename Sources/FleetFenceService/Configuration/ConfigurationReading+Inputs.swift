@@ -1,4 +1,5 @@
 import FleetFenceCodecs
+import FleetFenceSettings
 
 /// `inputs.*` (docs/trackers.md "Connecting trackers"): valid filters, and no topic that two inputs would
 /// both read, so that a position is never decoded two ways.

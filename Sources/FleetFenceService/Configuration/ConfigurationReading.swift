@@ -1,4 +1,5 @@
 import FleetFenceCodecs
+import FleetFenceSettings
 import Foundation
 import GeofenceEngine
 import Logging

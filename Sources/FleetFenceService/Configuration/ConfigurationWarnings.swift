@@ -1,3 +1,5 @@
+import FleetFenceSettings
+
 /// Settings that are accepted but probably not what the operator meant.
 enum ConfigurationWarnings {
     static func collect(

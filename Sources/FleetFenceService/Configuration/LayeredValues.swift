@@ -1,5 +1,6 @@
-import Foundation
 import Configuration
+import FleetFenceSettings
+import Foundation
 
 /// A value and the layer it came from.
 struct Resolved<Value> {

@@ -1,4 +1,5 @@
 import FleetFenceCodecs
+import FleetFenceSettings
 import Foundation
 import GeofenceEngine
 import MQTT
@@ -75,8 +76,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
         public var ownTracksTransitions: Bool
 
         public init(
-            homeAssistant: Bool = false, homeAssistantPrefix: String = Defaults.homeAssistantPrefix,
-            ownTracksTransitions: Bool = true
+            homeAssistant: Bool = Defaults.homeAssistant, homeAssistantPrefix: String = Defaults.homeAssistantPrefix,
+            ownTracksTransitions: Bool = Defaults.ownTracksTransitions
         ) {
             self.homeAssistant = homeAssistant
             self.homeAssistantPrefix = homeAssistantPrefix
@@ -87,21 +88,46 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// The loader cannot log them: the logger is configured from this value. Log them once it exists.
     public var warnings: [String]
 
-    /// The built-in defaults, the bottom layer.
+    /// The built-in defaults as typed values, read from the table (``ConfigurationKey``) that the
+    /// loader's bottom layer reads too.
     public enum Defaults {
-        public static let brokerURL = "mqtt://127.0.0.1:1883"
-        public static let positionTopics = ["fleet/+/position"]
-        public static let prefix = "fleetfence"
-        public static let fencesFile = "Config/fences.geojson"
-        public static let journalPath = "fleetfence.db"
-        public static let geofence = GeofenceSettings()
-        public static let statsIntervalSeconds: Double = 10
-        public static let logLevel = "info"
-        public static let httpListen = "127.0.0.1:8080"
-        public static let homeAssistantPrefix = "homeassistant"
-        public static let retentionDays: Double = 90
+        public static let brokerURL = text(.brokerURL)
+        public static let positionTopics = LayeredValues.splitList(text(.positionTopics))
+        public static let prefix = text(.prefix)
+        public static let fencesFile = text(.fencesFile)
+        public static let journalPath = text(.journalPath)
+        public static let geofence = GeofenceSettings(
+            debounceSeconds: number(.debounce), hysteresisMeters: number(.hysteresis), minRadiusMeters: number(.minRadius),
+            maxRadiusMeters: number(.maxRadius), maxAccuracyMeters: number(.maxAccuracy),
+            silentConfirmSeconds: number(.silentConfirm), maxFutureSeconds: number(.maxFuture),
+            forgetAfterSeconds: number(.forgetAfter), lateWindowSeconds: number(.lateWindow))
+        public static let statsIntervalSeconds = number(.statsInterval)
+        public static let logLevel = text(.logLevel)
+        public static let httpListen = text(.httpListen)
+        public static let homeAssistant = boolean(.homeAssistant)
+        public static let homeAssistantPrefix = text(.homeAssistantPrefix)
+        public static let ownTracksTransitions = boolean(.ownTracksTransitions)
+        public static let retentionDays = number(.retentionDays)
         /// `fleetfence-<host>`: stable across restarts of the same machine, distinct between machines.
         public static var clientID: String { "fleetfence-\(HostName.current)" }
+
+        // A default the table writes wrongly is a programming error; ConfigurationTests loads them all.
+        private static func text(_ key: ConfigurationKey) -> String {
+            guard let value = key.defaultValue else { preconditionFailure("\(key.name) has no built-in default") }
+            return value
+        }
+
+        private static func number(_ key: ConfigurationKey) -> Double {
+            guard let value = Double(text(key)) else { preconditionFailure("\(key.name)'s default is not a number") }
+            return value
+        }
+
+        private static func boolean(_ key: ConfigurationKey) -> Bool {
+            guard let value = LayeredValues.parseBoolean(text(key)) else {
+                preconditionFailure("\(key.name)'s default is not true or false")
+            }
+            return value
+        }
     }
 
     /// The config file read when `--config` is not given; a missing one means built-in defaults.

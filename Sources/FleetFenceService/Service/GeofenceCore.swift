@@ -1,5 +1,6 @@
 import FleetFenceCodecs
 import FleetFenceJournal
+import FleetFenceSettings
 import GeofenceEngine
 import Logging
 
@@ -140,7 +141,7 @@ struct GeofenceCore {
         let maxFutureSeconds = engine.settings.maxFutureSeconds
         if sample.timestamp > arrival + maxFutureSeconds {
             let reason = "ts is \(Int((sample.timestamp - arrival).rounded())) s ahead of its arrival, "
-                + "at most \(ConfigurationKey.format(maxFutureSeconds)) s are accepted (geofence.max_future_s)"
+                + "at most \(ConfigurationKey.format(maxFutureSeconds)) s are accepted (\(ConfigurationKey.maxFuture.name))"
             if format == .http {
                 countRejection(source: String(decoding: topic, as: UTF8.self), reason: reason, into: &effects)
             } else {
