@@ -32,6 +32,11 @@ struct ChaosCheckerTests {
         #expect(pauses.contains { $0 >= 30 } && pauses.contains { $0 < 10 }, "\(pauses)")
     }
 
+    @Test func theTestCommandsSeedHoldsAKillAndAPause() {
+        let schedule = ChaosSchedule(seed: EndToEndSuites.ChaosCampaignTests.shortSeed, profile: .short, publishingSeconds: 15)
+        #expect(schedule.kinds == [.serviceKill, .servicePause], "\(schedule)")
+    }
+
     @Test func theScheduleReadsAsTheRunPrintsIt() {
         let schedule = ChaosSchedule(seed: 7, profile: .campaign, publishingSeconds: 15)
         let text = "\(schedule)"
