@@ -101,6 +101,8 @@ final class ChaosCampaignRun {
     private var running: Task<VerifyReport?, any Error>?
     /// Wall clock of the first position: fault times count from it.
     private var start = ContinuousClock.now
+    /// When the webhook's receiver was back after its outage.
+    private var webhookBack: ContinuousClock.Instant?
 
     init(directory: String, seed: UInt64) async throws {
         let root = Fixtures.packageRoot.path
@@ -174,14 +176,14 @@ final class ChaosCampaignRun {
         // The receiver's outage beside the other faults: it hands back the receiver started after it.
         let outage = schedule.faults.first { $0.kind == .webhookDown }
         let webhookTask = outage.map { fault in
-            Task { [first = receivers[0], start] () async throws -> (WebhookReceiver, String) in
+            Task { [first = receivers[0], start] () async throws -> (WebhookReceiver, String, ContinuousClock.Instant) in
                 try await Task.sleep(until: start + .milliseconds(Int64(fault.at * 1000)))
                 let down = SimulationClock.seconds(ContinuousClock.now - start)
                 await first.stop()
                 try await Task.sleep(for: .milliseconds(Int64(fault.duration * 1000)))
                 let again = try await WebhookReceiver.start(port: first.port)
-                let up = SimulationClock.seconds(ContinuousClock.now - start)
-                return (again, String(format: "webhook down %.1f-%.1fs", down, up))
+                let back = ContinuousClock.now
+                return (again, String(format: "webhook down %.1f-%.1fs", down, SimulationClock.seconds(back - start)), back)
             }
         }
         var quietFrom = 0.0
@@ -192,9 +194,10 @@ final class ChaosCampaignRun {
                 quietFrom = elapsed
             }
             if let webhookTask {
-                let (receiver, line) = try await webhookTask.value
+                let (receiver, line, back) = try await webhookTask.value
                 receivers.append(receiver)
                 executed.append(line)
+                webhookBack = back
             }
         } catch {
             webhookTask?.cancel()
@@ -256,6 +259,11 @@ final class ChaosCampaignRun {
     private func judge(schedule: ChaosSchedule, report: VerifyReport, executed: [String]) async throws -> ChaosCampaign.Outcome {
         let journalPath = serviceOptions.journalPath
         let drained = try await waitForWebhookQueue(journal: journalPath, timeout: .seconds(120))
+        var executed = executed
+        if let back = webhookBack, let last = receivers.last?.requests.map(\.at).max(), last > back {
+            // What the outage cost the webhook: its back-off (README "Webhooks") after the receiver returned.
+            executed.append(String(format: "webhook caught up %.1fs after it was back", SimulationClock.seconds(last - back)))
+        }
         let status = await service.terminate()
 
         var checker = ChaosChecker()
