@@ -23,6 +23,12 @@ extension EndToEndSuites {
 
         static let campaignSeeds = ProcessInfo.processInfo.environment["FLEETFENCE_CHAOS_SEEDS"]
 
+        /// A seed list that does not read (`1-`, `seven`) fails here rather than running no seed.
+        @Test(.enabled(if: campaignSeeds != nil, "run by Scripts/chaos, which sets FLEETFENCE_CHAOS_SEEDS"))
+        func campaignSeedsRead() throws {
+            #expect(try !ChaosSchedule.seeds(from: Self.campaignSeeds).isEmpty)
+        }
+
         /// The long campaign: `Scripts/chaos` sets `FLEETFENCE_CHAOS_SEEDS` (`1-50`, `7`, `3,9`).
         @Test(
             .enabled(if: campaignSeeds != nil, "run by Scripts/chaos, which sets FLEETFENCE_CHAOS_SEEDS"),
