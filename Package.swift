@@ -184,6 +184,8 @@ let package = Package(
                 "LocalBroker", "FleetFenceSettings", "MQTT", "FleetFenceService", "FleetFenceHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // WebhookReceiver: a real HTTP receiver for webhook tests and chaos runs.
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict
         ),

@@ -115,6 +115,12 @@ public final class LocalMosquitto: Sendable {
         }
     }
 
+    /// Sends `signal` to the running broker, if any: SIGSTOP and SIGCONT freeze and thaw it (a
+    /// broker that hangs with its connections open), SIGUSR1 makes it save its persistence file.
+    public func signal(_ signal: Int32) {
+        running.withLock { $0?.broker.send(signal) }
+    }
+
     /// Stops and starts again on the same port with the same configuration and persistence.
     public func restart() throws {
         stop()

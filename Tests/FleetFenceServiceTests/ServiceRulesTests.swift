@@ -160,6 +160,36 @@ struct ServiceRulesTests {
         }
     }
 
+    /// A service that did not run for a while (SIGSTOP, a suspended host or VM) heard nobody
+    /// meanwhile: what the devices sent waits in the broker. That is not their silence either. A
+    /// change pending when it stopped is confirmed by silence only `silent_confirm_s` after it
+    /// runs again, and a sample the broker kept meanwhile still cancels it. Seen while building
+    /// the chaos campaign's service pause (docs/reliability.md): the first tick after the pause
+    /// confirmed both at once, and `back` got an enter and an exit it never made.
+    @Test func timeTheServiceDidNotRunIsNotTheDevicesSilence() async throws {
+        var options = HarnessOptions()
+        options[.silentConfirm] = "2"
+        options.manualClock = true
+        try await withService(options) { h in
+            try await h.position("back", north: 300, ts: T)
+            try await h.position("back", north: 100, ts: T + 10)  // pending enter, then back out
+            try await h.position("quiet", north: 300, ts: T)
+            try await h.position("quiet", north: 100, ts: T + 10)  // pending enter, then silence
+            try await h.barrier()
+            // Stopped for 5 s: the next tick comes 5 s after the one before, in one step.
+            let clock = try #require(h.clock)
+            await clock.advance(by: 5)
+            try await h.barrier()
+            #expect(h.alerts().isEmpty, "the pause counted as silence: \(h.alerts())")
+            // What the broker kept: back outside within the debounce.
+            try await h.position("back", north: 300, ts: T + 11)
+            try await h.advance(by: 3)
+            #expect(h.alerts("back").isEmpty, "\(h.alerts("back"))")
+            #expect(h.alerts("quiet").map(\.event) == ["enter"], "truly silent after the pause: confirmed")
+            #expect(h.alerts("quiet").first?.json.string("confirmed_at") == rfc3339(T + 12))
+        }
+    }
+
     @Test func dwellOncePerStay() async throws {
         var options = HarnessOptions()
         options.fences = Fences.collection([

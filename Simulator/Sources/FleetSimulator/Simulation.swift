@@ -12,6 +12,7 @@ public final class Simulation: Sendable {
     private let logger: Logger
     private let mqttLogger: Logger
     private let stops = Atomic<Int>(0)
+    private let published = Atomic<Bool>(false)
 
     public init(options: SimulationOptions, logger: Logger) throws(SimulationError) {
         try Self.validate(options)
@@ -71,6 +72,11 @@ public final class Simulation: Sendable {
     /// How many times `stop()` was called.
     public var stopRequests: Int { stops.load(ordering: .relaxed) }
 
+    /// Whether every position has been published (or publishing was stopped) and the run now
+    /// settles: a caller that must end the settle itself (a chaos run, whose faults may outlast
+    /// the routes) calls `stop()` twice only after this, so that no position goes unsent.
+    public var hasFinishedPublishing: Bool { published.load(ordering: .acquiring) }
+
     /// Publishes until every truck has finished (or `stop()`, or the task is cancelled), then,
     /// with `verify`, waits for the service to settle and returns the report.
     /// `onAlert` gets one readable line per alert as it arrives (from the MQTT thread).
@@ -121,6 +127,7 @@ public final class Simulation: Sendable {
         let clock = SimulationClock(simulatedStart: options.fleet.startTime, speedup: options.speedup)
         let through = await publish(publisher, clock: clock, progress: progress, collector: collector)
         await publisher.disconnect(waitFor: options.qos > 0 ? .seconds(10) : .zero)
+        published.store(true, ordering: .releasing)
         let sent = publisher.sentCount, dropped = publisher.droppedCount
         logger.info("published \(sent) positions (\(dropped) dropped) over \(Int(through - clock.simulatedStart)) simulated seconds")
 

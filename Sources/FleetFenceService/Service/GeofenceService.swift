@@ -338,6 +338,10 @@ public final class GeofenceService: Service, Sendable {
         }
     }
 
+    /// Seconds a tick may come late before its gap counts as time the service did not run, not
+    /// as the devices' silence (docs/rules.md "The rules").
+    static let stallAllowance = 1.0
+
     /// How often devices silent for `geofence.forget_after_s` are looked for, and how many are
     /// forgotten per hold of the core's lock.
     private static let forgetSweepInterval = 60.0
@@ -387,6 +391,7 @@ public final class GeofenceService: Service, Sendable {
         var nextForgetSweep = start + forgetSweepInterval
         var nextSubscriptionRetry = start + 5
         var lastTick = start
+        let tickSeconds = Double(tickInterval.components.seconds) + Double(tickInterval.components.attoseconds) * 1e-18
         let positionFilters = Set(configuration.positionTopics + configuration.inputs.topics)
         while true {
             try await clock.sleep(for: tickInterval)
@@ -401,7 +406,11 @@ public final class GeofenceService: Service, Sendable {
             let hearing = running.withLock { running in
                 running.map { $0.client.isConnected && !$0.client.refusedSubscriptions.contains(where: positionFilters.contains) }
             } ?? true
-            let unheard = hearing ? 0 : now - lastTick
+            // A tick long overdue means the service did not run (SIGSTOP, a suspended host or
+            // VM): it read nothing meanwhile, and what the devices sent waits in the broker. Nor is
+            // that their silence; a tick late by less is the scheduler's and counts as usual.
+            let overdue = now - lastTick - tickSeconds
+            let unheard = hearing ? (overdue > Self.stallAllowance ? overdue : 0) : now - lastTick
             loop.step { $0.tick(now: now, unheard: unheard) }
             lastTick = now
             if now >= nextViewRefresh {

@@ -5,27 +5,38 @@ import Synchronization
 
 /// A real HTTP server on a loopback port that records every webhook POST and answers as the test
 /// says: 2xx, 5xx, 410, slowly. Stopped, its port refuses connections (a receiver that is down).
-final class WebhookReceiver: Sendable {
-    struct Received: Sendable {
+/// Webhook tests and the chaos runs (docs/webhooks.md "Webhooks") share it.
+public final class WebhookReceiver: Sendable {
+    public struct Received: Sendable {
         /// Header names lower-cased.
-        var headers: [String: String]
-        var body: [UInt8]
-        var path: String
-        var at = ContinuousClock.now
-        var text: String { String(decoding: body, as: UTF8.self) }
+        public var headers: [String: String]
+        public var body: [UInt8]
+        public var path: String
+        public var at = ContinuousClock.now
+        public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    struct Answer: Sendable {
-        var status: Int
-        var delay: Duration = .zero
-        var headers: [String: String] = [:]
+    public struct Answer: Sendable {
+        public var status: Int
+        public var delay: Duration = .zero
+        public var headers: [String: String] = [:]
         /// Answers only once the requests received so far satisfy it (at most 10 s): an order
         /// made certain, not left to timing.
-        var holdUntil: (@Sendable ([Received]) -> Bool)? = nil
+        public var holdUntil: (@Sendable ([Received]) -> Bool)? = nil
+
+        public init(
+            status: Int, delay: Duration = .zero, headers: [String: String] = [:],
+            holdUntil: (@Sendable ([Received]) -> Bool)? = nil
+        ) {
+            self.status = status
+            self.delay = delay
+            self.headers = headers
+            self.holdUntil = holdUntil
+        }
     }
 
     /// Given each request and how many came before it, the answer.
-    typealias Behaviour = @Sendable (Received, Int) -> Answer
+    public typealias Behaviour = @Sendable (Received, Int) -> Answer
 
     /// What the server's handler shares with the test.
     private final class Recorder: Sendable {
@@ -34,15 +45,15 @@ final class WebhookReceiver: Sendable {
         init(_ behaviour: @escaping Behaviour) { self.behaviour = Mutex(behaviour) }
     }
 
-    let port: Int
+    public let port: Int
     private let recorder: Recorder
     private let task: Task<Void, any Error>
 
-    var requests: [Received] { recorder.received.withLock { $0 } }
-    var url: String { "http://127.0.0.1:\(port)/hook" }
+    public var requests: [Received] { recorder.received.withLock { $0 } }
+    public var url: String { "http://127.0.0.1:\(port)/hook" }
 
     /// Answers from now on with `behaviour`.
-    func answer(_ behaviour: @escaping Behaviour) { recorder.behaviour.withLock { $0 = behaviour } }
+    public func answer(_ behaviour: @escaping Behaviour) { recorder.behaviour.withLock { $0 = behaviour } }
 
     private init(port: Int, recorder: Recorder, task: Task<Void, any Error>) {
         self.port = port
@@ -51,7 +62,7 @@ final class WebhookReceiver: Sendable {
     }
 
     /// Starts on `port` (0: a free one) and returns once it listens.
-    static func start(port: Int = 0, _ behaviour: @escaping Behaviour = { _, _ in Answer(status: 204) }) async throws -> WebhookReceiver {
+    public static func start(port: Int = 0, _ behaviour: @escaping Behaviour = { _, _ in Answer(status: 204) }) async throws -> WebhookReceiver {
         let recorder = Recorder(behaviour)
         let router = Router()
         let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
@@ -87,7 +98,7 @@ final class WebhookReceiver: Sendable {
         while bound.load(ordering: .acquiring) < 0 {
             guard ContinuousClock.now < deadline else {
                 task.cancel()
-                throw TestError("webhook receiver not listening within 10 s")
+                throw TestSupportError("webhook receiver not listening within 10 s")
             }
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -95,14 +106,14 @@ final class WebhookReceiver: Sendable {
     }
 
     /// Stops listening; returns once it has.
-    func stop() async {
+    public func stop() async {
         task.cancel()
         _ = try? await task.value
     }
 
     /// Waits until `count` requests came; returns them all.
     @discardableResult
-    func waitForRequests(_ count: Int, timeout: Duration = .seconds(15)) async -> [Received] {
+    public func waitForRequests(_ count: Int, timeout: Duration = .seconds(15)) async -> [Received] {
         let deadline = ContinuousClock.now + timeout
         while requests.count < count, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
