@@ -1,12 +1,6 @@
 import Foundation
 import LocalBroker
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One run: a private broker, the streams and fences, the phases in order, and a clean end.
 final class BenchRun {
     let settings: BenchSettings
@@ -28,13 +22,11 @@ final class BenchRun {
 
     init(settings: BenchSettings) throws {
         self.settings = settings
-        var template = Array((FileManager.default.temporaryDirectory.appendingPathComponent("fleetbench-XXXXXX").path).utf8CString)
-        guard let created = mkdtemp(&template) else { throw BenchError.failed("mkdtemp: \(String(cString: strerror(errno)))") }
-        directory = String(cString: created)
+        directory = try makeScratchDirectory("fleetbench")
     }
 
     func progress(_ line: String) {
-        FileHandle.standardError.write(Data("fleetbench: \(line)\n".utf8))
+        printProgress(line)
     }
 
     func run() async throws {

@@ -1,12 +1,6 @@
 import Foundation
 import LocalBroker
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// `fleetbench --cluster` (docs/several-instances.md "Several instances"): the same position streams, QoS 0 and
 /// QoS 1, through one instance on mosquitto and through P = 1, 2 and 4 instances on a three-node
 /// NATS cluster, one target after another, in one run. It prints positions/s, each instance's CPU
@@ -22,13 +16,11 @@ final class ClusterBench {
 
     init(settings: BenchSettings) throws {
         self.settings = settings
-        var template = Array(FileManager.default.temporaryDirectory.appendingPathComponent("fleetbench-cluster-XXXXXX").path.utf8CString)
-        guard let created = mkdtemp(&template) else { throw BenchError.failed("mkdtemp: \(String(cString: strerror(errno)))") }
-        directory = String(cString: created)
+        directory = try makeScratchDirectory("fleetbench-cluster")
     }
 
     func progress(_ line: String) {
-        FileHandle.standardError.write(Data("fleetbench: \(line)\n".utf8))
+        printProgress(line)
     }
 
     func run() async throws {

@@ -11,23 +11,26 @@ extension BenchRun {
         scale.baselineRSSBytes = settledRSS(service)
         scale.baselineDevices = service.log.snapshot.devices
         var random = SeededRandom(seed: settings.seed &+ 7)
-        var published = 0
-        let chunk = 100_000
-        for target in steps.sorted() where target > published {
-            let stepStart = Monotonic.nanos()
-            let stepFrom = published
-            while published < target {
-                let count = min(chunk, target - published)
+        /// One position each, at a random point, for devices `numbers`, in bursts of 100,000.
+        func publishOnce(_ numbers: Range<Int>, ts: Double) {
+            for from in stride(from: numbers.lowerBound, to: numbers.upperBound, by: 100_000) {
+                let count = min(100_000, numbers.upperBound - from)
                 var stream = PositionStream(reservingMessages: count)
-                for number in published..<(published + count) {
+                for number in from..<(from + count) {
                     let point = area.randomPoint(using: &random)
                     let topic = stream.addTopic("fleet/scale-\(number)/position")
-                    stream.append(topic: topic, PositionFix(lat: point.lat, lon: point.lon, ts: Fleet.startTime, acc: 8))
+                    stream.append(topic: topic, PositionFix(lat: point.lat, lon: point.lon, ts: ts, acc: 8))
                 }
                 let outcome = publisher.burst(stream, qos: 0)
                 if outcome.dropped > 0 { results.notes.append("scale: publisher dropped \(outcome.dropped) messages") }
-                published += count
             }
+        }
+        var published = 0
+        for target in steps.sorted() where target > published {
+            let stepStart = Monotonic.nanos()
+            let stepFrom = published
+            publishOnce(published..<target, ts: Fleet.startTime)
+            published = target
             let counted = try waitForPositions(service, atLeast: before + target, stall: 30)
             guard counted.count >= before + target else {
                 throw BenchError.timedOut("scale: service counted \(counted.count - before) of \(target) new devices")
@@ -43,19 +46,7 @@ extension BenchRun {
         // The cost of what devices hold for a backlog: every device reports again after a gap, the
         // case in which each holds one sample (a steady stream holds none).
         if published > 0, let lastRSS = scale.points.last?.rssBytes {
-            var second = 0
-            while second < published {
-                let count = min(chunk, published - second)
-                var stream = PositionStream(reservingMessages: count)
-                for number in second..<(second + count) {
-                    let point = area.randomPoint(using: &random)
-                    let topic = stream.addTopic("fleet/scale-\(number)/position")
-                    stream.append(topic: topic, PositionFix(lat: point.lat, lon: point.lon, ts: Fleet.startTime + 60, acc: 8))
-                }
-                let outcome = publisher.burst(stream, qos: 0)
-                if outcome.dropped > 0 { results.notes.append("scale: publisher dropped \(outcome.dropped) messages") }
-                second += count
-            }
+            publishOnce(0..<published, ts: Fleet.startTime + 60)
             let counted = try waitForPositions(service, atLeast: before + 2 * published, stall: 30)
             if counted.count >= before + 2 * published {
                 scale.heldRSSBytes = settledRSS(service)

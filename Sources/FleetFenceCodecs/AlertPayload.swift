@@ -15,51 +15,17 @@ public enum AlertPayload {
         t.event.isTourEvent ? encodeTourEvent(t, instance: instance) : encodeFenceAlert(t, instance: instance)
     }
 
-    private static func encodeFenceAlert(_ t: Transition, instance: String?) -> [UInt8] {
-        var json = JSONWriter(capacity: 320)
+    /// What both kinds share: `event` and `device` first, `instance` last.
+    private static func encodeAlert(
+        _ t: Transition, capacity: Int, instance: String?, body: (inout JSONWriter) -> Void
+    ) -> [UInt8] {
+        var json = JSONWriter(capacity: capacity)
         json.beginObject()
         json.key("event")
         json.string(t.event.rawValue)
         json.key("device")
         json.string(t.device)
-        json.key("fence")
-        json.string(t.fenceID)
-        json.key("name")
-        json.string(displayName(t))
-        json.key("at")
-        json.time(t.at)
-        json.key("confirmed_at")
-        json.time(t.confirmedAt)
-        json.key("lat")
-        json.number(t.lat)
-        json.key("lon")
-        json.number(t.lon)
-        if let radius = t.radiusMeters {
-            json.key("radius_m")
-            json.number(radius)
-        }
-        json.key("seq")
-        json.integer(t.seq)
-        if let dwell = t.dwellSeconds {
-            json.key("dwell_s")
-            json.number(roundedToMilliseconds(dwell))
-        }
-        if let duration = t.durationSeconds {
-            json.key("duration_s")
-            json.number(roundedToMilliseconds(duration))
-        }
-        if let reason = t.reason {
-            json.key("reason")
-            json.string(reason)
-        }
-        if let speed = t.maxSpeedKmh {
-            json.key("max_speed_kmh")
-            json.number(roundedToMilliseconds(speed))
-        }
-        if let limit = t.limitKmh {
-            json.key("limit_kmh")
-            json.number(limit)
-        }
+        body(&json)
         if let instance {
             json.key("instance")
             json.string(instance)
@@ -68,33 +34,66 @@ public enum AlertPayload {
         return json.bytes
     }
 
+    private static func encodeFenceAlert(_ t: Transition, instance: String?) -> [UInt8] {
+        encodeAlert(t, capacity: 320, instance: instance) { json in
+            json.key("fence")
+            json.string(t.fenceID)
+            json.key("name")
+            json.string(displayName(t))
+            json.key("at")
+            json.time(t.at)
+            json.key("confirmed_at")
+            json.time(t.confirmedAt)
+            json.key("lat")
+            json.number(t.lat)
+            json.key("lon")
+            json.number(t.lon)
+            if let radius = t.radiusMeters {
+                json.key("radius_m")
+                json.number(radius)
+            }
+            json.key("seq")
+            json.integer(t.seq)
+            if let dwell = t.dwellSeconds {
+                json.key("dwell_s")
+                json.number(roundedToMilliseconds(dwell))
+            }
+            if let duration = t.durationSeconds {
+                json.key("duration_s")
+                json.number(roundedToMilliseconds(duration))
+            }
+            if let reason = t.reason {
+                json.key("reason")
+                json.string(reason)
+            }
+            if let speed = t.maxSpeedKmh {
+                json.key("max_speed_kmh")
+                json.number(roundedToMilliseconds(speed))
+            }
+            if let limit = t.limitKmh {
+                json.key("limit_kmh")
+                json.number(limit)
+            }
+        }
+    }
+
     private static func encodeTourEvent(_ t: Transition, instance: String?) -> [UInt8] {
-        var json = JSONWriter(capacity: 192)
-        json.beginObject()
-        json.key("event")
-        json.string(t.event.rawValue)
-        json.key("device")
-        json.string(t.device)
-        json.key("tour")
-        json.string(t.tourID ?? "")
-        json.key("stop")
-        json.string(t.fenceID)
-        json.key("stop_index")
-        json.integer(Int64(t.stopIndex ?? 0))
-        json.key("at")
-        json.time(t.at)
-        json.key("seq")
-        json.integer(t.seq)
-        if t.event == .tourCompleted, let duration = t.durationSeconds {
-            json.key("duration_s")
-            json.number(roundedToMilliseconds(duration))
+        encodeAlert(t, capacity: 192, instance: instance) { json in
+            json.key("tour")
+            json.string(t.tourID ?? "")
+            json.key("stop")
+            json.string(t.fenceID)
+            json.key("stop_index")
+            json.integer(Int64(t.stopIndex ?? 0))
+            json.key("at")
+            json.time(t.at)
+            json.key("seq")
+            json.integer(t.seq)
+            if t.event == .tourCompleted, let duration = t.durationSeconds {
+                json.key("duration_s")
+                json.number(roundedToMilliseconds(duration))
+            }
         }
-        if let instance {
-            json.key("instance")
-            json.string(instance)
-        }
-        json.endObject()
-        return json.bytes
     }
 
     /// The fence's name, or its id when the name is missing or empty.

@@ -22,20 +22,30 @@ struct FenceFields {
         return value
     }
 
-    func string(_ key: String) throws(FenceDecodingError) -> String? {
+    /// The value of `key` as `extract` reads it, `nil` when absent, or `wrongType` saying what was
+    /// `expected`: how every typed getter here treats its key.
+    private func typed<T>(_ key: String, expected: String, _ extract: (JSONValue) -> T?) throws(FenceDecodingError) -> T? {
         guard let value = value(key) else { return nil }
-        guard case let .string(text) = value else {
-            throw .wrongType(field: path + key, expected: "a string", got: value.kindName)
+        guard let typed = extract(value) else {
+            throw .wrongType(field: path + key, expected: expected, got: value.kindName)
         }
-        return text
+        return typed
+    }
+
+    private static func text(_ value: JSONValue) -> String? {
+        if case let .string(text) = value { text } else { nil }
+    }
+
+    private static func items(_ value: JSONValue) -> [JSONValue]? {
+        if case let .array(items) = value { items } else { nil }
+    }
+
+    func string(_ key: String) throws(FenceDecodingError) -> String? {
+        try typed(key, expected: "a string", Self.text)
     }
 
     func number(_ key: String) throws(FenceDecodingError) -> Double? {
-        guard let value = value(key) else { return nil }
-        guard case let .number(x) = value else {
-            throw .wrongType(field: path + key, expected: "a number", got: value.kindName)
-        }
-        return x
+        try typed(key, expected: "a number") { if case let .number(x) = $0 { x } else { nil } }
     }
 
     func requiredNumber(_ key: String) throws(FenceDecodingError) -> Double {
@@ -44,19 +54,12 @@ struct FenceFields {
     }
 
     func bool(_ key: String) throws(FenceDecodingError) -> Bool? {
-        guard let value = value(key) else { return nil }
-        guard case let .bool(flag) = value else {
-            throw .wrongType(field: path + key, expected: "true or false", got: value.kindName)
-        }
-        return flag
+        try typed(key, expected: "true or false") { if case let .bool(flag) = $0 { flag } else { nil } }
     }
 
     /// An array of strings (`devices`, `stops`).
     func strings(_ key: String) throws(FenceDecodingError) -> [String]? {
-        guard let value = value(key) else { return nil }
-        guard case let .array(items) = value else {
-            throw .wrongType(field: path + key, expected: "an array of strings", got: value.kindName)
-        }
+        guard let items = try typed(key, expected: "an array of strings", Self.items) else { return nil }
         var strings: [String] = []
         strings.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
@@ -71,10 +74,7 @@ struct FenceFields {
     /// An RFC 3339 time, as seconds since the epoch rounded to the millisecond that it is written
     /// back with, so that a definition read, written and read again is the same definition.
     func time(_ key: String) throws(FenceDecodingError) -> Double? {
-        guard let value = value(key) else { return nil }
-        guard case let .string(text) = value else {
-            throw .wrongType(field: path + key, expected: "an RFC 3339 time string", got: value.kindName)
-        }
+        guard let text = try typed(key, expected: "an RFC 3339 time string", Self.text) else { return nil }
         guard let seconds = RFC3339.parse(text), let exact = RFC3339.parse(RFC3339.format(seconds)) else {
             throw .invalidTime(field: path + key, value: String(text.prefix(64)))
         }
@@ -83,10 +83,7 @@ struct FenceFields {
 
     /// `notify`: an array of "enter", "exit", "dwell"; absent means the default.
     func notify() throws(FenceDecodingError) -> Set<AlertEvent>? {
-        guard let value = value("notify") else { return nil }
-        guard case let .array(items) = value else {
-            throw .wrongType(field: path + "notify", expected: "an array of strings", got: value.kindName)
-        }
+        guard let items = try typed("notify", expected: "an array of strings", Self.items) else { return nil }
         var events = Set<AlertEvent>()
         for (i, item) in items.enumerated() {
             guard case let .string(text) = item else {

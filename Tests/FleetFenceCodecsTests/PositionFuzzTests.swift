@@ -28,31 +28,13 @@ struct PositionFuzzTests {
     @Test(arguments: seeds)
     func mutationsOfValidPayloads(seed: UInt64) {
         var rng = SeededRandom(seed: seed)
-        var decidedFast = 0
-        var failures = 0
+        var tally = FastPathTally(seed: seed)
         for i in 0..<Self.iterationsPerSeed {
-            let input = Self.mutator.mutate(Self.validPayloads.randomElement(using: &rng)!, using: &rng)
-            let dialect: Dialect = i % 2 == 0 ? .native : .ownTracks
-            if let fast = withExactBytes(input, { raw in
-                dialect == .native ? PositionDecoder.decodeFast(raw, deviceID: testDevice) : PositionDecoder.decodeOwnTracksFast(raw, deviceID: testDevice)
-            }) {
-                decidedFast += 1
-                let reference = input.withUnsafeBytes { raw in
-                    dialect == .native
-                        ? PositionDecoder.decodeWithParser(raw, deviceID: testDevice)
-                        : PositionDecoder.decodeOwnTracksWithParser(raw, deviceID: testDevice)
-                }
-                if !identical(fast, reference) {
-                    failures += 1
-                    if failures <= 5 {
-                        Issue.record("seed \(seed) iteration \(i) \(dialect): fast=\(fast) reference=\(reference) on \(describe(input))")
-                    }
-                }
-            }
+            tally.check(Self.mutator.mutate(Self.validPayloads.randomElement(using: &rng)!, using: &rng), iteration: i)
         }
-        #expect(failures == 0)
+        #expect(tally.failures == 0)
         // Mutations mostly break the JSON, but a good share must still be decided by the scanner.
-        #expect(decidedFast > Self.iterationsPerSeed / 10, "only \(decidedFast) decided by the fast path")
+        #expect(tally.decidedFast > Self.iterationsPerSeed / 10, "only \(tally.decidedFast) decided by the fast path")
     }
 
     // MARK: Generated payloads
@@ -131,30 +113,41 @@ struct PositionFuzzTests {
     @Test(arguments: seeds)
     func generatedPayloads(seed: UInt64) {
         var rng = SeededRandom(seed: seed ^ 0xFACE)
-        var decidedFast = 0
-        var failures = 0
+        var tally = FastPathTally(seed: seed)
         var input: [UInt8] = []
         for i in 0..<Self.generatedPerSeed {
             Self.generate(&rng, into: &input)
-            let dialect: Dialect = i % 2 == 0 ? .native : .ownTracks
-            if let fast = withExactBytes(input, { raw in
-                dialect == .native ? PositionDecoder.decodeFast(raw, deviceID: testDevice) : PositionDecoder.decodeOwnTracksFast(raw, deviceID: testDevice)
-            }) {
-                decidedFast += 1
-                let reference = input.withUnsafeBytes { raw in
-                    dialect == .native
-                        ? PositionDecoder.decodeWithParser(raw, deviceID: testDevice)
-                        : PositionDecoder.decodeOwnTracksWithParser(raw, deviceID: testDevice)
-                }
-                if !identical(fast, reference) {
-                    failures += 1
-                    if failures <= 5 {
-                        Issue.record("seed \(seed) iteration \(i) \(dialect): fast=\(fast) reference=\(reference) on \(describe(input))")
-                    }
-                }
+            tally.check(input, iteration: i)
+        }
+        #expect(tally.failures == 0)
+        #expect(tally.decidedFast > Self.generatedPerSeed / 2, "only \(tally.decidedFast) decided by the fast path")
+    }
+}
+
+/// One seed's run of fuzz inputs: how many the fast path decided, and how many of those it got wrong.
+/// Only what the scanner decides is checked (its deferrals go to the parser anyway), and only against the parser.
+struct FastPathTally {
+    let seed: UInt64
+    var decidedFast = 0
+    var failures = 0
+
+    /// Even iterations are read as native payloads, odd ones as OwnTracks; the first five failures are recorded.
+    mutating func check(_ input: [UInt8], iteration i: Int) {
+        let dialect: Dialect = i % 2 == 0 ? .native : .ownTracks
+        guard let fast = withExactBytes(input, { raw in
+            dialect == .native ? PositionDecoder.decodeFast(raw, deviceID: testDevice) : PositionDecoder.decodeOwnTracksFast(raw, deviceID: testDevice)
+        }) else { return }
+        decidedFast += 1
+        let reference = input.withUnsafeBytes { raw in
+            dialect == .native
+                ? PositionDecoder.decodeWithParser(raw, deviceID: testDevice)
+                : PositionDecoder.decodeOwnTracksWithParser(raw, deviceID: testDevice)
+        }
+        if !identical(fast, reference) {
+            failures += 1
+            if failures <= 5 {
+                Issue.record("seed \(seed) iteration \(i) \(dialect): fast=\(fast) reference=\(reference) on \(describe(input))")
             }
         }
-        #expect(failures == 0)
-        #expect(decidedFast > Self.generatedPerSeed / 2, "only \(decidedFast) decided by the fast path")
     }
 }

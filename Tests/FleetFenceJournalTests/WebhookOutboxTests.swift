@@ -25,6 +25,11 @@ import Testing
             payload: Array(#"{"device":"\#(device)","seq":\#(seq)}"#.utf8), arrival: 1_000, webhooks: webhooks)
     }
 
+    /// Writes one alert per (device, seq), each queued for the `ops` webhook only, as one batch.
+    private static func queueForOps(_ journal: Journal, _ alerts: [(device: String, seq: UInt64)]) throws {
+        try journal.write(alerts: alerts.map { alert($0.device, seq: $0.seq, webhooks: ["ops"]) }, devices: [])
+    }
+
     @Test func rowsAreQueuedWithTheirAlertAndSurviveReopening() throws {
         try Self.withJournal { journal, path in
             try journal.write(
@@ -44,11 +49,7 @@ import Testing
 
     @Test func onlyEachDevicesOldestRowIsDueAndDeliveredRowsGo() throws {
         try Self.withJournal { journal, _ in
-            try journal.write(
-                alerts: [
-                    Self.alert("a", seq: 1, webhooks: ["ops"]), Self.alert("a", seq: 2, webhooks: ["ops"]),
-                    Self.alert("b", seq: 7, webhooks: ["ops"]),
-                ], devices: [])
+            try Self.queueForOps(journal, [("a", 1), ("a", 2), ("b", 7)])
             let far = Double.greatestFiniteMagnitude
             let first = try journal.dueWebhookDeliveries(webhook: "ops", now: far, limit: 10)
             #expect(first.map { "\($0.device)/\($0.seq)" }.sorted() == ["a/1", "b/7"])
@@ -62,11 +63,7 @@ import Testing
 
     @Test func aRetryWaitsAndBlocksItsDeviceOnly() throws {
         try Self.withJournal { journal, _ in
-            try journal.write(
-                alerts: [
-                    Self.alert("a", seq: 1, webhooks: ["ops"]), Self.alert("a", seq: 2, webhooks: ["ops"]),
-                    Self.alert("b", seq: 1, webhooks: ["ops"]),
-                ], devices: [])
+            try Self.queueForOps(journal, [("a", 1), ("a", 2), ("b", 1)])
             let now = Date().timeIntervalSince1970
             let a1 = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: now, limit: 10).first { $0.device == "a" })
             try journal.webhookRetry(id: a1.id, error: "HTTP 503", at: now, nextAttemptAt: now + 60)
@@ -83,8 +80,7 @@ import Testing
 
     @Test func deadLettersArePagedAndRequeuedUnderTheirOwnIds() throws {
         try Self.withJournal { journal, _ in
-            try journal.write(
-                alerts: (1...3).map { Self.alert("a", seq: UInt64($0), webhooks: ["ops"]) }, devices: [])
+            try Self.queueForOps(journal, (1...3).map { ("a", $0) })
             let now = Date().timeIntervalSince1970
             var ids: [Int64] = []
             for _ in 1...3 {
@@ -110,7 +106,7 @@ import Testing
 
     @Test func anExpiredRowKeepsItsLastErrorWhenDeadLettered() throws {
         try Self.withJournal { journal, _ in
-            try journal.write(alerts: [Self.alert("a", seq: 1, webhooks: ["ops"])], devices: [])
+            try Self.queueForOps(journal, [("a", 1)])
             let row = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: 1e12, limit: 1).first)
             try journal.webhookRetry(id: row.id, error: "timeout", at: 10, nextAttemptAt: 20)
             try journal.webhookDead(row, error: "timeout", at: 30, attempted: false)
@@ -121,13 +117,13 @@ import Testing
 
     @Test func aRedeliveredOlderRowHeadsItsDeviceAgainAndALongQueueHidesNoOtherDevice() throws {
         try Self.withJournal { journal, _ in
-            try journal.write(alerts: [Self.alert("a", seq: 1, webhooks: ["ops"])], devices: [])
+            try Self.queueForOps(journal, [("a", 1)])
             let now = Date().timeIntervalSince1970
             let first = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: now, limit: 5).first)
             try journal.webhookDead(first, error: "HTTP 410", at: now, attempted: true)
             // Behind it meanwhile: a long queue of a, and one row of b.
-            try journal.write(alerts: (2...500).map { Self.alert("a", seq: UInt64($0), webhooks: ["ops"]) }, devices: [])
-            try journal.write(alerts: [Self.alert("b", seq: 1, webhooks: ["ops"])], devices: [])
+            try Self.queueForOps(journal, (2...500).map { ("a", $0) })
+            try Self.queueForOps(journal, [("b", 1)])
             // (Due from when they were queued, just now.)
             let later = Date().timeIntervalSince1970 + 10
             #expect(try journal.dueWebhookDeliveries(webhook: "ops", now: later, limit: 2).map { "\($0.device)/\($0.seq)" } == ["a/2", "b/1"])

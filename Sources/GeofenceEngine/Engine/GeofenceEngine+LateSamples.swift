@@ -104,13 +104,7 @@ extension GeofenceEngine {
         history.merging = true
         devices.lastHeard[device] = arrival
         var outcome = SampleOutcome(status: .late)
-        if let accuracy = sample.accuracy, accuracy > settings.maxAccuracyMeters {
-            counters.inaccurate += 1
-            return outcome
-        }
-        if audiences.hasTargetedGroups { refreshGroups(of: deviceSlot) }
-        var current = takeRecord(of: deviceSlot, arrival: arrival)
-        current.lastArrival = arrival
+        guard var current = takeRecord(ifAccurate: sample, of: deviceSlot, arrival: arrival) else { return outcome }
         let original = current.entries
         let place = history.held.firstIndex { $0.timestamp > sample.timestamp } ?? history.held.count
         // Fences a newer sample already confirmed or alerted: this one says nothing for them.

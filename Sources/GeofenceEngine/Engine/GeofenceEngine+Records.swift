@@ -7,6 +7,21 @@ extension GeofenceEngine {
         return index < 0 ? DeviceRegions(device: deviceSlot, lastArrival: arrival) : records.take(index)
     }
 
+    /// Rule 1, then the record a sample changes, for an in-order and a late sample alike: `nil` (and
+    /// counted) when the sample is less accurate than the limit and so says nothing to any fence; else
+    /// the device's record taken out, its groups refreshed first, last heard at `arrival`.
+    @inline(__always)
+    mutating func takeRecord(ifAccurate sample: PositionSample, of deviceSlot: Int32, arrival: Double) -> DeviceRegions? {
+        if let accuracy = sample.accuracy, accuracy > settings.maxAccuracyMeters {
+            counters.inaccurate += 1
+            return nil
+        }
+        if audiences.hasTargetedGroups { refreshGroups(of: deviceSlot) }
+        var record = takeRecord(of: deviceSlot, arrival: arrival)
+        record.lastArrival = arrival
+        return record
+    }
+
     /// Puts a record taken with `takeRecord` back, or drops it when nothing in it differs from the
     /// default, and keeps the set of devices silence can confirm in step.
     mutating func putBack(_ record: DeviceRegions, for deviceSlot: Int32) {

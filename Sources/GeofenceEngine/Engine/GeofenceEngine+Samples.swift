@@ -36,13 +36,7 @@ extension GeofenceEngine {
 
         // Rule 1: a sample less accurate than the limit says nothing, to any fence. It is ignored
         // by the rules altogether, so it does not count as news for silent confirmation either.
-        if let accuracy = sample.accuracy, accuracy > settings.maxAccuracyMeters {
-            counters.inaccurate += 1
-            return outcome
-        }
-        if audiences.hasTargetedGroups { refreshGroups(of: deviceSlot) }
-        var current = takeRecord(of: deviceSlot, arrival: arrival)
-        current.lastArrival = arrival
+        guard var current = takeRecord(ifAccurate: sample, of: deviceSlot, arrival: arrival) else { return outcome }
         // The regions before this sample, kept only when it is held: keeping them makes the next
         // change of the entries copy them.
         let holding = willHold(sample, previousLatest: previousLatest, device: device)

@@ -107,37 +107,26 @@ struct SampleHistory: Sendable {
 
 /// The histories of the devices that hold one, in one array with a free list, reached from
 /// `DeviceTable.history`: a device in a steady stream holds none, and checking costs no hashing.
-struct SampleHistories: Sendable {
-    private var items: [SampleHistory] = []
-    private var free: [Int32] = []
+typealias SampleHistories = FreeListArray<SampleHistory>
 
-    /// Takes history `index` out, leaving an empty one, so that the caller changes it without copying.
+extension FreeListArray where Item == SampleHistory {
+    init() {
+        self.init(vacant: SampleHistory())
+    }
+
+    /// Takes history `index` out, leaving an empty one.
     mutating func take(_ index: Int32) -> SampleHistory {
-        var taken = SampleHistory()
-        swap(&taken, &items[Int(index)])
-        return taken
+        take(index, leaving: SampleHistory())
     }
 
     mutating func put(_ history: SampleHistory, at index: Int32) {
-        items[Int(index)] = history
-    }
-
-    mutating func add(_ history: SampleHistory) -> Int32 {
-        if let index = free.popLast() {
-            items[Int(index)] = history
-            return index
-        }
-        items.append(history)
-        return Int32(items.count - 1)
-    }
-
-    mutating func remove(_ index: Int32) {
-        items[Int(index)] = SampleHistory()
-        free.append(index)
+        self[index] = history
     }
 
     mutating func markAlerted(_ index: Int32, _ mark: SampleHistory.AlertMark) {
-        guard !items[Int(index)].held.isEmpty else { return }
-        items[Int(index)].held[items[Int(index)].held.count - 1].alerted.append(mark)
+        modify(index) { history in
+            guard !history.held.isEmpty else { return }
+            history.held[history.held.count - 1].alerted.append(mark)
+        }
     }
 }
