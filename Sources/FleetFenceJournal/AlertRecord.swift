@@ -23,10 +23,10 @@ public struct AlertRecord: Sendable {
 }
 
 extension AlertRecord {
-    /// In the column order of ``JournalSQL/transitionColumns``.
-    var binds: [SQLiteData] {
+    /// In the column order of ``JournalSQL/transitionColumns``, as row `id`.
+    func binds(id: Int64) -> [SQLiteData] {
         [
-            .text(transition.device), .text(transition.fenceID), .text(transition.event.rawValue), .float(transition.at),
+            .integer(id), .text(transition.device), .text(transition.fenceID), .text(transition.event.rawValue), .float(transition.at),
             .float(transition.confirmedAt), .float(transition.lat), .float(transition.lon), .integer(Int64(transition.seq)),
             transition.reason.map { .text($0) } ?? .null,
             transition.durationSeconds.map { .float($0) } ?? .null, transition.dwellSeconds.map { .float($0) } ?? .null,

@@ -3,9 +3,11 @@ import GeofenceEngine
 extension Journal {
     /// Every device's stored state, ordered by device id.
     public func loadDevices() throws -> [JournalDeviceRow] {
-        let rows = try locked { try db.run("SELECT device, state FROM devices ORDER BY device") }
+        let rows = try locked { try db.run("SELECT device, state, updated_at FROM devices ORDER BY device") }
         return try rows.map { row in
-            JournalDeviceRow(device: try row.text("device", in: "devices"), state: try row.bytes("state", in: "devices"))
+            JournalDeviceRow(
+                device: try row.text("device", in: "devices"), state: try row.bytes("state", in: "devices"),
+                updatedAt: row.optionalDouble("updated_at"))
         }
     }
 

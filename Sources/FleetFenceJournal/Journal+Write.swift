@@ -5,15 +5,15 @@ extension Journal {
     /// Appends `alerts`, upserts `devices`, `fences` and the record of the fences file
     /// (`fileFences`: id to encoded definition), deletes `removedDevices`, `removedFences` and
     /// `removedFileFences`, all in one transaction: after a crash the journal holds all of a call
-    /// or none of it. Removals apply before upserts.
+    /// or none of it. Removals apply before upserts. `mark`, when given, is journaled with them.
     public func write(
         alerts: [AlertRecord], devices: [JournalDeviceRow], removedDevices: [String] = [],
         fences: [JournalFenceRow] = [], removedFences: [String] = [],
         fileFences: [ExactID: [UInt8]] = [:], removedFileFences: [String] = [],
-        tours: [ExactID: [UInt8]] = [:], removedTours: [String] = []
+        tours: [ExactID: [UInt8]] = [:], removedTours: [String] = [], mark: PublishedMark? = nil
     ) throws {
         if alerts.isEmpty && devices.isEmpty && removedDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
-            && fileFences.isEmpty && removedFileFences.isEmpty && tours.isEmpty && removedTours.isEmpty
+            && fileFences.isEmpty && removedFileFences.isEmpty && tours.isEmpty && removedTours.isEmpty && mark == nil
         {
             return
         }
@@ -22,18 +22,24 @@ extension Journal {
         var statements = Self.fenceStatements(fences, removed: removedFences, updatedAt: updatedAt)
         statements += Self.fileFenceStatements(fileFences, removed: removedFileFences)
         statements += Self.tourStatements(tours, removed: removedTours)
-        for alert in alerts {
-            statements.append((JournalSQL.insertTransition, alert.binds))
-            // Queued with the alert itself: a kill -9 loses neither or both (docs/webhooks.md "Webhooks").
-            for webhook in alert.webhooks {
-                statements.append((JournalSQL.insertOutbox, alert.outboxBinds(webhook: webhook, queuedAt: updatedAt)))
-            }
-        }
-        for device in removedDevices { statements.append((JournalSQL.deleteDevice, [.text(device)])) }
+        var deviceStatements: [(sql: String, binds: [SQLiteData])] = []
+        for device in removedDevices { deviceStatements.append((JournalSQL.deleteDevice, [.text(device)])) }
         for row in devices {
-            statements.append((JournalSQL.upsertDevice, [.text(row.device), .blob(row.state), .float(updatedAt)]))
+            deviceStatements.append((JournalSQL.upsertDevice, [.text(row.device), .blob(row.state), .float(updatedAt)]))
         }
+        if let mark { deviceStatements.append(Self.statement(for: mark)) }
         try locked {
+            // Ids given under the lock: another thread's write cannot take the same ones.
+            let firstID = alertIDs.withLock { $0 } + 1
+            var statements = statements
+            for (offset, alert) in alerts.enumerated() {
+                statements.append((JournalSQL.insertTransition, alert.binds(id: firstID + Int64(offset))))
+                // Queued with the alert itself: a kill -9 loses neither or both (docs/webhooks.md "Webhooks").
+                for webhook in alert.webhooks {
+                    statements.append((JournalSQL.insertOutbox, alert.outboxBinds(webhook: webhook, queuedAt: updatedAt)))
+                }
+            }
+            statements += deviceStatements
             // A single statement is atomic on its own.
             if statements.count == 1 {
                 try db.run(statements[0].sql, statements[0].binds)
@@ -42,6 +48,7 @@ extension Journal {
                     for statement in statements { try db.run(statement.sql, statement.binds) }
                 }
             }
+            alertIDs.withLock { $0 = firstID + Int64(alerts.count) - 1 }
         }
     }
 }

@@ -18,6 +18,9 @@ public final class Journal: Sendable {
     /// idle must not let the WAL grow for good.
     let forcedCheckpointFrames: Int
     private let isClosed = Mutex(false)
+    /// The last alert's row id: `write` gives ids itself, so that an id is never reused, even
+    /// after retention emptied the table (``PublishedMark`` counts on it).
+    let alertIDs = Mutex<Int64>(0)
     /// A reader's connection: closing it must not checkpoint.
     let readOnly: Bool
 
@@ -54,6 +57,10 @@ public final class Journal: Sendable {
                 "INSERT OR REPLACE INTO journal_meta (key, value) VALUES ('opened_at', ?)",
                 [.text(String(Date().timeIntervalSince1970))])
             db.takeOverCheckpoints()
+            let lastRow = try db.run("SELECT MAX(id) AS id FROM transitions").first?.column("id")?.int64Value ?? 0
+            let marked = try db.run("SELECT value FROM journal_meta WHERE key = ?", [.text(PublishedMark.key)])
+                .first?.optionalText("value").flatMap(PublishedMark.init(encoded:))?.alertID ?? 0
+            alertIDs.withLock { $0 = max(lastRow, marked) }
         } catch {
             try? db.close()
             if let error = error as? SQLiteError {

@@ -2,7 +2,7 @@
 /// transaction of a thousand rows steps one statement a thousand times.
 enum JournalSQL {
     static let transitionColumns = [
-        "device", "fence", "event", "at", "confirmed_at", "lat", "lon", "seq", "reason", "duration_s", "dwell_s",
+        "id", "device", "fence", "event", "at", "confirmed_at", "lat", "lon", "seq", "reason", "duration_s", "dwell_s",
         "alert",
     ]
 

@@ -69,6 +69,13 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let observeCommit: @Sendable (Duration) -> Void
     private let failed: @Sendable (String) -> Void
+    /// Asked before each transaction, on the writer's thread: a ``PublishedMark`` that moved is
+    /// journaled in it; `awaiting` when published steps wait for the broker's acknowledgement.
+    /// An idle writer then asks again every `markInterval`, so that the mark follows the
+    /// acknowledgements within milliseconds: a `kill -9` after them repeats nothing at the next start.
+    private let publishedMark: @Sendable () -> (mark: PublishedMark?, awaiting: Bool)
+    private let awaitingAcknowledgement = Atomic(false)
+    private static var markInterval: DispatchTimeInterval { .milliseconds(2) }
 
     /// `deliver` receives each batch of steps once it is committed, on the writer's thread (or,
     /// after `stop`, on the submitting thread). `observeCommit` is told how long each transaction
@@ -78,8 +85,10 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         journal: Journal, logger: Logger, checkpointIfDue: (@Sendable (_ idle: Bool) -> Void)? = nil,
         observeCommit: @escaping @Sendable (Duration) -> Void = { _ in },
         failed: @escaping @Sendable (String) -> Void = { _ in },
+        publishedMark: @escaping @Sendable () -> (mark: PublishedMark?, awaiting: Bool) = { (nil, false) },
         deliver: @escaping @Sendable ([Step]) -> Void
     ) {
+        self.publishedMark = publishedMark
         self.journal = journal
         self.logger = logger
         self.deliver = deliver
@@ -191,7 +200,13 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
             }
             if steps.isEmpty {
                 if stopping { return }
-                wake.wait()
+                if awaitingAcknowledgement.load(ordering: .relaxed) {
+                    if wake.wait(timeout: .now() + Self.markInterval) == .timedOut, let mark = takeMark() {
+                        commit([], mark: mark)
+                    }
+                } else {
+                    wake.wait()
+                }
             }
         }
     }
@@ -214,12 +229,12 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// is not committed would be forgotten by a restart, its seq reused. The service stops instead
     /// and a supervisor restarts it, while the broker keeps the positions (docs/operations.md "Limits and
     /// failures").
-    private func commit(_ steps: [Step], alsoWriting records: [DeviceRecord] = []) {
+    private func commit(_ steps: [Step], alsoWriting records: [DeviceRecord] = [], mark: PublishedMark? = nil) {
         guard queue.withLock({ $0.failure == nil }) else { return }
         let clock = ContinuousClock()
         let start = clock.now
         do {
-            try write(steps.map(\.changes), records: records)
+            try write(steps.map(\.changes), records: records, mark: mark ?? takeMark())
         } catch {
             let reason = "\(error)"
             logger.critical("journal write failed; publishing nothing more", metadata: ["error": "\(reason)"])
@@ -232,11 +247,21 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
             failed(reason)
             return
         }
+        if steps.isEmpty && records.isEmpty { return }
         observeCommit(clock.now - start)
-        if !steps.isEmpty { deliver(steps) }
+        if !steps.isEmpty {
+            deliver(steps)
+            awaitingAcknowledgement.store(true, ordering: .relaxed)
+        }
     }
 
-    private func write(_ changes: [JournalChanges], records: [DeviceRecord]) throws {
+    private func takeMark() -> PublishedMark? {
+        let (mark, awaiting) = publishedMark()
+        awaitingAcknowledgement.store(awaiting, ordering: .relaxed)
+        return mark
+    }
+
+    private func write(_ changes: [JournalChanges], records: [DeviceRecord], mark: PublishedMark?) throws {
         var alerts: [AlertRecord] = []
         // Keyed by bytes, as ids are told apart (docs/operations.md "Limits and failures").
         var latest: [ExactID: DeviceRecord] = [:]
@@ -284,7 +309,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         try journal.write(
             alerts: alerts, devices: rows, removedDevices: removedDevices, fences: fences.sorted { $0.key < $1.key }.map(\.value),
             removedFences: removedFences, fileFences: fileFences, removedFileFences: removedFileFences, tours: tours,
-            removedTours: removedTours)
+            removedTours: removedTours, mark: mark)
         if let pruneBefore {
             let pruned = try journal.prune(before: pruneBefore, limit: Self.pruneChunk)
             if pruned > 0 { logger.debug("alerts past retention pruned", metadata: ["rows": "\(pruned)"]) }

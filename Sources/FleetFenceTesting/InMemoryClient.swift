@@ -17,6 +17,9 @@ public final class InMemoryClient: MessageBus {
         var refused: [String] = []
         /// QoS 1 publishes made while disconnected, sent after the reconnect.
         var outbox: [ReceivedMessage] = []
+        /// QoS 1 publishes accepted: the broker acknowledges each as it routes it, so all but
+        /// the outbox's are acknowledged (in order, as the outbox is sent in order).
+        var issued: UInt64 = 0
         var onMessage: (@Sendable (MQTTMessage) -> Void)?
         var onConnectionChange: (@Sendable (Bool) -> Void)?
     }
@@ -101,8 +104,10 @@ public final class InMemoryClient: MessageBus {
             guard state.connected else {
                 guard qos > 0 else { return .dropped(.notConnected) }
                 state.outbox.append(message)
+                state.issued += 1
                 return .queued
             }
+            if qos > 0 { state.issued += 1 }
             return .sent
         }
         if result == .sent { broker.route(message) }
@@ -120,6 +125,10 @@ public final class InMemoryClient: MessageBus {
     }
 
     public var isConnected: Bool { state.withLock { $0.connected } }
+
+    public var publishTickets: PublishTickets {
+        state.withLock { PublishTickets(issued: $0.issued, acknowledgedThrough: $0.issued - UInt64($0.outbox.count)) }
+    }
 
     /// The broker acknowledges a QoS 1 publish as it routes it: only what waits for a reconnect
     /// is unacknowledged.

@@ -157,6 +157,10 @@ final class ClientEngine: Sendable {
         ledger.withLock { $0.unacknowledged }
     }
 
+    var publishTickets: PublishTickets {
+        ledger.withLock { $0.tickets }
+    }
+
     // MARK: subscribe
 
     func subscribe(_ filters: [String], qos: Int32) {

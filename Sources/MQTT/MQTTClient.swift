@@ -98,6 +98,9 @@ public final class MQTTClient: Sendable {
     /// QoS 1 publishes accepted but not yet acknowledged by the broker.
     public var unacknowledgedPublishes: Int { engine.unacknowledgedPublishes }
 
+    /// How far the broker has acknowledged the QoS 1 publishes, in publish order.
+    public var publishTickets: PublishTickets { engine.publishTickets }
+
     /// Waits until every QoS 1 publish has been acknowledged; `false` on timeout.
     /// Call it before `disconnect()` at a clean shutdown.
     public func waitForPublishes(timeout: Duration) async -> Bool {

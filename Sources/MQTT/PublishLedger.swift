@@ -5,12 +5,20 @@
 /// `on_publish(mid)` callback, so the ledger remembers which mids are QoS 0. The callback
 /// may also run before `publish` has recorded the mid it just got (the network thread can
 /// be faster than the caller): such early acknowledgements wait in `early` until recorded.
-/// mids are 16-bit and wrap, so QoS 1 mids are counted, not just set-membered.
+/// mids are 16-bit and wrap, so a mid may stand for more than one QoS 1 publish: each keeps its
+/// ticket (``PublishTickets``), and a PUBACK settles the oldest of its mid.
 struct PublishLedger {
     let limit: Int
     /// Unacknowledged QoS >= 1 publishes, including reservations not yet recorded.
     private(set) var unacknowledged = 0
-    private var qos1: [Int32: Int] = [:]
+    private(set) var tickets = PublishTickets()
+    /// Each unacknowledged mid's oldest ticket; the rare later ones of a mid that wrapped while
+    /// still unacknowledged in `reused`, oldest first (an array per publish would be an
+    /// allocation per message).
+    private var qos1: [Int32: UInt64] = [:]
+    private var reused: [Int32: [UInt64]] = [:]
+    /// Tickets acknowledged ahead of an older one still unacknowledged.
+    private var acknowledgedAhead: Set<UInt64> = []
     private var qos0: Set<Int32> = []
     private var early: Set<Int32> = []
 
@@ -32,10 +40,12 @@ struct PublishLedger {
 
     /// A reserved QoS >= 1 publish got `mid`.
     mutating func recordQoS1(mid: Int32) {
+        tickets.issued += 1
         if early.remove(mid) != nil {
             unacknowledged -= 1
+            settle(tickets.issued)
         } else {
-            qos1[mid, default: 0] += 1
+            if qos1[mid] == nil { qos1[mid] = tickets.issued } else { reused[mid, default: []].append(tickets.issued) }
         }
     }
 
@@ -49,12 +59,27 @@ struct PublishLedger {
     /// libmosquitto's `on_publish(mid)`.
     mutating func acknowledge(mid: Int32) {
         if qos0.remove(mid) != nil { return }
-        if let count = qos1[mid] {
-            if count == 1 { qos1[mid] = nil } else { qos1[mid] = count - 1 }
+        if let ticket = qos1[mid] {
+            if var later = reused[mid] {
+                qos1[mid] = later.removeFirst()
+                reused[mid] = later.isEmpty ? nil : later
+            } else {
+                qos1[mid] = nil
+            }
             unacknowledged -= 1
+            settle(ticket)
         } else {
             early.insert(mid)
         }
+    }
+
+    private mutating func settle(_ ticket: UInt64) {
+        guard ticket == tickets.acknowledgedThrough + 1 else {
+            acknowledgedAhead.insert(ticket)
+            return
+        }
+        tickets.acknowledgedThrough = ticket
+        while acknowledgedAhead.remove(tickets.acknowledgedThrough + 1) != nil { tickets.acknowledgedThrough += 1 }
     }
 
     /// Reconnecting discards unsent packets, so written-callbacks for QoS 0 never come.

@@ -26,6 +26,32 @@ struct BacklogTests {
         }
     }
 
+    /// Tickets count accepted QoS 1 publishes only, and are acknowledged in order once the
+    /// broker has them: what the service's outbox marks its alerts published by.
+    @Test func ticketsAreAcknowledgedOnlyOnceTheBrokerHasThePublishes() async throws {
+        try await withLocalBroker { broker in
+            var options = broker.clientOptions()
+            options.maxQueuedPublishes = 3
+            let client = try await broker.connectedClient(options)
+            #expect(client.publish(topic: "t/1", payload: "x", qos: 1) == .sent)
+            #expect(client.publish(topic: "t/0", payload: "x", qos: 0) == .sent)
+            #expect(await eventually { client.publishTickets == PublishTickets(issued: 1, acknowledgedThrough: 1) })
+
+            broker.stop()
+            #expect(await eventually { !client.isConnected })
+            let results = (2...5).map { client.publish(topic: "t/\($0)", payload: "x", qos: 1) }
+            #expect(results == [.queued, .queued, .queued, .dropped(.backlogFull(limit: 3))])
+            #expect(client.publishTickets == PublishTickets(issued: 4, acknowledgedThrough: 1))
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(client.publishTickets.acknowledgedThrough == 1, "nothing is acknowledged while the broker is away")
+
+            try broker.restart()
+            #expect(await client.waitForPublishes(timeout: .seconds(15)))
+            #expect(client.publishTickets == PublishTickets(issued: 4, acknowledgedThrough: 4))
+            await client.disconnect()
+        }
+    }
+
     @Test func publishOutsideConnectIsDroppedAsNotStarted() async throws {
         try await withLocalBroker { broker in
             let client = try MQTTClient(options: broker.clientOptions(), logger: testLogger())

@@ -24,6 +24,8 @@ public protocol MessageBus: AnyObject, Sendable {
     var refusedSubscriptions: [String] { get }
     func retryRefusedSubscriptions()
     var isConnected: Bool { get }
+    /// How far the broker has acknowledged the QoS 1 publishes, in publish order.
+    var publishTickets: PublishTickets { get }
     /// Waits until every QoS 1 publish is acknowledged; `false` on timeout.
     func waitForPublishes(timeout: Duration) async -> Bool
     /// A clean end: the broker discards the will.

@@ -2,18 +2,24 @@ import FleetFenceCodecs
 
 /// The topics: alerts, retained state, tour progress, the fence registry, Home Assistant and
 /// OwnTracks messages, published in the order they were committed. The bus queues them for its
-/// network thread, so this never waits for the network.
+/// network thread, so this never waits for the network; the outbox follows what the broker has
+/// acknowledged of them.
 struct MQTTOutput: Output {
     let bus: any MessageBus
     let layout: TopicLayout
     let metrics: ServiceMetrics
     let clock: any ServiceClock
+    let outbox: MQTTOutbox
+    /// The journal's last alert id, read after the batch was committed (on the writer's thread).
+    let lastAlertID: @Sendable () -> Int64
 
     func committed(_ steps: [Effects]) {
         var published: Double?
+        var dropped = false
         for step in steps {
             for message in step.messages {
-                bus.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
+                let result = bus.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
+                if message.qos > 0, !result.isAccepted { dropped = true }
                 if case let .alert(alert) = message.kind {
                     // One clock read per batch: its alerts leave together.
                     let now = published ?? clock.now
@@ -25,5 +31,7 @@ struct MQTTOutput: Output {
                 bus.publish(topic: layout.fence(fence.id), payload: FenceRegistryPayload.encode(fence), qos: 1, retain: true)
             }
         }
+        if dropped { outbox.dropped() }
+        outbox.published(alertID: lastAlertID())
     }
 }

@@ -100,19 +100,26 @@ public final class GeofenceService: Service, Sendable {
         let journal = try Journal(path: configuration.journalPath, logger: logger)
         // Rows queued before a restart or kill -9 are delivered from here on (docs/webhooks.md "Webhooks").
         try await webhooks.apply(configuration.webhooks, journal: journal)
+        // What the broker may not have had when the last run ended (a kill -9 takes what
+        // libmosquitto held): published again once connected (docs/reliability.md "What is promised").
+        let mark = try journal.publishedMark()
         let restored = try StateRestorer.restore(
-            from: journal, settings: configuration.geofence, now: clock.now, logger: logger)
+            from: journal, settings: configuration.geofence, now: clock.now, logger: logger, publishedMark: mark?.time)
+        let unpublished = Mutex<Republish?>(
+            Republish(alerts: try mark.map { try journal.alerts(after: $0.alertID) } ?? [], states: restored.unpublishedStates))
         let client = try makeBus(try clientOptions(layout: layout))
+        let outbox = MQTTOutbox(bus: client, alertID: journal.lastAlertID)
         // Data flows one way: message -> core -> effects -> journal -> outputs, each told of the
         // committed steps in order: the topics, the read side (HTTP), the webhooks.
         let outputs: [any Output] = [
-            MQTTOutput(bus: client, layout: layout, metrics: metrics, clock: clock), readModel, WebhookOutput(webhooks),
+            MQTTOutput(bus: client, layout: layout, metrics: metrics, clock: clock, outbox: outbox) { journal.lastAlertID },
+            readModel, WebhookOutput(webhooks),
         ]
         let metrics = self.metrics
         let failures = journalFailures.continuation
         let writer = JournalWriter<Effects>(
             journal: journal, logger: logger, observeCommit: { metrics.journalCommitted(in: $0) },
-            failed: { failures.yield($0) }
+            failed: { failures.yield($0) }, publishedMark: { outbox.mark() }
         ) { steps in
             for output in outputs { output.committed(steps) }
         }
@@ -146,7 +153,22 @@ public final class GeofenceService: Service, Sendable {
             // After every (re)connect: the last will may have said offline, and a broker that lost
             // its retained store must get the registry back.
             _ = client.publish(topic: statusTopic, payload: Array("online".utf8), qos: 1, retain: true)
-            loop.step { $0.connected() }
+            let republish = unpublished.withLock { pending in
+                defer { pending = nil }
+                return pending
+            }
+            loop.step { core in
+                var effects = core.connected()
+                // In the first connection's first step: before any alert of a position it reads.
+                if let republish { core.republish(republish.alerts, into: &effects) }
+                return effects
+            }
+            if let republish, !republish.alerts.isEmpty || !republish.states.isEmpty {
+                logger.info(
+                    "published again what the broker may not have had",
+                    metadata: ["alerts": "\(republish.alerts.count)", "states": "\(republish.states.count)"])
+                GeofenceService.republishStates(republish.states, loop: loop, bus: client)
+            }
         }
         let instanceFilters = configuration.instanceName == nil ? [] : [layout.instanceStatusFilter]
         client.subscribe(
@@ -227,7 +249,10 @@ public final class GeofenceService: Service, Sendable {
         // until the disconnect are journaled and alerted at once.
         await writer.stop()
         _ = client.publish(topic: statusTopic, payload: Array("offline".utf8), qos: 1, retain: true)
-        _ = await client.waitForPublishes(timeout: .seconds(5))
+        if await client.waitForPublishes(timeout: .seconds(5)), let mark = outbox.mark().mark {
+            // Everything acknowledged: the next start publishes nothing again.
+            try? journal.write(alerts: [], devices: [], mark: mark)
+        }
         await client.disconnect()
         // What those last messages changed without an alert.
         flushEverything(loop)

@@ -16,13 +16,18 @@ enum StateRestorer {
         var fileFences: [ExactID: FenceDefinition]
         /// The devices restored, for the read side to show before they report again.
         var devices: [String] = []
+        /// Restored devices whose row was written at or after the ``PublishedMark``'s time: their
+        /// retained state may not have reached the broker.
+        var unpublishedStates: [String] = []
     }
 
     /// `now`: the restart's wall clock. Silence is counted from it, not from the last sample
     /// before the downtime, so that positions the broker queued meanwhile are heard before a
     /// pending change is confirmed by silence. `deviceSlice`: device records decoded at a time.
+    /// `publishedMark`: the mark's time, when the journal has one.
     static func restore(
-        from journal: Journal, settings: GeofenceSettings, now: Double, logger: Logger, deviceSlice: Int = 20_000
+        from journal: Journal, settings: GeofenceSettings, now: Double, logger: Logger, publishedMark: Double? = nil,
+        deviceSlice: Int = 20_000
     ) throws -> Restored {
         var engine = GeofenceEngine(settings: settings)
         let (records, journaledOrigins) = try fenceRecords(from: journal, logger: logger)
@@ -46,6 +51,7 @@ enum StateRestorer {
         }
         let journaledSeq = try journal.maxSeqPerDevice()
         var devices: [String] = []
+        var unpublishedStates: [String] = []
         let rows = try journal.loadDevices()
         devices.reserveCapacity(rows.count)
         // Decoded on every core a slice at a time: a million decoded records at once would
@@ -69,6 +75,7 @@ enum StateRestorer {
                 if let arrival = record.lastArrival { record.lastArrival = max(arrival, now) }
                 engine.restore(record)
                 devices.append(row.device)
+                if let publishedMark, let written = row.updatedAt, written >= publishedMark { unpublishedStates.append(row.device) }
             }
         }
         if !devices.isEmpty || !origins.isEmpty {
@@ -80,7 +87,8 @@ enum StateRestorer {
         var fileFences: [ExactID: FenceDefinition] = [:]
         fileFences.reserveCapacity(fileRows.count)
         for (row, definition) in zip(fileRows, fileDefinitions) { fileFences[row.key] = definition }
-        return Restored(engine: engine, origins: origins, fileFences: fileFences, devices: devices)
+        return Restored(
+            engine: engine, origins: origins, fileFences: fileFences, devices: devices, unpublishedStates: unpublishedStates)
     }
 
     /// The journal's fence records, decoded on every core, with their origins; an unreadable row

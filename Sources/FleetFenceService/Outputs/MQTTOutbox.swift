@@ -1,0 +1,99 @@
+import FleetFenceJournal
+import Foundation
+import MQTT
+import Synchronization
+
+/// Which published messages the broker has acknowledged, as a ``PublishedMark`` the journal's
+/// writer journals: at start the service publishes again what a `kill -9` may have left in
+/// libmosquitto's memory (docs/reliability.md "What is promised").
+///
+/// After each batch of committed steps it publishes, ``MQTTOutput`` notes the bus's ticket count
+/// (every QoS 1 publish so far), the last alert id committed and the time. A batch is with the
+/// broker once its ticket is acknowledged; batches are published in commit order, so the mark
+/// is the newest batch acknowledged with every batch before it. Its time is when that batch was
+/// published: the next batch's device rows were written after it (the writer commits a batch
+/// after delivering the one before), so a device whose state is not yet acknowledged has a row
+/// written at or after the mark's time. Everything is read and changed on the writer's thread.
+final class MQTTOutbox: Sendable {
+    private struct Batch {
+        var ticket: UInt64
+        var alertID: Int64
+        var publishedAt: Double
+    }
+
+    private struct State {
+        var batches: [Batch] = []
+        var head = 0
+        var alertID: Int64
+        var journaled: PublishedMark?
+        /// A batch was published since the mark last journaled.
+        var publishedSince = false
+        /// A QoS 1 message was dropped (the backlog full): the mark stops where it is, and the
+        /// next start publishes again from there.
+        var stuck = false
+    }
+
+    private let bus: any MessageBus
+    private let state: Mutex<State>
+
+    /// `alertID`: the journal's last alert at start, all of it published or to be published again.
+    init(bus: any MessageBus, alertID: Int64) {
+        self.bus = bus
+        state = Mutex(State(alertID: alertID))
+    }
+
+    /// The wall clock, as the journal's `updated_at` of device rows is.
+    static var now: Double { Date().timeIntervalSince1970 }
+
+    /// A batch was handed to the bus; `alertID` is the last alert committed with it or before.
+    func published(alertID: Int64) {
+        let ticket = bus.publishTickets.issued
+        let now = Self.now
+        state.withLock { state in
+            state.alertID = max(state.alertID, alertID)
+            state.batches.append(Batch(ticket: ticket, alertID: state.alertID, publishedAt: now))
+            state.publishedSince = true
+        }
+    }
+
+    func dropped() {
+        state.withLock { $0.stuck = true }
+    }
+
+    /// The mark to journal in the writer's next transaction, `nil` when it has not moved;
+    /// `awaiting` while published batches wait for the broker's acknowledgement.
+    func mark() -> (mark: PublishedMark?, awaiting: Bool) {
+        let acknowledged = bus.publishTickets.acknowledgedThrough
+        let now = Self.now
+        return state.withLock { state -> (mark: PublishedMark?, awaiting: Bool) in
+            guard !state.stuck else { return (nil, false) }
+            var newest: Batch?
+            while state.head < state.batches.count, state.batches[state.head].ticket <= acknowledged {
+                newest = state.batches[state.head]
+                state.head += 1
+            }
+            if state.head > 1_024, state.head * 2 > state.batches.count {
+                state.batches.removeFirst(state.head)
+                state.head = 0
+            }
+            let awaiting = state.head < state.batches.count
+            let mark: PublishedMark
+            if !awaiting {
+                // Everything published is acknowledged: so is every row written until now.
+                mark = PublishedMark(alertID: state.alertID, time: now)
+            } else if let newest {
+                mark = PublishedMark(alertID: newest.alertID, time: newest.publishedAt)
+            } else {
+                return (nil, awaiting)
+            }
+            // Nothing published since, only the time moves (rows written without a message, the
+            // latest-sample times): journaled every 5 s, not at every transaction.
+            if !state.publishedSince, let journaled = state.journaled, mark.time - journaled.time < 5 {
+                return (nil, awaiting)
+            }
+            state.journaled = mark
+            state.publishedSince = awaiting
+            return (mark, awaiting)
+        }
+    }
+}
