@@ -71,11 +71,14 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     private let failed: @Sendable (String) -> Void
     /// Asked before each transaction, on the writer's thread: a ``PublishedMark`` that moved is
     /// journaled in it; `awaiting` when published steps wait for the broker's acknowledgement.
-    /// An idle writer then asks again every `markInterval`, so that the mark follows the
-    /// acknowledgements within milliseconds: a `kill -9` after them repeats nothing at the next start.
+    /// An idle writer then waits for ``acknowledgementsMoved()`` (or `markInterval` at most) and
+    /// journals the mark at once, so that it follows the acknowledgements within a fraction of a
+    /// millisecond: a `kill -9` after them repeats nothing at the next start.
     private let publishedMark: @Sendable () -> (mark: PublishedMark?, awaiting: Bool)
     private let awaitingAcknowledgement = Atomic(false)
-    private static var markInterval: DispatchTimeInterval { .milliseconds(2) }
+    /// Set while the idle writer waits for acknowledgements: only then does one wake it.
+    private let waitingForAcknowledgement = Atomic(false)
+    private static var markInterval: DispatchTimeInterval { .milliseconds(100) }
 
     /// `deliver` receives each batch of steps once it is committed, on the writer's thread (or,
     /// after `stop`, on the submitting thread). `observeCommit` is told how long each transaction
@@ -118,6 +121,13 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
             return
         }
         if wasIdle { wake.signal() }
+    }
+
+    /// The broker acknowledged more: an idle writer waiting for it journals the mark now.
+    public func acknowledgementsMoved() {
+        if waitingForAcknowledgement.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent).exchanged {
+            wake.signal()
+        }
     }
 
     /// Why the journal could not be written, once a write failed.
@@ -201,9 +211,11 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
             if steps.isEmpty {
                 if stopping { return }
                 if awaitingAcknowledgement.load(ordering: .relaxed) {
-                    if wake.wait(timeout: .now() + Self.markInterval) == .timedOut, let mark = takeMark() {
-                        commit([], mark: mark)
-                    }
+                    waitingForAcknowledgement.store(true, ordering: .sequentiallyConsistent)
+                    _ = wake.wait(timeout: .now() + Self.markInterval)
+                    waitingForAcknowledgement.store(false, ordering: .sequentiallyConsistent)
+                    // Steps that came meanwhile carry the mark in their own transaction.
+                    if queue.withLock({ $0.steps.isEmpty }), let mark = takeMark() { commit([], mark: mark) }
                 } else {
                     wake.wait()
                 }

@@ -22,6 +22,7 @@ public final class InMemoryClient: MessageBus {
         var issued: UInt64 = 0
         var onMessage: (@Sendable (MQTTMessage) -> Void)?
         var onConnectionChange: (@Sendable (Bool) -> Void)?
+        var onAcknowledged: (@Sendable () -> Void)?
     }
 
     private let broker: InMemoryBroker
@@ -52,6 +53,10 @@ public final class InMemoryClient: MessageBus {
         state.withLock { $0.onConnectionChange = handler }
     }
 
+    public func onAcknowledged(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onAcknowledged = handler }
+    }
+
     public func subscribe(_ filters: [String], qos: Int32) {
         let wanted = Dictionary(filters.map { ($0, qos) }, uniquingKeysWith: { $1 })
         let connection = state.withLock { state in
@@ -78,14 +83,15 @@ public final class InMemoryClient: MessageBus {
     /// The connection up: what waited in the outbox sent, the handler told (on the client's
     /// queue, before any message, as libmosquitto calls it) and subscriptions made again.
     private func establish() {
-        let handler = state.withLock { state in
+        let (handler, acknowledged) = state.withLock { state in
             // Connected before the handler runs, as MQTTClient is when it calls it. The outbox is
             // routed under the lock: a publish made once connected does not overtake it.
             state.connected = true
             for message in state.outbox { broker.route(message) }
-            state.outbox = []
-            return state.onConnectionChange
+            defer { state.outbox = [] }
+            return (state.onConnectionChange, state.outbox.isEmpty ? nil : state.onAcknowledged)
         }
+        if let acknowledged { run { acknowledged() } }
         // Queued before the broker hands anything to the queue: on_connect comes before any
         // message of the connection.
         if let handler { run { handler(true) } }
@@ -110,7 +116,10 @@ public final class InMemoryClient: MessageBus {
             if qos > 0 { state.issued += 1 }
             return .sent
         }
-        if result == .sent { broker.route(message) }
+        if result == .sent {
+            broker.route(message)
+            if qos > 0, let acknowledged = state.withLock({ $0.onAcknowledged }) { run { acknowledged() } }
+        }
         return result
     }
 

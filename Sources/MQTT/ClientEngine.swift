@@ -23,6 +23,7 @@ final class ClientEngine: Sendable {
     struct Handlers {
         var onMessage: (@Sendable (MQTTMessage) -> Void)?
         var onConnectionChange: (@Sendable (Bool) -> Void)?
+        var onAcknowledged: (@Sendable () -> Void)?
     }
 
     init(options: MQTTOptions, logger: Logger) throws(MQTTError) {

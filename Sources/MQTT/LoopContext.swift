@@ -30,6 +30,7 @@ final class LoopContext: Sendable {
     let engine: ClientEngine
     let onMessage: (@Sendable (MQTTMessage) -> Void)?
     let onConnectionChange: (@Sendable (Bool) -> Void)?
+    let onAcknowledged: (@Sendable () -> Void)?
     let attempt = ConnectAttempt()
     let exit = ThreadExit()
     private let stopMode = Atomic<UInt8>(StopMode.none.rawValue)
@@ -42,6 +43,7 @@ final class LoopContext: Sendable {
         self.engine = engine
         self.onMessage = handlers.onMessage
         self.onConnectionChange = handlers.onConnectionChange
+        self.onAcknowledged = handlers.onAcknowledged
     }
 
     var logger: Logger { engine.logger }

@@ -42,6 +42,12 @@ public final class MQTTClient: Sendable {
         engine.handlers.withLock { $0.onConnectionChange = handler }
     }
 
+    /// Sets the handler told, on the network thread, whenever the broker's acknowledgements
+    /// moved `publishTickets.acknowledgedThrough`. Set it before `connect`, as `onMessage`.
+    public func onAcknowledged(_ handler: @escaping @Sendable () -> Void) {
+        engine.handlers.withLock { $0.onAcknowledged = handler }
+    }
+
     /// Subscribes now if connected, and again after every reconnect. Calling it again for
     /// a filter changes its QoS. Invalid filters are logged and ignored.
     public func subscribe(_ filters: [String], qos: Int32) {

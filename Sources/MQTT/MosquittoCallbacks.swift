@@ -40,7 +40,8 @@ private func mqttDidReceive(_: OpaquePointer?, _ userdata: UnsafeMutableRawPoint
 }
 
 private func mqttDidPublish(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ mid: Int32) {
-    context(userdata)?.engine.ledger.withLock { $0.acknowledge(mid: mid) }
+    guard let context = context(userdata) else { return }
+    if context.engine.ledger.withLock({ $0.acknowledge(mid: mid) }) { context.onAcknowledged?() }
 }
 
 private func mqttDidConnect(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ rc: Int32, _ flags: Int32) {

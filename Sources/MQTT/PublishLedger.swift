@@ -56,9 +56,10 @@ struct PublishLedger {
         }
     }
 
-    /// libmosquitto's `on_publish(mid)`.
-    mutating func acknowledge(mid: Int32) {
-        if qos0.remove(mid) != nil { return }
+    /// libmosquitto's `on_publish(mid)`; whether `tickets.acknowledgedThrough` moved.
+    @discardableResult
+    mutating func acknowledge(mid: Int32) -> Bool {
+        if qos0.remove(mid) != nil { return false }
         if let ticket = qos1[mid] {
             if var later = reused[mid] {
                 qos1[mid] = later.removeFirst()
@@ -67,9 +68,12 @@ struct PublishLedger {
                 qos1[mid] = nil
             }
             unacknowledged -= 1
+            let before = tickets.acknowledgedThrough
             settle(ticket)
+            return tickets.acknowledgedThrough != before
         } else {
             early.insert(mid)
+            return false
         }
     }
 

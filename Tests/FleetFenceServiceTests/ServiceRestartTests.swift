@@ -311,7 +311,7 @@ struct ServiceRestartTests {
         }
     }
 
-    @Test func brokerRestartWithoutPersistenceGetsStatusAndRegistryBack() async throws {
+    @Test func brokerRestartWithoutPersistenceGetsStatusRegistryAndStatesBack() async throws {
         var options = HarnessOptions()
         options.realBroker = true  // mosquitto's own restart
         try await withService(options) { h in
@@ -329,6 +329,8 @@ struct ServiceRestartTests {
             #expect(registry.flatMap { JSONObject($0.payload) }?.double("radius") == 200, "the registry is published again")
             let yard = try await h.waitForRetained("fleetfence/fences/yard") { $0 != nil }
             #expect(yard.flatMap { JSONObject($0.payload) }?.double("radius") == 80, "with the fence set at run time")
+            let state = try await h.waitForRetained("fleetfence/state/np") { $0 != nil }
+            #expect(state?.text.contains(#""inside":["depot"]"#) == true, "and every device's state: \(String(describing: state))")
             try await h.barrier(timeout: .seconds(20))  // subscribed again, without a stored session
             try await h.position("np", north: 300, ts: T + 20)
             try await h.position("np", north: 300, ts: T + 22)

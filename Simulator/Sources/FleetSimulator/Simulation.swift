@@ -126,7 +126,9 @@ public final class Simulation: Sendable {
 
         let clock = SimulationClock(simulatedStart: options.fleet.startTime, speedup: options.speedup)
         let through = await publish(publisher, clock: clock, progress: progress, collector: collector)
-        await publisher.disconnect(waitFor: options.qos > 0 ? .seconds(10) : .zero)
+        // A tracker keeps its fixes until the broker has them: a broker hung or restarting when the
+        // replay ends is waited for (a minute), not taken as the fixes' loss.
+        await publisher.disconnect(waitFor: options.qos > 0 ? .seconds(60) : .zero)
         published.store(true, ordering: .releasing)
         let sent = publisher.sentCount, dropped = publisher.droppedCount
         logger.info("published \(sent) positions (\(dropped) dropped) over \(Int(through - clock.simulatedStart)) simulated seconds")

@@ -26,6 +26,8 @@ public protocol MessageBus: AnyObject, Sendable {
     var isConnected: Bool { get }
     /// How far the broker has acknowledged the QoS 1 publishes, in publish order.
     var publishTickets: PublishTickets { get }
+    /// Set before `connect`: told whenever `publishTickets.acknowledgedThrough` moved.
+    func onAcknowledged(_ handler: @escaping @Sendable () -> Void)
     /// Waits until every QoS 1 publish is acknowledged; `false` on timeout.
     func waitForPublishes(timeout: Duration) async -> Bool
     /// A clean end: the broker discards the will.

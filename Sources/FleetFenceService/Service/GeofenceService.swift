@@ -134,6 +134,7 @@ public final class GeofenceService: Service, Sendable {
         core.integrations.ownTracksTransitions = configuration.integrations.ownTracksTransitions
         core.webhooks = WebhookRoutes(configuration.webhooks)
         let loop = CoreLoop(core, writer: writer, logger: logger)
+        client.onAcknowledged { writer.acknowledgementsMoved() }
 
         let clock = self.clock
         client.onMessage { message in
@@ -144,6 +145,7 @@ public final class GeofenceService: Service, Sendable {
         }
         let statusTopic = layout.status
         let stopping = Atomic(false)
+        let connections = Atomic(0)
         client.onConnectionChange { [logger] connected in
             metrics.connectionChanged(connected)
             guard connected else {
@@ -162,6 +164,14 @@ public final class GeofenceService: Service, Sendable {
                 // In the first connection's first step: before any alert of a position it reads.
                 if let republish { core.republish(republish.alerts, into: &effects) }
                 return effects
+            }
+            if connections.add(1, ordering: .relaxed).newValue > 1 {
+                // A broker that restarted may have lost retained messages: all of them without
+                // persistence, those since its last save after a crash, acknowledged or not.
+                // The registry went again in `connected()`; every device's state goes too.
+                let devices = loop.withCore { $0.engine.deviceIDs }
+                if !devices.isEmpty { logger.info("publishing every device's state again", metadata: ["devices": "\(devices.count)"]) }
+                GeofenceService.republishStates(devices, loop: loop, bus: client)
             }
             if let republish, !republish.alerts.isEmpty || !republish.states.isEmpty {
                 logger.info(
