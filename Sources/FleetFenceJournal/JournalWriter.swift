@@ -212,6 +212,12 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                 if stopping { return }
                 if awaitingAcknowledgement.load(ordering: .relaxed) {
                     waitingForAcknowledgement.store(true, ordering: .sequentiallyConsistent)
+                    // An acknowledgement that came before the flag was set woke nobody: asked first.
+                    if let mark = takeMark() {
+                        waitingForAcknowledgement.store(false, ordering: .sequentiallyConsistent)
+                        commit([], mark: mark)
+                        continue
+                    }
                     _ = wake.wait(timeout: .now() + Self.markInterval)
                     waitingForAcknowledgement.store(false, ordering: .sequentiallyConsistent)
                     // Steps that came meanwhile carry the mark in their own transaction.

@@ -56,6 +56,8 @@ struct ServiceRestartTests {
             try await h.startService()
             #expect(h.service?.process?.processID != first.process?.processID)
             try await expectExitAfterRestart(h, "rt")
+            // A clean stop left its last mark: nothing was waiting for the broker, nothing goes again.
+            #expect(h.service?.process?.log.contains("publishing again") == false, "\(h.service?.process?.logTail() ?? "")")
             #expect(try await h.retained("fleetfence/status").map(\.text) == ["online"])
             let state = try await h.retained("fleetfence/state/rt")
             #expect(state.first.flatMap { JSONObject($0.payload) }?.strings("inside") == ["depot"])

@@ -13,12 +13,21 @@ import Synchronization
 /// is the newest batch acknowledged with every batch before it. Its time is when that batch was
 /// published: the next batch's device rows were written after it (the writer commits a batch
 /// after delivering the one before), so a device whose state is not yet acknowledged has a row
-/// written at or after the mark's time. Everything is read and changed on the writer's thread.
+/// written at or after the mark's time. Called on the writer's thread (after it stopped, on the
+/// threads that commit meanwhile), and by the tasks that publish states again.
 final class MQTTOutbox: Sendable {
     private struct Batch {
         var ticket: UInt64
         var alertID: Int64
         var publishedAt: Double
+    }
+
+    /// Messages published again (at start, after a reconnect): until the broker acknowledged the
+    /// last of them, the mark goes no further than `cap`, so that a kill meanwhile publishes
+    /// them again at the next start. `ticket` is the last one's, once all were handed to the bus.
+    private struct Republishing {
+        var cap: PublishedMark
+        var ticket: UInt64?
     }
 
     private struct State {
@@ -28,6 +37,7 @@ final class MQTTOutbox: Sendable {
         var journaled: PublishedMark?
         /// A batch was published since the mark last journaled.
         var publishedSince = false
+        var republishing: Republishing?
         /// A QoS 1 message was dropped (the backlog full): the mark stops where it is, and the
         /// next start publishes again from there.
         var stuck = false
@@ -36,10 +46,10 @@ final class MQTTOutbox: Sendable {
     private let bus: any MessageBus
     private let state: Mutex<State>
 
-    /// `alertID`: the journal's last alert at start, all of it published or to be published again.
-    init(bus: any MessageBus, alertID: Int64) {
+    /// `alertID`: the journal's last alert at start; `journaled`: the mark the journal holds.
+    init(bus: any MessageBus, alertID: Int64, journaled: PublishedMark?) {
         self.bus = bus
-        state = Mutex(State(alertID: alertID))
+        state = Mutex(State(alertID: alertID, journaled: journaled))
     }
 
     /// The wall clock, as the journal's `updated_at` of device rows is.
@@ -51,18 +61,43 @@ final class MQTTOutbox: Sendable {
         let now = Self.now
         state.withLock { state in
             state.alertID = max(state.alertID, alertID)
+            guard !state.stuck else { return }
             state.batches.append(Batch(ticket: ticket, alertID: state.alertID, publishedAt: now))
             state.publishedSince = true
         }
     }
 
     func dropped() {
-        state.withLock { $0.stuck = true }
+        state.withLock { state in
+            state.stuck = true
+            state.batches = []
+            state.head = 0
+        }
+    }
+
+    /// Messages are about to be published again: the mark stays at most at `cap` until
+    /// ``endRepublish()`` and their acknowledgement. Two at once keep the lower cap.
+    func beginRepublish(cap: PublishedMark) {
+        state.withLock { state in
+            let cap = state.republishing.map {
+                PublishedMark(alertID: min($0.cap.alertID, cap.alertID), time: min($0.cap.time, cap.time))
+            } ?? cap
+            state.republishing = Republishing(cap: cap, ticket: nil)
+        }
+    }
+
+    /// Every message published again has been handed to the bus.
+    func endRepublish() {
+        let ticket = bus.publishTickets.issued
+        state.withLock { state in
+            if state.republishing != nil { state.republishing?.ticket = ticket }
+        }
     }
 
     /// The mark to journal in the writer's next transaction, `nil` when it has not moved;
-    /// `awaiting` while published batches wait for the broker's acknowledgement.
-    func mark() -> (mark: PublishedMark?, awaiting: Bool) {
+    /// `awaiting` while published messages wait for the broker's acknowledgement. `force`: even
+    /// when only its time moved (a clean stop's last mark).
+    func mark(force: Bool = false) -> (mark: PublishedMark?, awaiting: Bool) {
         let acknowledged = bus.publishTickets.acknowledgedThrough
         let now = Self.now
         return state.withLock { state -> (mark: PublishedMark?, awaiting: Bool) in
@@ -76,9 +111,10 @@ final class MQTTOutbox: Sendable {
                 state.batches.removeFirst(state.head)
                 state.head = 0
             }
-            let awaiting = state.head < state.batches.count
-            let mark: PublishedMark
-            if !awaiting {
+            if let ticket = state.republishing?.ticket, ticket <= acknowledged { state.republishing = nil }
+            let awaiting = state.head < state.batches.count || state.republishing?.ticket != nil
+            var mark: PublishedMark
+            if state.head == state.batches.count {
                 // Everything published is acknowledged: so is every row written until now.
                 mark = PublishedMark(alertID: state.alertID, time: now)
             } else if let newest {
@@ -86,10 +122,15 @@ final class MQTTOutbox: Sendable {
             } else {
                 return (nil, awaiting)
             }
-            // Nothing published since, only the time moves (rows written without a message, the
-            // latest-sample times): journaled every 5 s, not at every transaction.
-            if !state.publishedSince, let journaled = state.journaled, mark.time - journaled.time < 5 {
-                return (nil, awaiting)
+            if let cap = state.republishing?.cap {
+                mark = PublishedMark(alertID: min(mark.alertID, cap.alertID), time: min(mark.time, cap.time))
+            }
+            if let journaled = state.journaled, !force {
+                // Nothing published since, only the time moves (rows written without a message,
+                // the latest-sample times): journaled every 5 s, not at every transaction.
+                if mark == journaled || (!state.publishedSince && mark.alertID == journaled.alertID && mark.time - journaled.time < 5) {
+                    return (nil, awaiting)
+                }
             }
             state.journaled = mark
             state.publishedSince = awaiting

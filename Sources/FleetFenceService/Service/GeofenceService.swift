@@ -108,7 +108,11 @@ public final class GeofenceService: Service, Sendable {
         let unpublished = Mutex<Republish?>(
             Republish(alerts: try mark.map { try journal.alerts(after: $0.alertID) } ?? [], states: restored.unpublishedStates))
         let client = try makeBus(try clientOptions(layout: layout))
-        let outbox = MQTTOutbox(bus: client, alertID: journal.lastAlertID)
+        let outbox = MQTTOutbox(bus: client, alertID: journal.lastAlertID, journaled: mark)
+        if let mark, unpublished.withLock({ !($0?.alerts.isEmpty ?? true) || !($0?.states.isEmpty ?? true) }) {
+            // Before the first commit: the mark must not pass what is published again.
+            outbox.beginRepublish(cap: mark)
+        }
         // Data flows one way: message -> core -> effects -> journal -> outputs, each told of the
         // committed steps in order: the topics, the read side (HTTP), the webhooks.
         let outputs: [any Output] = [
@@ -146,6 +150,8 @@ public final class GeofenceService: Service, Sendable {
         let statusTopic = layout.status
         let stopping = Atomic(false)
         let connections = Atomic(0)
+        /// The task publishing states again, one at a time: a newer one replaces it.
+        let republishing = Mutex<Task<Void, Never>?>(nil)
         client.onConnectionChange { [logger] connected in
             metrics.connectionChanged(connected)
             guard connected else {
@@ -165,19 +171,27 @@ public final class GeofenceService: Service, Sendable {
                 if let republish { core.republish(republish.alerts, into: &effects) }
                 return effects
             }
+            var states: [String]?? = nil
             if connections.add(1, ordering: .relaxed).newValue > 1 {
                 // A broker that restarted may have lost retained messages: all of them without
                 // persistence, those since its last save after a crash, acknowledged or not.
-                // The registry went again in `connected()`; every device's state goes too.
-                let devices = loop.withCore { $0.engine.deviceIDs }
-                if !devices.isEmpty { logger.info("publishing every device's state again", metadata: ["devices": "\(devices.count)"]) }
-                GeofenceService.republishStates(devices, loop: loop, bus: client)
-            }
-            if let republish, !republish.alerts.isEmpty || !republish.states.isEmpty {
+                // The registry went again in `connected()`; every device's state goes too, and
+                // until they are acknowledged a kill leaves the next start to send them all.
+                outbox.beginRepublish(cap: PublishedMark(alertID: .max, time: 0))
+                logger.info("publishing every device's state again")
+                states = .some(nil)
+            } else if let republish, !republish.alerts.isEmpty || !republish.states.isEmpty {
                 logger.info(
-                    "published again what the broker may not have had",
+                    "publishing again what the broker may not have had",
                     metadata: ["alerts": "\(republish.alerts.count)", "states": "\(republish.states.count)"])
-                GeofenceService.republishStates(republish.states, loop: loop, bus: client)
+                states = .some(republish.states)
+            }
+            if let states {
+                let task = GeofenceService.republishStates(states, loop: loop, bus: client, outbox: outbox)
+                republishing.withLock { running in
+                    running?.cancel()
+                    running = task
+                }
             }
         }
         let instanceFilters = configuration.instanceName == nil ? [] : [layout.instanceStatusFilter]
@@ -236,6 +250,7 @@ public final class GeofenceService: Service, Sendable {
             }
         }) ?? nil
         readiness.moved(to: .stopping)
+        republishing.withLock { $0?.cancel() }
         readModel.feed.finishAll()
         if let journalFailure {
             // Nothing more can be journaled, so nothing more is published but `offline`; the broker
@@ -259,11 +274,11 @@ public final class GeofenceService: Service, Sendable {
         // until the disconnect are journaled and alerted at once.
         await writer.stop()
         _ = client.publish(topic: statusTopic, payload: Array("offline".utf8), qos: 1, retain: true)
-        if await client.waitForPublishes(timeout: .seconds(5)), let mark = outbox.mark().mark {
-            // Everything acknowledged: the next start publishes nothing again.
-            try? journal.write(alerts: [], devices: [], mark: mark)
-        }
+        _ = await client.waitForPublishes(timeout: .seconds(5))
         await client.disconnect()
+        // Nothing is published any more: the last mark, so that the next start publishes again
+        // only what the broker did not acknowledge.
+        if let mark = outbox.mark(force: true).mark { try? journal.write(alerts: [], devices: [], mark: mark) }
         // What those last messages changed without an alert.
         flushEverything(loop)
         running.withLock { running in

@@ -11,16 +11,25 @@ struct Republish: Sendable {
 }
 
 extension GeofenceService {
-    /// Devices' states a slice at a time, paced by the broker's acknowledgements: a million at
-    /// once would overflow libmosquitto's backlog. Off the network thread, which reads the
-    /// acknowledgements; newer states made meanwhile are newer steps, published after.
-    static func republishStates(_ devices: [String], loop: CoreLoop, bus: any MessageBus) {
-        guard !devices.isEmpty else { return }
+    /// Devices' states (`nil`: every device's) a slice at a time, each slice delivered before the
+    /// next and paced by the broker's acknowledgements: a million at once would overflow
+    /// libmosquitto's backlog. Off the network thread, which reads the acknowledgements; newer
+    /// states made meanwhile are newer steps, published after. Tells the outbox once all went.
+    static func republishStates(_ devices: [String]?, loop: CoreLoop, bus: any MessageBus, outbox: MQTTOutbox) -> Task<Void, Never> {
         Task.detached {
+            let devices = devices ?? loop.withCore { $0.engine.deviceIDs }
             for start in stride(from: 0, to: devices.count, by: 500) {
-                while bus.publishTickets.outstanding > 20_000 { try? await Task.sleep(for: .milliseconds(10)) }
+                while bus.publishTickets.outstanding > 20_000 {
+                    guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { return }
+                }
+                guard !Task.isCancelled else { return }
                 loop.step { $0.republishStates(devices[start..<min(devices.count, start + 500)]) }
+                await loop.writer.waitUntilDelivered()
             }
+            // Also the alerts of the first connection's step, delivered before this task began.
+            await loop.writer.waitUntilDelivered()
+            guard !Task.isCancelled else { return }
+            outbox.endRepublish()
         }
     }
 }
