@@ -2,12 +2,15 @@ import GeofenceEngine
 
 extension Journal {
     /// The statements that update the record of the fences file as last applied (id to encoded
-    /// definition): `removed` deleted, `definitions` upserted.
+    /// definition): `removed` deleted, `definitions` upserted in id order (the keys sorted alone,
+    /// as `JournalWriter` sorts its fences).
     static func fileFenceStatements(_ definitions: [ExactID: [UInt8]], removed: [String])
         -> [(sql: String, binds: [SQLiteData])]
     {
         removed.map { (JournalSQL.deleteFileFence, [.text($0)]) }
-            + definitions.sorted(by: { $0.key < $1.key }).map { (JournalSQL.upsertFileFence, [.text($0.key.string), .blob($0.value)]) }
+            + definitions.keys.sorted().compactMap { id in
+                definitions[id].map { (JournalSQL.upsertFileFence, [.text(id.string), .blob($0)]) }
+            }
     }
 
     /// The fences file as last applied; empty before the first load. By the id's bytes.

@@ -189,6 +189,19 @@ struct FenceDecoderTests {
         #expect(e.description == #"features[1] (id "bad"): missing field "properties.radius""#)
     }
 
+    /// Features are decoded in chunks on every core: a repeated id is still the later feature's
+    /// error, across chunks too, and the results keep the file's order.
+    @Test func aLargeCollectionKeepsItsOrderAndFindsRepeatsAcrossChunks() throws {
+        let ids = (0..<5_000).map { "f\($0)" } + ["f10", "f4999"]
+        let features = ids.map { #"{"type":"Feature","geometry":{"type":"Point","coordinates":[8,49]},"properties":{"id":"\#($0)","radius":50}}"# }
+        let file = #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}"
+        let results = try FenceDecoder.decodeCollection(Data(file.utf8))
+        #expect(results.count == ids.count)
+        for index in 0..<5_000 { #expect(try results[index].get().id == ids[index]) }
+        #expect(results[5_000] == .failure(FenceFeatureError(index: 5_000, id: "f10", error: .duplicateID("f10"))))
+        #expect(results[5_001] == .failure(FenceFeatureError(index: 5_001, id: "f4999", error: .duplicateID("f4999"))))
+    }
+
     @Test func aFileThatIsNotJSONNamesTheLineAndColumn() {
         let file = "{\"type\": \"FeatureCollection\",\n \"features\": [,]}"
         #expect(throws: FenceDecodingError.notJSON(detail: "unexpected character ',' at byte 44 (expected a value) (line 2, column 15)")) {

@@ -30,7 +30,7 @@ enum StateRestorer {
         deviceSlice: Int = 20_000
     ) throws -> Restored {
         var engine = GeofenceEngine(settings: settings)
-        let (records, journaledOrigins) = try fenceRecords(from: journal, logger: logger)
+        let (records, journaledOrigins, fileRecords) = try fenceRecords(from: journal, logger: logger)
         var origins = journaledOrigins
         let rejected = engine.restoreFences(records, generation: 0) { records, settings in
             records.concurrentMap { record in
@@ -82,8 +82,12 @@ enum StateRestorer {
             logger.info("state restored from journal", metadata: ["devices": "\(devices.count)", "fences": "\(engine.fenceCount)"])
         }
         let fileRows = Array(try journal.loadFileFences())
+        // An entry whose fence row holds the same bytes is that row's definition, decoded above.
         // An unreadable entry counts as changed: the file's version is applied again.
-        let fileDefinitions = fileRows.concurrentMap { try? FenceDecoder.decodeDefinition($0.value, idFromTopic: nil) }
+        let fileDefinitions = fileRows.concurrentMap { row -> FenceDefinition? in
+            if let known = fileRecords[row.key], JournalFenceRecord.holds(row.value, in: known.record) { return known.definition }
+            return try? FenceDecoder.decodeDefinition(row.value, idFromTopic: nil)
+        }
         var fileFences: [ExactID: FenceDefinition] = [:]
         fileFences.reserveCapacity(fileRows.count)
         for (row, definition) in zip(fileRows, fileDefinitions) { fileFences[row.key] = definition }
@@ -91,26 +95,32 @@ enum StateRestorer {
             engine: engine, origins: origins, fileFences: fileFences, devices: devices, unpublishedStates: unpublishedStates)
     }
 
-    /// The journal's fence records, decoded on every core, with their origins; an unreadable row
-    /// is logged and skipped.
+    /// The journal's fence records, decoded on every core, with their origins, and the file's
+    /// ones by id with their bytes; an unreadable row is logged and skipped.
     private static func fenceRecords(from journal: Journal, logger: Logger) throws
-        -> (records: [FenceRecord], origins: [ExactID: JournalFenceRow.Origin])
+        -> (
+            records: [FenceRecord], origins: [ExactID: JournalFenceRow.Origin],
+            fileRecords: [ExactID: (record: [UInt8], definition: FenceDefinition)]
+        )
     {
         let rows = try journal.loadFences()
         let decoded = rows.concurrentMap { row in Result { try JournalFenceRecord.decode(row.record) } }
         var records: [FenceRecord] = []
         var origins: [ExactID: JournalFenceRow.Origin] = [:]
+        var fileRecords: [ExactID: (record: [UInt8], definition: FenceDefinition)] = [:]
         records.reserveCapacity(rows.count)
         origins.reserveCapacity(rows.count)
+        fileRecords.reserveCapacity(rows.count)
         for (row, result) in zip(rows, decoded) {
             switch result {
             case let .success(record):
                 records.append(record)
                 origins[ExactID(row.id)] = row.origin
+                if row.origin == .file { fileRecords[ExactID(row.id)] = (row.record, record.definition) }
             case let .failure(error):
                 logger.warning("journal: unreadable fence skipped", metadata: ["fence": "\(row.id)", "reason": "\(error)"])
             }
         }
-        return (records, origins)
+        return (records, origins, fileRecords)
     }
 }

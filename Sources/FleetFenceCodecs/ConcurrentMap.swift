@@ -2,8 +2,9 @@ import Dispatch
 
 extension RandomAccessCollection where Self: Sendable, Element: Sendable, Index == Int {
     /// `transform` applied to every element, in chunks spread over every core, results in order.
-    /// For start-up work (building 100,000 fences) that would otherwise leave all but one core idle.
-    func concurrentMap<T: Sendable>(chunkSize: Int = 2_000, _ transform: @Sendable (Element) -> T) -> [T] {
+    /// For start-up work (decoding and building 100,000 fences) that would otherwise leave all but
+    /// one core idle.
+    public func concurrentMap<T: Sendable>(chunkSize: Int = 2_000, _ transform: @Sendable (Element) -> T) -> [T] {
         precondition(chunkSize > 0, "chunks of \(chunkSize) elements")
         let chunks = (count + chunkSize - 1) / chunkSize
         guard chunks > 1 else { return map(transform) }

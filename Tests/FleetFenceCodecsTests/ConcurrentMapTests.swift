@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import FleetFenceService
+@testable import FleetFenceCodecs
 
 @Suite("ConcurrentMap")
 struct ConcurrentMapTests {
