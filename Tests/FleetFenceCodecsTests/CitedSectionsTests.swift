@@ -77,7 +77,7 @@ struct CitedSectionsTests {
     /// back to the README.
     @Test func theREADMELeadsToEveryPageAndEveryPageBack() throws {
         let documents = Markdown.documents()
-        let readme = try #require(documents.first { $0.path == "README.md" })
+        let readme = try #require(documents.first { $0.path == Markdown.readmePath })
         let opening = readme.lines.prefix(15)
         for command in ["Scripts/demo", "Scripts/test"] {
             #expect(opening.contains { $0.hasPrefix(command + " ") }, "README.md: \(command) is not among its first lines")
@@ -90,7 +90,7 @@ struct CitedSectionsTests {
             #expect(page.lines.first?.hasPrefix("# ") == true, "\(page.path):1: the page does not start with its title")
             let summary = page.lines.dropFirst().drop { $0.isEmpty }.first ?? ""
             #expect(!summary.isEmpty && !summary.hasPrefix("#") && !summary.hasPrefix("```"), "\(page.path): no summary under the title")
-            #expect(page.links.contains { Markdown.resolve($0.target, from: page.path) == "README.md" }, "\(page.path): no link back to the README")
+            #expect(page.links.contains { Markdown.resolve($0.target, from: page.path) == Markdown.readmePath }, "\(page.path): no link back to the README")
         }
     }
 
@@ -125,7 +125,7 @@ struct Citation {
     /// As written: `README` or `docs/<page>.md`.
     var document: String
     /// The file from the package's root.
-    var file: String { document == "README" ? "README.md" : document }
+    var file: String { document == Markdown.readmeName ? Markdown.readmePath : document }
     var sections: [String]
     /// A comma between the document and its first section: the old form.
     var comma: Bool
@@ -258,6 +258,11 @@ struct Citation {
 
 /// README.md or a page of docs/: its headings, their anchors and its relative links, code left out.
 struct Markdown {
+    /// The README as a citation names it, and its file. Named once: a literal of either followed
+    /// by a quoted string reads as a citation to whoever scans the code for them.
+    static let readmeName = "README"
+    static let readmePath = "README.md"
+
     var path: String
     var lines: [String]
     var headings: Set<String>
@@ -266,7 +271,7 @@ struct Markdown {
 
     static func documents() -> [Markdown] {
         let pages = (try? FileManager.default.contentsOfDirectory(atPath: CitedSectionsTests.root.appendingPathComponent("docs").path)) ?? []
-        return (["README.md"] + pages.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }).compactMap(load)
+        return ([readmePath] + pages.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }).compactMap(load)
     }
 
     static func load(_ path: String) -> Markdown? {
