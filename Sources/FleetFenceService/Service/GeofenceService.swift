@@ -105,14 +105,13 @@ public final class GeofenceService: Service, Sendable {
         let mark = try journal.publishedMark()
         let restored = try StateRestorer.restore(
             from: journal, settings: configuration.geofence, now: clock.now, logger: logger, publishedMark: mark?.time)
-        let unpublished = Mutex<Republish?>(
-            Republish(alerts: try mark.map { try journal.alerts(after: $0.alertID) } ?? [], states: restored.unpublishedStates))
+        let pending = Republish(alerts: try mark.map { try journal.alerts(after: $0.alertID) } ?? [], states: restored.unpublishedStates)
         let client = try makeBus(try clientOptions(layout: layout))
         let outbox = MQTTOutbox(bus: client, alertID: journal.lastAlertID, journaled: mark)
-        if let mark, unpublished.withLock({ !($0?.alerts.isEmpty ?? true) || !($0?.states.isEmpty ?? true) }) {
-            // Before the first commit: the mark must not pass what is published again.
-            outbox.beginRepublish(cap: mark)
-        }
+        // Before the first commit: the mark must not pass what is published again.
+        if let mark, !pending.isEmpty { outbox.beginRepublish(cap: mark) }
+        // Taken by the first connection.
+        let unpublished = Mutex<Republish?>(pending.isEmpty ? nil : pending)
         // Data flows one way: message -> core -> effects -> journal -> outputs, each told of the
         // committed steps in order: the topics, the read side (HTTP), the webhooks.
         let outputs: [any Output] = [
@@ -162,7 +161,8 @@ public final class GeofenceService: Service, Sendable {
                 if let republish { core.republish(republish.alerts, into: &effects) }
                 return effects
             }
-            var states: [String]?? = nil
+            // The states to publish again: `nil` for none, an empty `devices` with `every` for all.
+            var states: (devices: [String], every: Bool)?
             if connections.add(1, ordering: .relaxed).newValue > 1 {
                 // A broker that restarted may have lost retained messages: all of them without
                 // persistence, those since its last save after a crash, acknowledged or not.
@@ -170,15 +170,16 @@ public final class GeofenceService: Service, Sendable {
                 // until they are acknowledged a kill leaves the next start to send them all.
                 outbox.beginRepublish(cap: PublishedMark(alertID: .max, time: 0))
                 logger.info("publishing every device's state again")
-                states = .some(nil)
-            } else if let republish, !republish.alerts.isEmpty || !republish.states.isEmpty {
+                states = ([], true)
+            } else if let republish {
                 logger.info(
                     "publishing again what the broker may not have had",
                     metadata: ["alerts": "\(republish.alerts.count)", "states": "\(republish.states.count)"])
-                states = .some(republish.states)
+                states = (republish.states, false)
             }
             if let states {
-                let task = GeofenceService.republishStates(states, loop: loop, bus: client, outbox: outbox)
+                let task = GeofenceService.republishStates(
+                    states.every ? nil : states.devices, loop: loop, bus: client, outbox: outbox)
                 republishing.withLock { running in
                     running?.cancel()
                     running = task

@@ -8,6 +8,8 @@ struct Republish: Sendable {
     var alerts: [UnpublishedAlert]
     /// Devices whose retained state may be missing.
     var states: [String]
+
+    var isEmpty: Bool { alerts.isEmpty && states.isEmpty }
 }
 
 extension GeofenceService {
