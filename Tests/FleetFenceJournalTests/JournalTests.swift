@@ -423,3 +423,24 @@ struct JournalTests {
         #expect(try FenceDecoder.decodeDefinition(file["yard"] ?? [], idFromTopic: nil) == polygon)
     }
 }
+
+extension JournalTests {
+    /// A file system without room for the WAL to reach its forced checkpoint is refused at start
+    /// (docs/operations.md "Limits and failures"): asked here for more than any disk of this
+    /// machine holds, as a full disk would be.
+    @Test func aDiskWithoutRoomForTheWriteAheadLogIsRefusedAtStart() throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "journal-full-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appending(path: "journal.db").path()
+        #expect {
+            _ = try Journal(path: path, forcedCheckpointFrames: 1 << 40)
+        } throws: { error in
+            guard case .notWritable(_, let reason) = error as? JournalError else { return false }
+            return reason.contains("free") && reason.contains("write-ahead log")
+        }
+        // Room enough: the same file opens.
+        let journal = try Journal(path: path)
+        try journal.close()
+    }
+}

@@ -1,3 +1,4 @@
+import FleetFenceJournal
 import FleetFenceTesting
 import Foundation
 import LocalBroker
@@ -36,6 +37,44 @@ struct ServiceJournalFailureTests {
             try await h.startService()
             let enter = try #require(await h.waitForAlerts("truck-7", count: 1).first)
             #expect(enter.event == "enter" && enter.seq == 1, "\(enter)")
+        }
+    }
+
+    /// A disk that fills while the service runs: it stops cleanly once the WAL could no longer
+    /// grow to its forced checkpoint, before any write fails, so what it took from the broker is
+    /// journaled; its restarts are refused until there is room again.
+    @Test(.enabled(if: ScratchFileSystem.isAvailable, "mounting a small tmpfs needs root (CI has it)"))
+    func aJournalDiskThatFillsStopsTheServiceCleanlyAndRefusesItUntilThereIsRoom() async throws {
+        try await withLocalBroker { broker in
+            try await withTemporaryDirectory { directory in
+                let disk = try ScratchFileSystem(at: directory + "/disk", megabytes: 48)
+                defer { try? disk.unmount() }
+                let options = ServiceProcess.Options([
+                    .brokerURL: broker.url, .journalPath: disk.path + "/journal.db", .fencesFile: directory + "/none.geojson",
+                    .httpListen: "", .clientID: "disk-\(getpid())",
+                ])
+                let service = try await ServiceProcess.start(options, workingDirectory: directory)
+                try await publishOnce(
+                    url: broker.url, topic: "fleet/truck-1/position",
+                    payload: Array(#"{"lat":49.0,"lon":8.4,"ts":\#(Date().timeIntervalSince1970)}"#.utf8))
+                // Room for the journal, not for its WAL to grow to a checkpoint (about 31 MiB).
+                try disk.fill(leaving: 16 << 20)
+                #expect(await service.waitForExit(timeout: .seconds(10)), "the service must stop")
+                #expect(service.exitStatus == 3, "\(service.logTail())")
+                #expect(service.log.contains("journal's disk is nearly full"), "\(service.logTail())")
+                #expect(!service.log.contains("journal write failed"), "\(service.logTail())")
+                // Its clean stop journaled the device it had heard.
+                let journal = try Journal(readingOnly: disk.path + "/journal.db")
+                #expect(try journal.loadDevices().map(\.device) == ["truck-1"])
+                try journal.close()
+
+                await #expect(throws: (any Error).self) {
+                    _ = try await ServiceProcess.start(options, workingDirectory: directory, readyTimeout: .seconds(10))
+                }
+                try disk.free()
+                let again = try await ServiceProcess.start(options, workingDirectory: directory)
+                #expect(await again.terminate() == 0, "\(again.logTail())")
+            }
         }
     }
 

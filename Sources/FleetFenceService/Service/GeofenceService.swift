@@ -210,10 +210,10 @@ public final class GeofenceService: Service, Sendable {
         refreshReadModel(loop)
         readiness.moved(to: .ready)
 
-        let journalFailure: String? = (try? await cancelWhenGracefulShutdown {
-            try await withThrowingTaskGroup(of: String?.self) { group in
+        let stopCause: StopCause? = (try? await cancelWhenGracefulShutdown {
+            try await withThrowingTaskGroup(of: StopCause?.self) { group in
                 group.addTask {
-                    for await failure in self.journalFailures.stream { return failure }
+                    for await failure in self.journalFailures.stream { return .journalFailed(failure) }
                     return nil
                 }
                 group.addTask {
@@ -232,15 +232,14 @@ public final class GeofenceService: Service, Sendable {
                     }
                     return nil
                 }
-                group.addTask {
-                    try await self.periodic(loop)
-                    return nil
-                }
-                let failure = try await group.next() ?? nil
+                group.addTask { .journalDiskLow(try await self.periodic(loop, journal: journal)) }
+                let cause = try await group.next() ?? nil
                 group.cancelAll()
-                return failure
+                return cause
             }
         }) ?? nil
+        let journalFailure: String?
+        if case .journalFailed(let failure) = stopCause { journalFailure = failure } else { journalFailure = nil }
         readiness.moved(to: .stopping)
         republishing.withLock { $0?.cancel() }
         readModel.feed.finishAll()
@@ -259,7 +258,14 @@ public final class GeofenceService: Service, Sendable {
         }
 
         // Clean stop: state written, offline said, everything acknowledged, then goodbye.
-        logger.info("stopping")
+        if case .journalDiskLow(let reason) = stopCause {
+            // Stopped while every write still fits: nothing taken from the broker is lost, and
+            // the supervisor's restarts are refused until there is room (docs/operations.md
+            // "Limits and failures").
+            logger.critical("stopping: the journal's disk is nearly full", metadata: ["reason": "\(reason)"])
+        } else {
+            logger.info("stopping")
+        }
         stopping.store(true, ordering: .relaxed)
         flushEverything(loop)
         // From here on the writer writes on the caller's thread: messages that still arrive
@@ -279,7 +285,19 @@ public final class GeofenceService: Service, Sendable {
         }
         await webhooks.stop()
         try journal.close()
+        if case .journalDiskLow(let reason) = stopCause {
+            logger.info("stopped")
+            throw JournalUnwritable(reason: reason)
+        }
         logger.info("stopped")
+    }
+
+    /// Why `serve` stopped before it was asked to.
+    private enum StopCause: Sendable {
+        /// A write failed: nothing more can be journaled, so nothing more is published.
+        case journalFailed(String)
+        /// The journal's file system is nearly full: a clean stop, while writes still fit.
+        case journalDiskLow(String)
     }
 
     /// The core over what the journal restored, with the configuration's integrations and webhooks.
@@ -444,7 +462,9 @@ public final class GeofenceService: Service, Sendable {
 
     /// Silence checks and dirty device state every tick, latest-sample times
     /// every few seconds, a stats line every interval.
-    private func periodic(_ loop: CoreLoop) async throws {
+    /// The service's clocks: ticks, stats, sweeps. Returns only when the journal's disk is
+    /// nearly full, with the reason.
+    private func periodic(_ loop: CoreLoop, journal: Journal) async throws -> String {
         // On the service's clock, in seconds: a test that moves the clock moves these too.
         let clock = self.clock
         let start = clock.now
@@ -458,6 +478,7 @@ public final class GeofenceService: Service, Sendable {
         let forgetSweepInterval = min(Self.forgetSweepInterval, max(0.25, configuration.geofence.forgetAfterSeconds / 4))
         var nextForgetSweep = start + forgetSweepInterval
         var nextSubscriptionRetry = start + 5
+        var nextDiskCheck = start + 1
         var lastTick = start
         let tickSeconds = Double(tickInterval.components.seconds) + Double(tickInterval.components.attoseconds) * 1e-18
         let positionFilters = Set(configuration.positionTopics + configuration.inputs.topics)
@@ -468,7 +489,7 @@ public final class GeofenceService: Service, Sendable {
                 // The wall clock was set back (NTP stepping it): what was due keeps its pace
                 // rather than waiting for the old time to come round again.
                 (nextStats, nextClockFlush, nextHomeAssistant, nextViewRefresh) = (now, now, now, now)
-                (nextForgetSweep, nextSubscriptionRetry, lastStatsTime) = (now, now, now)
+                (nextForgetSweep, nextSubscriptionRetry, lastStatsTime, nextDiskCheck) = (now, now, now, now)
             }
             // Connected with a position filter refused, it does not hear those devices either.
             let hearing = running.withLock { running in
@@ -503,6 +524,14 @@ public final class GeofenceService: Service, Sendable {
                 // until the broker grants it (an ACL fixed, a cluster node back).
                 nextSubscriptionRetry = now + 5
                 running.withLock { $0?.client }?.retryRefusedSubscriptions()
+            }
+            if now >= nextDiskCheck {
+                // A disk that fills as logs or other programs fill it is seen here, a second at a
+                // time, while the WAL can still grow to its forced checkpoint: the clean stop
+                // then journals everything received (a failed write loses what was received since
+                // the last commit).
+                nextDiskCheck = now + 1
+                if let shortfall = journal.diskShortfall() { return shortfall }
             }
             if now >= nextForgetSweep {
                 nextForgetSweep = now + forgetSweepInterval
