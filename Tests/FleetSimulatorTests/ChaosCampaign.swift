@@ -26,6 +26,13 @@ enum ChaosCampaign {
     /// seed's settle stays short.
     static let silentConfirm = 5.0
     static let webhook = "chaos"
+    /// The journals' tmpfs when the disk is to fill: a run's journal stays under 10 MB.
+    static let journalDiskMegabytes = 64
+    /// Bytes a second the journal's disk fills at: past the WAL's room (about 31 MiB) within a
+    /// second or two, to nothing in four.
+    static let journalFillRate = 16.0 * 1_048_576
+    /// `ack_wait` of Config/cluster/nats-node.conf.template (nats-server's default).
+    static let natsAckWait = 30.0
 
     struct Outcome {
         var schedule: ChaosSchedule
@@ -52,11 +59,12 @@ enum ChaosCampaign {
     static func run(seed: UInt64, profile: ChaosSchedule.Profile) async throws -> Outcome {
         let began = ContinuousClock.now
         return try await withTemporaryDirectory { directory in
-            let run = try await ChaosCampaignRun(directory: directory, seed: seed)
+            let run = try await ChaosCampaignRun(directory: directory, seed: seed, topology: profile.topology)
             let schedule = ChaosSchedule(seed: seed, profile: profile, publishingSeconds: run.publishingSeconds)
             // First, so that a run that hangs or crashes still says what it was doing.
             say("seed=\(seed) profile=\(profile.name) faults=\(schedule)")
             do {
+                try await run.startServices(for: schedule)
                 var outcome = try await run.execute(schedule)
                 outcome.seconds = SimulationClock.seconds(ContinuousClock.now - began)
                 await run.stop()
@@ -83,15 +91,25 @@ enum ChaosCampaign {
 /// The processes of one chaos run. Used by one task only; the webhook receiver's outage runs
 /// beside it with what it needs passed in.
 final class ChaosCampaignRun {
+    /// The run's broker: one mosquitto with the shipped persistence settings, or the three-node
+    /// NATS cluster of `fleetfence cluster`.
+    enum Brokers {
+        case mosquitto(LocalMosquitto, ShippedBrokerSettings, persistence: String)
+        case cluster(LocalNATSCluster)
+    }
+
     let directory: String
     let seed: UInt64
-    let broker: LocalMosquitto
-    let brokerSettings: ShippedBrokerSettings
-    let persistence: String
-    let serviceOptions: ServiceProcess.Options
-    /// Every service process started, the current one last.
-    private(set) var services: [ServiceProcess] = []
-    var service: ServiceProcess { services[services.count - 1] }
+    let topology: ChaosSchedule.Topology
+    let brokers: Brokers
+    /// What clients are given: mosquitto's URL, or every node's.
+    let brokerURL: String
+    /// Per instance (one on mosquitto, one per partition on the cluster).
+    private(set) var instanceOptions: [ServiceProcess.Options] = []
+    /// Per instance, every process started, the current one last.
+    private(set) var instances: [[ServiceProcess]] = []
+    /// The journals' file system when the disk is to fill.
+    private var scratch: ScratchFileSystem?
     /// The webhook's receiver; another is started on the same port after an outage.
     private(set) var receivers: [WebhookReceiver] = []
     let simulation: Simulation
@@ -104,42 +122,30 @@ final class ChaosCampaignRun {
     /// When the webhook's receiver was back after its outage.
     private var webhookBack: ContinuousClock.Instant?
 
-    init(directory: String, seed: UInt64) async throws {
+    /// The brokers, the receiver and the simulation; the services start with `startServices`, once
+    /// the schedule says whether the journals' disk is to fill.
+    init(directory: String, seed: UInt64, topology: ChaosSchedule.Topology) async throws {
         let root = Fixtures.packageRoot.path
         self.directory = directory
         self.seed = seed
-        brokerSettings = try ShippedBrokerSettings(contentsOf: root + "/Config/mosquitto.conf")
-        persistence = directory + "/broker"
-        try FileManager.default.createDirectory(atPath: persistence, withIntermediateDirectories: true)
-        broker = try LocalMosquitto.start(extraConfig: brokerSettings.extraConfig, persistenceDirectory: persistence)
-        let receiver = try await WebhookReceiver.start()
-        receivers = [receiver]
-        var options = ServiceProcess.Options([
-            .brokerURL: broker.url, .fencesFile: root + "/Config/fences.geojson", .journalPath: directory + "/fleetfence.db",
-            .clientID: "fleetfence-chaos-\(seed)",
-        ])
-        options.set(.debounce, ChaosCampaign.debounce)
-        options.set(.silentConfirm, ChaosCampaign.silentConfirm)
-        options.set(.statsInterval, 5)
-        // Attempts time out well inside a pause of the receiver's host; the rest as shipped.
-        options.configText = """
-            webhooks:
-              - name: \(ChaosCampaign.webhook)
-                url: \(receiver.url)
-                timeout_s: 2
-
-            """
-        serviceOptions = options
-        do {
-            services = [try await ServiceProcess.start(options, workingDirectory: directory)]
-        } catch {
-            await receiver.stop()
-            broker.stop()
-            throw error
+        self.topology = topology
+        switch topology {
+        case .mosquitto:
+            let settings = try ShippedBrokerSettings(contentsOf: root + "/Config/mosquitto.conf")
+            let persistence = directory + "/broker"
+            try FileManager.default.createDirectory(atPath: persistence, withIntermediateDirectories: true)
+            let broker = try LocalMosquitto.start(extraConfig: settings.extraConfig, persistenceDirectory: persistence)
+            brokers = .mosquitto(broker, settings, persistence: persistence)
+            brokerURL = broker.url
+        case .cluster:
+            let cluster = try LocalNATSCluster.start(
+                partitions: ChaosSchedule.clusterPartitions, workDirectory: directory + "/nats")
+            brokers = .cluster(cluster)
+            brokerURL = cluster.brokerList
         }
 
         var simulationOptions = SimulationOptions(routes: Fixtures.bundledRoutes)
-        simulationOptions.broker = broker.url
+        simulationOptions.broker = brokerURL
         simulationOptions.speedup = ChaosCampaign.speedup
         simulationOptions.qos = 1
         simulationOptions.fleet.trucks = ChaosCampaign.trucks
@@ -154,8 +160,56 @@ final class ChaosCampaignRun {
         // outlast the routes.
         verify.settle = 600
         simulationOptions.verify = verify
-        simulation = try Simulation(options: simulationOptions, logger: simulationLog.logger(label: "fleetsim", level: .notice))
+        do {
+            simulation = try Simulation(options: simulationOptions, logger: simulationLog.logger(label: "fleetsim", level: .notice))
+        } catch {
+            Self.stop(brokers)
+            throw error
+        }
     }
+
+    /// Starts the receiver and every instance: on a tmpfs of the run's own when the schedule fills
+    /// the journals' disk.
+    func startServices(for schedule: ChaosSchedule) async throws {
+        let root = Fixtures.packageRoot.path
+        var journals = directory
+        if schedule.kinds.contains(.journalFull) {
+            let scratch = try ScratchFileSystem(at: directory + "/journal", megabytes: ChaosCampaign.journalDiskMegabytes)
+            self.scratch = scratch
+            journals = scratch.path
+        }
+        let receiver = try await WebhookReceiver.start()
+        receivers = [receiver]
+        for instance in 0..<topology.instances {
+            var options: ServiceProcess.Options
+            switch brokers {
+            case .mosquitto:
+                options = ServiceProcess.Options([
+                    .brokerURL: brokerURL, .fencesFile: root + "/Config/fences.geojson", .journalPath: journals + "/fleetfence.db",
+                    .clientID: "fleetfence-chaos-\(seed)",
+                ])
+            case .cluster(let cluster):
+                options = ClusterInstances.processOptions(
+                    cluster, partition: instance, directory: journals, silentConfirm: ChaosCampaign.silentConfirm)
+                options[.clientID] = "fleetfence-chaos-\(seed)-p\(instance)"
+            }
+            options.set(.debounce, ChaosCampaign.debounce)
+            options.set(.silentConfirm, ChaosCampaign.silentConfirm)
+            options.set(.statsInterval, 5)
+            // Attempts time out well inside a pause of the receiver's host; the rest as shipped.
+            options.configText = """
+                webhooks:
+                  - name: \(ChaosCampaign.webhook)
+                    url: \(receiver.url)
+                    timeout_s: 2
+
+                """
+            instanceOptions.append(options)
+            instances.append([try await ServiceProcess.start(options, workingDirectory: directory)])
+        }
+    }
+
+    func service(_ instance: Int) -> ServiceProcess { instances[instance][instances[instance].count - 1] }
 
     /// Wall seconds the routes take to publish.
     var publishingSeconds: Double {
@@ -168,7 +222,7 @@ final class ChaosCampaignRun {
 
     func execute(_ schedule: ChaosSchedule) async throws -> ChaosCampaign.Outcome {
         alerts = try await MessageCollector.start(
-            url: broker.url, filters: ["fleetfence/alerts/#", "fleetfence/progress/+/+/+"], qos: 1,
+            url: brokerURL, filters: ["fleetfence/alerts/#", "fleetfence/progress/+/+/+"], qos: 1,
             clientID: "chaos-checker-\(seed)", cleanSession: false)
         let simulation = simulation
         running = Task { try await simulation.run() }
@@ -214,30 +268,95 @@ final class ChaosCampaignRun {
     private func strike(_ fault: ChaosSchedule.Fault) async throws -> String {
         let wait = Duration.milliseconds(Int64(fault.duration * 1000))
         var began = elapsed
-        switch fault.kind {
-        case .serviceKill:
-            _ = await service.kill()
+        var note = ""
+        switch (fault.kind, brokers) {
+        case (.serviceKill, _):
+            _ = await service(fault.target).kill()
             try await Task.sleep(for: wait)
-            services.append(try await ServiceProcess.start(serviceOptions, workingDirectory: directory))
-        case .servicePause:
-            service.signal(SIGSTOP)
+            try await restart(fault.target)
+        case (.servicePause, _):
+            service(fault.target).signal(SIGSTOP)
             try await Task.sleep(for: wait)
-            service.signal(SIGCONT)
-        case .brokerPause:
+            service(fault.target).signal(SIGCONT)
+        case (.brokerPause, .mosquitto(let broker, _, _)):
             broker.signal(SIGSTOP)
             try await Task.sleep(for: wait)
             broker.signal(SIGCONT)
-        case .brokerKill:
+        case (.brokerKill, .mosquitto(let broker, let settings, let persistence)):
             // Right after a save: what it forgets is what changed since (docs/operations.md "Crashes and restarts").
-            try await waitForBrokerSave(after: Date().timeIntervalSince1970)
+            try await waitForBrokerSave(settings: settings, persistence: persistence, after: Date().timeIntervalSince1970)
             began = elapsed
             broker.kill()
             try await Task.sleep(for: wait)
             try broker.restart()
-        case .webhookDown:
+        case (.nodeKill, .cluster(let cluster)):
+            cluster.kill(fault.target)
+            try await Task.sleep(for: wait)
+            // Its start waits in a loop: on a thread of its own, not one of the few the tasks share.
+            try await EndToEndSuites.ClusterFaultTests.offThread { try cluster.start(fault.target) }
+        case (.nodePause, .cluster(let cluster)):
+            Glibc.kill(cluster.processID(fault.target), SIGSTOP)
+            try await Task.sleep(for: wait)
+            Glibc.kill(cluster.processID(fault.target), SIGCONT)
+        case (.journalFull, _):
+            note = try await fillJournalDisk(for: wait)
+        case (.webhookDown, _), (.brokerPause, .cluster), (.brokerKill, .cluster), (.nodeKill, .mosquitto), (.nodePause, .mosquitto):
             break
         }
-        return String(format: "%@ %.1f-%.1fs", fault.kind.rawValue, began, elapsed)
+        let name = fault.kind.rawValue + (fault.instanced ? " p\(fault.target)" : fault.kind == .nodeKill || fault.kind == .nodePause ? " n\(fault.target + 1)" : "")
+        return String(format: "%@ %.1f-%.1fs", name, began, elapsed) + note
+    }
+
+    /// Starts instance `instance` again, as a supervisor would: it may refuse while the journal's
+    /// disk is full, so it is tried every second for up to 60 s.
+    private func restart(_ instance: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            do {
+                instances[instance].append(try await ServiceProcess.start(instanceOptions[instance], workingDirectory: directory))
+                return
+            } catch {
+                guard ContinuousClock.now < deadline else { throw error }
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// Fills the journals' file system for `wait` as a log or another program would, at
+    /// `journalFillRate`, down to nothing; starts every instance that stops meanwhile again each
+    /// second (refused while there is no room); then frees it and brings every instance back.
+    /// Says how many processes stopped and how many starts were refused.
+    private func fillJournalDisk(for wait: Duration) async throws -> String {
+        guard let scratch else { throw TestSupportError("the journal's disk was not set up to fill") }
+        let until = ContinuousClock.now + wait
+        let before = instances.map(\.count)
+        var refused = 0
+        var firstRefusal = ""
+        var nextSupervision = ContinuousClock.now + .seconds(1)
+        let step = UInt64(ChaosCampaign.journalFillRate / 10)
+        while ContinuousClock.now < until {
+            let free = scratch.freeBytes
+            try scratch.fill(leaving: free > step ? free - step : 0)
+            if ContinuousClock.now >= nextSupervision {
+                nextSupervision = ContinuousClock.now + .seconds(1)
+                for instance in instances.indices where !service(instance).isRunning {
+                    do {
+                        instances[instance].append(try await ServiceProcess.start(
+                            instanceOptions[instance], workingDirectory: directory, readyTimeout: .seconds(5)))
+                    } catch {
+                        refused += 1
+                        // The first refusal's reason, for the record.
+                        if refused == 1 { firstRefusal = "\(error)".split(separator: "\n").last.map(String.init) ?? "" }
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try scratch.free()
+        for instance in instances.indices where !service(instance).isRunning { try await restart(instance) }
+        let stopped = zip(instances, before).map { processes, count in processes.dropLast().count - (count - 1) }.reduce(0, +)
+        let statuses = instances.joined().compactMap(\.exitStatus).map(String.init).joined(separator: ",")
+        return " (\(stopped) stopped [exit \(statuses)], \(refused) starts refused while full\(firstRefusal.isEmpty ? "" : ": " + firstRefusal))"
     }
 
     /// Waits for publishing to end, then the settle after it and after the last fault (the
@@ -249,7 +368,10 @@ final class ChaosCampaignRun {
             guard ContinuousClock.now < deadline else { throw TestSupportError("the simulation did not finish publishing in 300 s") }
             try await Task.sleep(for: .milliseconds(100))
         }
-        let settle = ChaosCampaign.debounce / ChaosCampaign.speedup + ChaosCampaign.silentConfirm + 2
+        var settle = ChaosCampaign.debounce / ChaosCampaign.speedup + ChaosCampaign.silentConfirm + 2
+        // NATS' MQTT gateway sends a QoS 1 message that went unacknowledged (to a paused or
+        // failed-over instance) again only after its ack_wait, 30 s as the template ships.
+        if topology == .cluster { settle += ChaosCampaign.natsAckWait + 5 }
         let until = max(elapsed, quietFrom) + settle
         try await Task.sleep(until: start + .milliseconds(Int64(until * 1000)))
         simulation.stop()
@@ -260,30 +382,36 @@ final class ChaosCampaignRun {
     /// Everything that came out, judged: the webhook's queue drained first, then the service
     /// stopped cleanly so that its journal holds its last state.
     private func judge(schedule: ChaosSchedule, report: VerifyReport, executed: [String]) async throws -> ChaosCampaign.Outcome {
-        let journalPath = serviceOptions[.journalPath] ?? ""
-        let drained = try await waitForWebhookQueue(journal: journalPath, timeout: .seconds(120))
+        let journalPaths = instanceOptions.map { $0[.journalPath] ?? "" }
+        let drained = try await waitForWebhookQueues(journals: journalPaths, timeout: .seconds(120))
         var executed = executed
         if let back = webhookBack, let last = receivers.last?.requests.map(\.at).max(), last > back {
             // What the outage cost the webhook: its back-off (docs/webhooks.md "Webhooks") after the receiver returned.
             executed.append(String(format: "webhook caught up %.1fs after it was back", SimulationClock.seconds(last - back)))
         }
-        let status = await service.terminate()
+        var statuses: [Int32] = []
+        for instance in instances.indices { statuses.append(await service(instance).terminate()) }
 
         var checker = ChaosChecker()
         checker.expected = report.expected
         checker.missed = report.missed.map { "\(VerifyReport.label($0)) crossed \(RFC3339.format($0.at))" }
         checker.falseAlerts = report.falseAlerts.map { "\(VerifyReport.label($0)) seq \($0.seq.map(String.init) ?? "?")" }
 
-        let journal = try Journal(readingOnly: journalPath, logger: testLogger("journal"))
-        var query = EventQuery()
-        query.limit = 1_000_000
-        checker.journal = try journal.events(query).events.compactMap { ChaosChecker.Alert(payload: $0.alertJSON) }
-        for row in try journal.loadDevices() {
-            let record = try DeviceRecordEncoding.decode(row.state)
-            checker.journalStates[row.device] = Set(record.regions.filter { $0.state == .inside }.map(\.fence))
+        // Each instance's journal holds its partition's devices alone: together, the fleet's.
+        var dead = (queued: 0, dead: 0)
+        for path in journalPaths {
+            let journal = try Journal(readingOnly: path, logger: testLogger("journal"))
+            var query = EventQuery()
+            query.limit = 1_000_000
+            checker.journal += try journal.events(query).events.compactMap { ChaosChecker.Alert(payload: $0.alertJSON) }
+            for row in try journal.loadDevices() {
+                let record = try DeviceRecordEncoding.decode(row.state)
+                checker.journalStates[row.device] = Set(record.regions.filter { $0.state == .inside }.map(\.fence))
+            }
+            let state = try journal.webhookQueueState(webhook: ChaosCampaign.webhook)
+            dead = (dead.queued + state.queued, dead.dead + state.dead)
+            try journal.close()
         }
-        let dead = try journal.webhookQueueState(webhook: ChaosCampaign.webhook)
-        try journal.close()
 
         // Every journaled alert over MQTT: waited for, a QoS 1 redelivery may come late.
         let journaledKeys = Set(checker.journal.map(\.key))
@@ -298,7 +426,7 @@ final class ChaosCampaignRun {
         for request in receivers.flatMap(\.requests) {
             if let alert = ChaosChecker.Alert(payload: request.body) { checker.webhook.append(alert) } else { checker.unreadable += 1 }
         }
-        let retained = try await MessageCollector.start(url: broker.url, filters: ["fleetfence/state/+"])
+        let retained = try await MessageCollector.start(url: brokerURL, filters: ["fleetfence/state/+"])
         let devices = checker.journalStates.count
         _ = await retained.wait(timeout: .seconds(5)) { $0.count >= devices }
         // A moment more: a retained message of a device the journal does not hold shows too.
@@ -315,7 +443,9 @@ final class ChaosCampaignRun {
         await retained.stop()
 
         var verdict = checker.check()
-        if status != 0 { verdict.problems.append("the service's clean stop ended with status \(status)") }
+        for (instance, status) in statuses.enumerated() where status != 0 {
+            verdict.problems.append("instance \(instance)'s clean stop ended with status \(status)")
+        }
         if !drained || dead.dead > 0 {
             verdict.problems.append("webhook queue not drained: \(dead.queued) queued, \(dead.dead) dead")
         }
@@ -327,33 +457,38 @@ final class ChaosCampaignRun {
 
     // MARK: Waits
 
+    /// Any topic under `fleet/`: the cluster maps positions to their partition's topic
+    /// (docs/several-instances.md "Several instances").
     private func waitForFirstPosition() async throws {
-        let watcher = try await MessageCollector.start(url: broker.url, filters: ["fleet/+/position"])
+        let watcher = try await MessageCollector.start(url: brokerURL, filters: ["fleet/#"])
         let first = await watcher.next(topicPrefix: "fleet/", timeout: .seconds(30))
         await watcher.stop()
         guard first != nil else { throw TestSupportError("no position within 30 s") }
     }
 
     /// Until the broker has saved its persistence file after `time` (its autosave).
-    private func waitForBrokerSave(after time: Double) async throws {
-        let file = persistence + "/" + brokerSettings.persistenceFile
-        let deadline = ContinuousClock.now + .seconds(brokerSettings.autosaveSeconds * 2 + 10)
+    private func waitForBrokerSave(settings: ShippedBrokerSettings, persistence: String, after time: Double) async throws {
+        let file = persistence + "/" + settings.persistenceFile
+        let deadline = ContinuousClock.now + .seconds(settings.autosaveSeconds * 2 + 10)
         while ContinuousClock.now < deadline {
             let saved = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date)?.timeIntervalSince1970
             if let saved, saved > time { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw TestSupportError("the broker did not save \(file) within \(brokerSettings.autosaveSeconds * 2 + 10) s")
+        throw TestSupportError("the broker did not save \(file) within \(settings.autosaveSeconds * 2 + 10) s")
     }
 
-    /// Until the webhook's outbox is empty (every row delivered or dead); `false` on timeout.
-    private func waitForWebhookQueue(journal path: String, timeout: Duration) async throws -> Bool {
+    /// Until every instance's webhook outbox is empty (every row delivered or dead); `false` on timeout.
+    private func waitForWebhookQueues(journals paths: [String], timeout: Duration) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let journal = try Journal(readingOnly: path, logger: testLogger("journal"))
-            let state = try journal.webhookQueueState(webhook: ChaosCampaign.webhook)
-            try journal.close()
-            if state.queued == 0 { return true }
+            var queued = 0
+            for path in paths {
+                let journal = try Journal(readingOnly: path, logger: testLogger("journal"))
+                queued += try journal.webhookQueueState(webhook: ChaosCampaign.webhook).queued
+                try journal.close()
+            }
+            if queued == 0 { return true }
             try await Task.sleep(for: .milliseconds(250))
         }
         return false
@@ -365,23 +500,51 @@ final class ChaosCampaignRun {
         var text = "executed: \(executed.joined(separator: ", "))\n"
         text += verdict.problems.joined(separator: "\n") + "\n--- verify\n\(report.summary)\n"
         text += "--- simulation log (tail)\n\(simulationLog.text.suffix(3000))\n"
-        for (index, service) in services.enumerated() {
-            text += "--- service \(index + 1) of \(services.count) (tail)\n\(service.logTail(30))\n"
+        for (instance, processes) in instances.enumerated() {
+            for (index, service) in processes.enumerated() {
+                text += "--- instance \(instance) process \(index + 1) of \(processes.count) (tail)\n\(service.logTail(30))\n"
+            }
         }
-        text += "--- broker log (tail)\n\(broker.log.suffix(3000))"
+        switch brokers {
+        case .mosquitto(let broker, _, _):
+            // The service's own connections kept; the checker's and the trucks' left out.
+            let lines = broker.log.split(separator: "\n").filter {
+                $0.contains("fleetfence-chaos") || (!$0.contains("New c") && !$0.contains("disconnected") && !$0.contains("closed its"))
+            }
+            text += "--- broker log, connections left out (last 60 lines)\n" + lines.suffix(60).joined(separator: "\n")
+        case .cluster(let cluster):
+            // Warnings and errors first: a session's troubles show there, the tails are mostly routes.
+            for node in cluster.nodes.indices {
+                let lines = cluster.log(node).split(separator: "\n").filter { $0.contains("[ERR]") || $0.contains("[WRN]") }
+                text += "--- node n\(node + 1) warnings and errors (last 40)\n" + lines.suffix(40).joined(separator: "\n") + "\n"
+            }
+            text += EndToEndSuites.ClusterFaultTests.nodeLogs(cluster)
+        }
         return text
     }
 
     /// Stops everything it started; a paused process is let go on first, or its stop would wait.
     func stop() async {
-        service.signal(SIGCONT)
-        broker.signal(SIGCONT)
+        for instance in instances.indices { service(instance).signal(SIGCONT) }
+        switch brokers {
+        case .mosquitto(let broker, _, _): broker.signal(SIGCONT)
+        case .cluster(let cluster):
+            for node in cluster.nodes.indices where cluster.processID(node) != 0 { Glibc.kill(cluster.processID(node), SIGCONT) }
+        }
         simulation.stop()
         simulation.stop()
         _ = try? await running?.value
         await alerts?.stop()
-        for service in services { await service.terminate() }
+        for service in instances.joined() { await service.terminate() }
         for receiver in receivers { await receiver.stop() }
-        broker.stop()
+        Self.stop(brokers)
+        try? scratch?.unmount()
+    }
+
+    private static func stop(_ brokers: Brokers) {
+        switch brokers {
+        case .mosquitto(let broker, _, _): broker.stop()
+        case .cluster(let cluster): cluster.stop()
+        }
     }
 }

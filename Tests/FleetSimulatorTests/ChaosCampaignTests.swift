@@ -22,6 +22,10 @@ extension EndToEndSuites {
         }
 
         static let campaignSeeds = ProcessInfo.processInfo.environment["FLEETFENCE_CHAOS_SEEDS"]
+        /// `cluster` for the NATS cluster's profile (`Scripts/chaos --cluster`); the single
+        /// instance on mosquitto otherwise.
+        static let campaignProfile: ChaosSchedule.Profile =
+            ProcessInfo.processInfo.environment["FLEETFENCE_CHAOS_PROFILE"] == "cluster" ? .cluster : .campaign
 
         /// A seed list that does not read (`1-`, `seven`) fails here rather than running no seed.
         @Test(.enabled(if: campaignSeeds != nil, "run by Scripts/chaos, which sets FLEETFENCE_CHAOS_SEEDS"))
@@ -29,14 +33,15 @@ extension EndToEndSuites {
             #expect(try !ChaosSchedule.seeds(from: Self.campaignSeeds).isEmpty)
         }
 
-        /// The long campaign: `Scripts/chaos` sets `FLEETFENCE_CHAOS_SEEDS` (`1-50`, `7`, `3,9`).
+        /// The long campaign: `Scripts/chaos` sets `FLEETFENCE_CHAOS_SEEDS` (`1-50`, `7`, `3,9`) and,
+        /// with `--cluster`, `FLEETFENCE_CHAOS_PROFILE`.
         @Test(
             .enabled(if: campaignSeeds != nil, "run by Scripts/chaos, which sets FLEETFENCE_CHAOS_SEEDS"),
             arguments: (try? ChaosSchedule.seeds(from: campaignSeeds)) ?? [])
         func campaign(seed: UInt64) async throws {
             let outcome: ChaosCampaign.Outcome
             do {
-                outcome = try await ChaosCampaign.run(seed: seed, profile: .campaign)
+                outcome = try await ChaosCampaign.run(seed: seed, profile: Self.campaignProfile)
             } catch {
                 ChaosCampaign.say("seed=\(seed) ERROR \(error)", result: true)
                 throw error
