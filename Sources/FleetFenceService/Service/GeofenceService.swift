@@ -260,8 +260,8 @@ public final class GeofenceService: Service, Sendable {
         // Clean stop: state written, offline said, everything acknowledged, then goodbye.
         if case .journalDiskLow(let reason) = stopCause {
             // Stopped while every write still fits: nothing taken from the broker is lost, and
-            // the supervisor's restarts are refused until there is room (docs/operations.md
-            // "Limits and failures").
+            // the supervisor's restarts are refused until there is room
+            // (docs/operations.md "Limits and failures").
             logger.critical("stopping: the journal's disk is nearly full", metadata: ["reason": "\(reason)"])
         } else {
             logger.info("stopping")
