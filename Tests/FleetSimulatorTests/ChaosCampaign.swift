@@ -345,8 +345,12 @@ final class ChaosCampaignRun {
                             instanceOptions[instance], workingDirectory: directory, readyTimeout: .seconds(5)))
                     } catch {
                         refused += 1
-                        // The first refusal's reason, for the record.
-                        if refused == 1 { firstRefusal = "\(error)".split(separator: "\n").last.map(String.init) ?? "" }
+                        // The first refusal's reason, for the record: the journal's own words.
+                        if refused == 1 {
+                            let text = "\(error)"
+                            firstRefusal = text.firstMatch(of: /cannot be written \((.*?)\);/).map { String($0.1) }
+                                ?? text.split(separator: "\n").last.map(String.init) ?? ""
+                        }
                     }
                 }
             }

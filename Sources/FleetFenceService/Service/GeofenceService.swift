@@ -285,11 +285,9 @@ public final class GeofenceService: Service, Sendable {
         }
         await webhooks.stop()
         try journal.close()
-        if case .journalDiskLow(let reason) = stopCause {
-            logger.info("stopped")
-            throw JournalUnwritable(reason: reason)
-        }
         logger.info("stopped")
+        // Non-zero, for the supervisor, whose restarts the journal refuses until there is room.
+        if case .journalDiskLow(let reason) = stopCause { throw JournalUnwritable(reason: reason) }
     }
 
     /// Why `serve` stopped before it was asked to.
@@ -461,9 +459,8 @@ public final class GeofenceService: Service, Sendable {
     }
 
     /// Silence checks and dirty device state every tick, latest-sample times
-    /// every few seconds, a stats line every interval.
-    /// The service's clocks: ticks, stats, sweeps. Returns only when the journal's disk is
-    /// nearly full, with the reason.
+    /// every few seconds, a stats line every interval, the journal's free space every second.
+    /// Returns only when the journal's disk is nearly full, with the reason.
     private func periodic(_ loop: CoreLoop, journal: Journal) async throws -> String {
         // On the service's clock, in seconds: a test that moves the clock moves these too.
         let clock = self.clock
