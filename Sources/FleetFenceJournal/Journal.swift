@@ -23,6 +23,9 @@ public final class Journal: Sendable {
     let alertIDs = Mutex<Int64>(0)
     /// A reader's connection: closing it must not checkpoint.
     let readOnly: Bool
+    /// Bytes the WAL may grow to before its forced checkpoint: the free space the journal needs
+    /// (``diskShortfall()``). 0 for a reader.
+    let walRoom: UInt64
 
     /// Opens or creates the journal at `path` (relative to the working directory).
     ///
@@ -50,7 +53,16 @@ public final class Journal: Sendable {
                     metadata: ["path": "\(path)", "journal_mode": "\(mode ?? "unknown")"])
             }
             try db.run("PRAGMA synchronous = NORMAL")
-            try Self.checkFreeSpace(db, path: path, walFrames: forcedCheckpointFrames)
+            // Each WAL frame is a page and a 24-byte header.
+            let pageSize = try db.run("PRAGMA page_size").first?.column("page_size")?.int64Value ?? 4096
+            walRoom = UInt64(forcedCheckpointFrames) * UInt64(max(512, pageSize) + 24)
+            // A full disk is refused at start like a read-only one. SQLite's writes go into WAL
+            // pages already allocated, so the test write below can succeed on a full disk and the
+            // first busy second fail; a service restarted by its supervisor meanwhile would take
+            // positions from its session and die with them.
+            if let reason = Self.shortfall(path: path, walRoom: walRoom) {
+                throw JournalError.notWritable(path: path, reason: reason)
+            }
             try JournalSchema.prepare(db, path: path)
             // A real write at start: a read-only file or folder is refused now, not after the
             // first alert (docs/operations.md "Limits and failures").
@@ -102,40 +114,26 @@ public final class Journal: Sendable {
         self.checkpointFrames = .max
         self.forcedCheckpointFrames = .max
         self.readOnly = true
-    }
-
-    /// A full disk is refused at start like a read-only one. SQLite's writes go into WAL pages
-    /// already allocated, so the write below can succeed on a full disk and the first busy
-    /// second fail; a service restarted by its supervisor meanwhile would take positions from
-    /// its session and die with them. So the file system must have room for the WAL to grow to
-    /// its forced checkpoint (`walFrames` pages; 32 MiB as shipped).
-    private static func checkFreeSpace(_ db: SQLiteConnection, path: String, walFrames: Int) throws {
-        let pageSize = try db.run("PRAGMA page_size").first?.column("page_size")?.int64Value ?? 4096
-        if let reason = shortfall(path: path, walFrames: walFrames, pageSize: UInt64(max(512, pageSize))) {
-            throw JournalError.notWritable(path: path, reason: reason)
-        }
+        self.walRoom = 0
     }
 
     /// Why the journal's file system lacks room for the WAL to reach its forced checkpoint, or
     /// `nil` when it has room (or cannot be asked). A statvfs and a stat: a few microseconds.
-    static func shortfall(path: String, walFrames: Int, pageSize: UInt64) -> String? {
+    static func shortfall(path: String, walRoom needed: UInt64) -> String? {
         let directory = (path as NSString).deletingLastPathComponent
         var stats = statvfs()
         guard statvfs(directory.isEmpty ? "." : directory, &stats) == 0 else { return nil }
         let free = UInt64(stats.f_bavail) * UInt64(stats.f_frsize)
         let walSize = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size]) as? NSNumber)?.uint64Value ?? 0
-        // Each WAL frame is a page and a 24-byte header.
-        let needed = UInt64(walFrames) * (pageSize + 24)
         guard walSize < needed, free < needed - walSize else { return nil }
         let mebibytes = { (bytes: UInt64) in String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
         return "its file system has \(mebibytes(free)) free; the write-ahead log needs up to \(mebibytes(needed - walSize)) more"
     }
 
-    /// Why the journal's file system is too full to go on (see ``shortfall(path:walFrames:pageSize:)``),
-    /// or `nil`. The service asks every second, and stops cleanly before a write fails.
+    /// Why the journal's file system is too full to go on, or `nil`: the same test as at start.
+    /// The service asks every second, and stops cleanly before a write fails.
     public func diskShortfall() -> String? {
-        // SQLite's default page size, which the journal never changes.
-        readOnly ? nil : Self.shortfall(path: path, walFrames: forcedCheckpointFrames, pageSize: 4096)
+        readOnly ? nil : Self.shortfall(path: path, walRoom: walRoom)
     }
 
     /// SQLite's `quick_check`: damage found at start is a refusal, never a silent reset.
