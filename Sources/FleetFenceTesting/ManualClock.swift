@@ -48,8 +48,10 @@ public final class ManualClock: ServiceClock {
     }
 
     /// Moves the clock and wakes whoever's sleep is over; returns once as many are asleep again
-    /// as were before (the service's periodic task has done its turn), or after a second of real
-    /// time if one does not go back to sleep (it ended).
+    /// as were before (the service's periodic task has done its turn), or after ten seconds of
+    /// real time if one does not go back to sleep (it ended). Ten, not one: under CI's load
+    /// (every suite at once) a turn can take a second, and a turn left behind sleeps until a
+    /// time the test has already passed, so the ticks after it never come.
     public func advance(by seconds: Double) async {
         let (due, asleep) = state.withLock { state in
             state.now += seconds
@@ -72,9 +74,18 @@ public final class ManualClock: ServiceClock {
         }
     }
 
+    /// Returns once `count` sleep on this clock, or after ten seconds: a service started on it
+    /// is ready before its periodic task first sleeps, and a test that moves the clock before
+    /// that moves it past ticks that never come.
+    public func untilSleeping(_ count: Int = 1) async {
+        await untilAsleep(count)
+    }
+
     private func untilAsleep(_ count: Int) async {
         let timeout = Task {
-            try? await Task.sleep(for: .seconds(1))
+            // Cancelled, it must not wake anyone: the waiter now registered is the next
+            // advance's, whose sleeper has not gone back to sleep yet.
+            guard (try? await Task.sleep(for: .seconds(10))) != nil else { return }
             let waiters = state.withLock { state in
                 defer { state.asleepWaiters = [] }
                 return state.asleepWaiters.map(\.continuation)

@@ -401,6 +401,7 @@ final class ServiceHarness: Sendable {
             let configuration = try await configuration(for: serviceOptions)
             let service = try await InProcessService.start(configuration, broker: memory, clock: clock ?? SystemClock())
             state.withLock { $0.service = .inProcess(service) }
+            await clock?.untilSleeping()
             return
         }
         let process = try await ServiceProcess.start(serviceOptions, workingDirectory: directory)
