@@ -196,7 +196,12 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                     // A step's own records are newer than any held one of the same device.
                     for record in step.changes.devices { held.drop(record.device) }
                     for device in step.changes.removedDevices { held.drop(device) }
-                    for record in step.changes.heldDevices { held.hold(record) }
+                    // By id, the journal's order, so that a chunk is neighbours (see
+                    // `HeldRecords`): a clock flush comes sorted already (nearly free to sort
+                    // again), a tick's dirty devices do not.
+                    for record in step.changes.heldDevices.sorted(by: { ExactID($0.device) < ExactID($1.device) }) {
+                        held.hold(record)
+                    }
                 }
                 commit(steps)
                 finishDelivery(stillHolding: !held.isEmpty, delivered: steps.count)

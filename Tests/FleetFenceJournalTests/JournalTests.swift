@@ -425,6 +425,37 @@ struct JournalTests {
 }
 
 extension JournalTests {
+    /// Version 6 kept device rows in a table by row id, behind an index of the ids; version 7
+    /// stores them by id (WITHOUT ROWID), every row carried over.
+    @Test func version6DevicesAreStoredByIdWithEveryRowKept() throws {
+        let directory = try JournalDirectory()
+        let devices = (0..<500).map { JournalDeviceRow(device: "truck-\($0)", state: [UInt8(truncatingIfNeeded: $0), 7]) }
+        do {
+            let journal = try Journal(path: directory.path())
+            try journal.db.run("DROP TABLE devices")
+            try journal.db.run("CREATE TABLE devices (device TEXT PRIMARY KEY, state BLOB NOT NULL, updated_at REAL NOT NULL)")
+            // First seen in another order than the ids'.
+            for row in devices.reversed() {
+                try journal.db.run("INSERT INTO devices (device, state, updated_at) VALUES (?, ?, 5)", [.text(row.device), .blob(row.state)])
+            }
+            try journal.db.run("PRAGMA user_version = 6")
+            try journal.close()
+        }
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        let schema = try journal.db.run("SELECT sql FROM sqlite_master WHERE name = 'devices'").first?.column("sql")?.stringValue
+        #expect(schema?.contains("WITHOUT ROWID") == true, "\(schema ?? "no table")")
+        #expect(try journal.db.run("SELECT name FROM sqlite_master WHERE name = 'devices_by_id'").isEmpty)
+        let loaded = try journal.loadDevices()
+        #expect(loaded.map(\.device) == devices.map(\.device).sorted { ExactID($0) < ExactID($1) })
+        #expect(Dictionary(uniqueKeysWithValues: loaded.map { ($0.device, $0.state) }) == Dictionary(uniqueKeysWithValues: devices.map { ($0.device, $0.state) }))
+        #expect(loaded.allSatisfy { $0.updatedAt == 5 })
+        // Written and removed as before.
+        try journal.write(transitions: [], devices: [.init(device: "truck-1", state: [9])], removedDevices: ["truck-2"])
+        let after = Dictionary(uniqueKeysWithValues: try journal.loadDevices().map { ($0.device, $0.state) })
+        #expect(after["truck-1"] == [9] && after["truck-2"] == nil && after.count == 499)
+    }
+
     /// A file system without room for the WAL to reach its forced checkpoint is refused at start
     /// (docs/operations.md "Limits and failures"): asked here for more than any disk of this
     /// machine holds, as a full disk would be.

@@ -236,16 +236,16 @@ struct GeofenceCore {
     /// The devices whose latest-sample times are due, taken out of the set in one move: new
     /// samples meanwhile start a new set. Not keeping capacity: after a burst of a million new
     /// devices the set would stay a million entries large for good.
-    mutating func takeClockOnlyDevices() -> [String] {
+    mutating func takeClockOnlyDevices() -> [ExactID] {
         defer { clockOnlyDevices = [] }
-        return clockOnlyDevices.map(\.string)
+        return Array(clockOnlyDevices)
     }
 
     /// The latest-sample times of `devices`, as records that may wait behind alerts. Asked for in
     /// slices with the lock let go between them: building every record at once held messages up
     /// for 20 ms and more with 10,000 devices.
-    func clockRecords(of devices: ArraySlice<String>) -> Effects {
-        Effects(changes: JournalChanges(heldDevices: devices.compactMap { engine.deviceRecord(for: $0) }))
+    func clockRecords(of devices: ArraySlice<ExactID>) -> Effects {
+        Effects(changes: JournalChanges(heldDevices: devices.compactMap { engine.deviceRecord(for: $0.string) }))
     }
 
     /// The records of the dirty devices among `devices` (`nil`: all), copied here under the

@@ -416,7 +416,11 @@ public final class GeofenceService: Service, Sendable {
     private static let viewRefreshInterval = 1.0
 
     private func flushClocks(_ loop: CoreLoop) {
-        let due = loop.withCore { $0.takeClockOnlyDevices() }
+        // In the journal's order (its device rows are stored by id): the writer writes them a
+        // chunk at a time, and a chunk of neighbours fills a few pages of the WAL where a chunk
+        // of devices from all over the table filled one page per row (docs/performance.md).
+        // Sorted here, off the core's lock.
+        let due = loop.withCore { $0.takeClockOnlyDevices() }.sorted()
         for start in stride(from: 0, to: due.count, by: Self.clockSlice) {
             loop.step { $0.clockRecords(of: due[start..<min(due.count, start + Self.clockSlice)]) }
         }
