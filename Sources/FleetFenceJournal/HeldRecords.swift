@@ -1,9 +1,10 @@
 import GeofenceEngine
 
 /// The device records the journal's writer holds back (``JournalPipeline/Step/heldDevices``),
-/// in the order they came, each batch sorted by id by the writer: a chunk is then neighbours in
-/// the journal's table, which stores device rows by id, and fills a few pages of the WAL rather
-/// than a page per row. A device held again keeps its place with its newer record: taken from
+/// in the order they came, each batch sorted by id by the writer: the journal stores device rows
+/// by id, so a chunk of a batch that is most of the fleet (the latest-sample times of every
+/// device reporting each second) fills a few pages of the WAL rather than a page per row. A
+/// device held again keeps its place with its newer record: taken from
 /// the front, every record reaches the journal within `count / chunk` deliveries, however often
 /// devices change meanwhile. (Taken in a dictionary's order, the same few hundred devices were
 /// written over and over under load, and the rest waited for good.)

@@ -50,8 +50,8 @@ public final class ManualClock: ServiceClock {
     /// Moves the clock and wakes whoever's sleep is over; returns once as many are asleep again
     /// as were before (the service's periodic task has done its turn), or after ten seconds of
     /// real time if one does not go back to sleep (it ended). Ten, not one: under CI's load
-    /// (every suite at once) a turn can take a second, and a turn left behind sleeps until a
-    /// time the test has already passed, so the ticks after it never come.
+    /// (every suite at once) a turn can take a second, and an advance made while the task is
+    /// still awake finds nothing due and returns at once: that tick is lost.
     public func advance(by seconds: Double) async {
         let (due, asleep) = state.withLock { state in
             state.now += seconds
