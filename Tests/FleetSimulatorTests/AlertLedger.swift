@@ -55,6 +55,13 @@ struct AlertLedger: CustomStringConvertible {
             .filter { Set($0.value.map(Self.content)).count > 1 }.keys.sorted()
     }
 
+    /// Each alert once: the first received of each device and seq. A QoS 1 redelivery after a
+    /// fail-over repeats an alert exactly; one with other content is `repeated`'s to report.
+    var distinct: [ReceivedAlert] {
+        var seen: Set<String> = []
+        return alerts.filter { seen.insert("\($0.device)#\($0.seq ?? 0)").inserted }
+    }
+
     /// Exact copies of an alert received before (QoS 1 redeliveries after a fail-over).
     var redelivered: Int {
         alerts.count - Set(alerts.map(Self.content)).count
