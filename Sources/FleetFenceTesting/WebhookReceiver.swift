@@ -113,7 +113,7 @@ public final class WebhookReceiver: Sendable {
 
     /// Waits until `count` requests came; returns them all.
     @discardableResult
-    public func waitForRequests(_ count: Int, timeout: Duration = .seconds(15)) async -> [Received] {
+    public func waitForRequests(_ count: Int, timeout: Duration = .seconds(30)) async -> [Received] {
         let deadline = ContinuousClock.now + timeout
         while requests.count < count, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
