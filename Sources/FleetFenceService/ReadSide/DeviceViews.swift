@@ -3,11 +3,12 @@ import GeofenceEngine
 /// The read side's devices: compact rows in one array, found by id through an index. A dictionary
 /// of whole `DeviceView`s cost about 300 bytes a device (fleetbench's scale phase, 1,000,000
 /// devices: 922 MB resident against 568 MB without the read side); rows without optionals and
-/// without a copy of the id cost about a third of that.
+/// without a copy of the id cost about a third of that, and an `IDIndex` instead of a dictionary
+/// of ids 25 bytes less.
 struct DeviceViews {
     private(set) var ids: [ExactID] = []
     private var rows: [Row] = []
-    private var index: [ExactID: Int32] = [:]
+    private var index = IDIndex()
 
     /// A `DeviceView` without its id; NaN stands for a time or place not known yet.
     private struct Row {
@@ -37,17 +38,21 @@ struct DeviceViews {
     var count: Int { ids.count }
 
     subscript(id: ExactID) -> DeviceView? {
-        index[id].map { rows[Int($0)].view(of: id) }
+        slot(of: id).map { rows[Int($0)].view(of: id) }
+    }
+
+    private func slot(of id: ExactID) -> Int32? {
+        index.slot(of: id) { ids[Int($0)] == id }
     }
 
     /// Adds or replaces a device's view; returns whether it is new.
     @discardableResult
     mutating func set(_ view: DeviceView, for id: ExactID) -> Bool {
-        if let slot = index[id] {
+        if let slot = slot(of: id) {
             rows[Int(slot)] = Row(view)
             return false
         }
-        index[id] = Int32(ids.count)
+        index.insert(id, at: Int32(ids.count))
         ids.append(id)
         rows.append(Row(view))
         return true
@@ -56,12 +61,12 @@ struct DeviceViews {
     /// Removes a device; the last row takes its place. Returns whether it was there.
     @discardableResult
     mutating func remove(_ id: ExactID) -> Bool {
-        guard let slot = index.removeValue(forKey: id) else { return false }
+        guard let slot = index.remove(id, where: { ids[Int($0)] == id }) else { return false }
         let last = ids.count - 1
         if Int(slot) != last {
             ids[Int(slot)] = ids[last]
             rows[Int(slot)] = rows[last]
-            index[ids[Int(slot)]] = slot
+            index.move(ids[Int(slot)], from: Int32(last), to: slot)
         }
         ids.removeLast()
         rows.removeLast()

@@ -2,7 +2,8 @@
 /// scalars, with no allocation of its own. Devices are keyed by their exact bytes (`ExactID`).
 struct DeviceTable: Sendable {
     var ids: [String] = []
-    var slots: [ExactID: Int32] = [:]
+    /// Each live id's slot (`IDIndex`: the ids are kept once, in `ids`).
+    var index = IDIndex()
     /// Places of forgotten devices, given to the next new ones.
     var freeSlots: [Int32] = []
     var lastTimestamp: [Double] = []
@@ -26,14 +27,22 @@ struct DeviceTable: Sendable {
     /// merging late ones (docs/rules.md "Late samples").
     var history: [Int32] = []
 
-    var count: Int { slots.count }
+    var count: Int { index.count }
 
-    func slot(of id: String) -> Int32? { slots[ExactID(id)] }
+    func slot(of id: String) -> Int32? { slot(of: ExactID(id)) }
+
+    @inline(__always)
+    func slot(of key: ExactID) -> Int32? {
+        index.slot(of: key) { ExactID(ids[Int($0)]) == key }
+    }
+
+    /// Every live device's id.
+    var liveIDs: [String] { ids.indices.compactMap { live[$0] ? ids[$0] : nil } }
 
     /// The device's handle; `created` tells whether it was new (its columns made or reset).
     mutating func handle(for id: String, created: inout Bool) -> DeviceHandle {
         let key = ExactID(id)
-        if let slot = slots[key] { return DeviceHandle(slot: slot) }
+        if let slot = slot(of: key) { return DeviceHandle(slot: slot) }
         created = true
         let slot: Int32
         if let free = freeSlots.popLast() {
@@ -68,14 +77,14 @@ struct DeviceTable: Sendable {
             live.append(true)
             history.append(-1)
         }
-        slots[key] = slot
+        index.insert(key, at: slot)
         return DeviceHandle(slot: slot)
     }
 
     /// Frees the slot of `id` for reuse; its columns are reset when it is given out again.
     mutating func remove(_ slot: Int32) {
         let i = Int(slot)
-        slots[ExactID(ids[i])] = nil
+        index.remove(ExactID(ids[i])) { $0 == slot }
         ids[i] = ""
         groups[i] = []
         live[i] = false

@@ -81,7 +81,7 @@ public struct GeofenceEngine: Sendable {
     public func knows(device: String) -> Bool { devices.slot(of: device) != nil }
 
     /// Every device held, in no particular order.
-    public var deviceIDs: [String] { Array(devices.slots.keys.lazy.map(\.string)) }
+    public var deviceIDs: [String] { devices.liveIDs }
 
     /// Fence ids the device is inside, sorted by their bytes.
     public func insideFences(of device: String) -> [String] {
