@@ -122,10 +122,7 @@ public struct IDIndex: Sendable {
         var hole = index
         var next = (hole + 1) & mask
         while buckets[next].slot >= 0 {
-            let wanted = home(buckets[next].hash)
-            // Whether `wanted` lies cyclically in (hole, next]: then the bucket stays.
-            let stays = hole <= next ? (hole < wanted && wanted <= next) : (hole < wanted || wanted <= next)
-            if !stays {
+            if !staysAfterHole(hole, entryAt: next, home: home(buckets[next].hash)) {
                 buckets[hole] = buckets[next]
                 hole = next
             }

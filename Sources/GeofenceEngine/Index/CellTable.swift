@@ -146,10 +146,7 @@ struct CellTable: Sendable {
         var hole = index
         var next = (hole + 1) & mask
         while slots[next].key != Self.emptyKey {
-            let wanted = home(slots[next].key)
-            // Whether `wanted` lies cyclically in (hole, next]: then the entry stays.
-            let stays = hole <= next ? (hole < wanted && wanted <= next) : (hole < wanted || wanted <= next)
-            if !stays {
+            if !staysAfterHole(hole, entryAt: next, home: home(slots[next].key)) {
                 slots[hole] = slots[next]
                 hole = next
             }
