@@ -15,34 +15,56 @@ public final class StallWatch: Sendable {
         var end: ContinuousClock.Instant
     }
 
+    private struct State {
+        var gaps: [Gap] = []
+        /// When the thread last woke: a pause under way has no gap yet.
+        var lastWake = ContinuousClock.now
+    }
+
     private static let tick = Duration.milliseconds(50)
-    /// A sleep this much longer than asked for is a pause; shorter ones are a busy scheduler.
+    /// A sleep this much longer than asked for counts as a pause. The thread may also just not
+    /// have been given a core for that long; on a machine that busy the bounds are moot anyway.
     private static let threshold = Duration.milliseconds(500)
 
-    private let gaps = Mutex<[Gap]>([])
+    private let state = Mutex(State())
 
     private init() {
         let thread = Thread { [self] in
-            var before = ContinuousClock.now
             while true {
                 Thread.sleep(forTimeInterval: 0.05)
-                let after = ContinuousClock.now
-                if after - before - Self.tick > Self.threshold {
-                    gaps.withLock { $0.append(Gap(start: before + Self.tick, end: after)) }
+                let now = ContinuousClock.now
+                state.withLock { state in
+                    if now - state.lastWake - Self.tick > Self.threshold {
+                        state.gaps.append(Gap(start: state.lastWake + Self.tick, end: now))
+                    }
+                    state.lastWake = now
                 }
-                before = after
             }
         }
         thread.name = "stall-watch"
         thread.start()
     }
 
-    /// How long the machine stood still between `start` and `end`.
+    /// How long the machine stood still between `start` and `end`, in all.
     public func stalled(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Duration {
-        gaps.withLock { gaps in
-            gaps.reduce(.zero) { total, gap in
+        pauses(from: start, to: end).reduce(.zero, +)
+    }
+
+    /// The longest single pause between `start` and `end`: what one delay measured in that time
+    /// may owe to the machine.
+    public func longestPause(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Duration {
+        pauses(from: start, to: end).max() ?? .zero
+    }
+
+    /// Each pause's part within the interval, the one under way included.
+    private func pauses(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> [Duration] {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            var gaps = state.gaps
+            if now - state.lastWake - Self.tick > Self.threshold { gaps.append(Gap(start: state.lastWake + Self.tick, end: now)) }
+            return gaps.compactMap { gap in
                 let overlap = min(end, gap.end) - max(start, gap.start)
-                return overlap > .zero ? total + overlap : total
+                return overlap > .zero ? overlap : nil
             }
         }
     }

@@ -56,10 +56,11 @@ struct AlertLedger: CustomStringConvertible {
     }
 
     /// Each alert once: the first received of each device and seq. A QoS 1 redelivery after a
-    /// fail-over repeats an alert exactly; one with other content is `repeated`'s to report.
+    /// fail-over repeats an alert exactly; one with other content is `repeated`'s to report. An
+    /// alert without a seq is kept: nothing tells its copies apart from a second alert.
     var distinct: [ReceivedAlert] {
         var seen: Set<String> = []
-        return alerts.filter { seen.insert("\($0.device)#\($0.seq ?? 0)").inserted }
+        return alerts.filter { alert in alert.seq.map { seen.insert("\(alert.device)#\($0)").inserted } ?? true }
     }
 
     /// Exact copies of an alert received before (QoS 1 redeliveries after a fail-over).
