@@ -1,9 +1,9 @@
 /// Per-device columns. Parallel arrays keep a device that is outside everything down to a few
 /// scalars, with no allocation of its own. Devices are keyed by their exact bytes (`ExactID`).
 struct DeviceTable: Sendable {
-    var ids: [String] = []
-    /// Each live id's slot (`IDIndex`: the ids are kept once, in `ids`).
-    var index = IDIndex()
+    private(set) var ids: [String] = []
+    /// Each live id's slot (`IDIndex`: the ids are kept once, in `ids`, which change only here).
+    private(set) var index = IDIndex()
     /// Places of forgotten devices, given to the next new ones.
     var freeSlots: [Int32] = []
     var lastTimestamp: [Double] = []

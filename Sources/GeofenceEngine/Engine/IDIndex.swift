@@ -45,6 +45,8 @@ public struct IDIndex: Sendable {
 
     /// Records `id` at `slot`; `id` must not be held.
     public mutating func insert(_ id: ExactID, at slot: Int32) {
+        // A negative place marks an empty bucket.
+        precondition(slot >= 0, "IDIndex: a place is never negative")
         if (count + 1) * 4 > buckets.count * 3 { resize(to: buckets.count * 2) }
         place(Bucket(slot: slot, hash: Self.hash(id)))
         count += 1
@@ -87,10 +89,11 @@ public struct IDIndex: Sendable {
             }
             i = (i + 1) & mask
         }
+        assertionFailure("IDIndex: \(id) is not at place \(from)")
     }
 
     @inline(__always)
-    private static func hash(_ id: ExactID) -> UInt32 {
+    static func hash(_ id: ExactID) -> UInt32 {
         var hasher = Hasher()
         id.hash(into: &hasher)
         return UInt32(truncatingIfNeeded: UInt(bitPattern: hasher.finalize()))
@@ -98,8 +101,8 @@ public struct IDIndex: Sendable {
 
     @inline(__always)
     private func home(_ hash: UInt32) -> Int {
-        // A 16-bucket table has shift 28; a shift of 32 would be out of range, and never occurs.
-        Int(hash >> shift)
+        // From 28 (16 buckets) down: never 32, so the masking shift is exact.
+        Int(hash &>> shift)
     }
 
     private mutating func place(_ bucket: Bucket) {
