@@ -156,12 +156,17 @@ extension EndToEndSuites {
             #expect(outcome.summary.counts["matched"] == expected, "\(context)")
             #expect(outcome.summary.counts["missed"] == 0, "\(context)")
             #expect(outcome.summary.counts["false"] == 0, "\(context)")
-            var last: [String: String] = [:]
+            var last: [String: (event: String, seq: String)] = [:]
             for alert in outcome.ledger.distinct.sorted(by: { ($0.device, $0.seq ?? 0) < ($1.device, $1.seq ?? 0) })
             where alert.event != .dwell {
                 let key = "\(alert.device) \(alert.fence)"
-                #expect(last[key] != alert.event.rawValue, "\(key): \(alert.event.rawValue) twice in a row: \(context)")
-                last[key] = alert.event.rawValue
+                let seq = alert.seq.map { "\($0)" } ?? "none"
+                if let previous = last[key] {
+                    #expect(
+                        previous.event != alert.event.rawValue,
+                        "\(key): \(alert.event.rawValue) twice in a row, seq \(previous.seq) and \(seq): \(context)")
+                }
+                last[key] = (alert.event.rawValue, seq)
             }
             ClusterEndToEndTests.expectEachDeviceFromItsOwnInstance(outcome.ledger, context: context)
         }
