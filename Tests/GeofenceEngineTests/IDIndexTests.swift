@@ -62,7 +62,7 @@ struct IDIndexTests {
         #expect(table.slot(of: "dev-1") == 0)
     }
 
-    @Test func idsAreTheirBytesAndReservingKeepsEveryPlace() {
+    @Test func idsAreTheirBytesThroughGrowth() {
         var table = Table()
         table.add("Bus-M\u{FC}ller")
         #expect(table.slot(of: "Bus-Mu\u{308}ller") == nil)
@@ -70,7 +70,6 @@ struct IDIndexTests {
         #expect(table.slot(of: "Bus-M\u{FC}ller") == 0)
         #expect(table.slot(of: "Bus-Mu\u{308}ller") == 1)
         for n in 0..<1_000 { table.add(ExactID("t\(n)")) }
-        table.index.reserveCapacity(100_000)
         #expect(table.index.count == 1_002)
         for n in 0..<1_000 { #expect(table.slot(of: ExactID("t\(n)")) == Int32(n + 2)) }
         #expect(table.slot(of: "Bus-M\u{FC}ller") == 0)

@@ -52,13 +52,6 @@ public struct IDIndex: Sendable {
         count += 1
     }
 
-    /// Room for `capacity` ids without growing.
-    public mutating func reserveCapacity(_ capacity: Int) {
-        var size = buckets.count
-        while capacity * 4 > size * 3 { size *= 2 }
-        if size > buckets.count { resize(to: size) }
-    }
-
     /// Forgets `id`; returns its place, `nil` when it was not held.
     @discardableResult
     public mutating func remove(_ id: ExactID, where holds: (Int32) -> Bool) -> Int32? {
