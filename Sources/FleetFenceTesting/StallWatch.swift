@@ -8,7 +8,7 @@ import Synchronization
 /// shows with no pause beside it.
 public final class StallWatch: Sendable {
     /// Started at first use, kept for the test process's life (20 wake-ups a second).
-    public static let shared = StallWatch()
+    private static let shared = StallWatch()
 
     private struct Gap {
         var start: ContinuousClock.Instant
@@ -45,15 +45,26 @@ public final class StallWatch: Sendable {
         thread.start()
     }
 
-    /// How long the machine stood still between `start` and `end`, in all.
-    public func stalled(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Duration {
-        pauses(from: start, to: end).reduce(.zero, +)
+    /// Time measured from now, with the machine's pauses meanwhile; the watch runs from here on.
+    public static func stopwatch() -> Stopwatch {
+        Stopwatch(watch: shared, start: .now)
     }
 
-    /// The longest single pause between `start` and `end`: what one delay measured in that time
-    /// may owe to the machine.
-    public func longestPause(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Duration {
-        pauses(from: start, to: end).max() ?? .zero
+    public struct Stopwatch: Sendable {
+        let watch: StallWatch
+        let start: ContinuousClock.Instant
+
+        /// The time since the start, less the machine's pauses in it.
+        public var elapsedWithoutPauses: Duration {
+            let end = ContinuousClock.now
+            return end - start - watch.pauses(from: start, to: end).reduce(.zero, +)
+        }
+
+        /// The longest single pause since the start: what one delay measured in that time may
+        /// owe to the machine.
+        public var longestPause: Duration {
+            watch.pauses(from: start, to: .now).max() ?? .zero
+        }
     }
 
     /// Each pause's part within the interval, the one under way included.

@@ -106,12 +106,11 @@ struct SimulationLiveTests {
             }
             let responder = try await EngineResponder(url: broker.url, fences: options.verify!.fences, settings: settings)
             let lines = Mutex<[String]>([])
-            _ = StallWatch.shared
-            let start = ContinuousClock.now
+            let running = StallWatch.stopwatch()
             let report = try await Simulation.run(options, logger: testLogger("sim")) { line in
                 lines.withLock { $0.append(line) }
             }
-            let paused = StallWatch.shared.longestPause(from: start, to: .now)
+            let paused = running.longestPause
             await responder.stop()
             let result = try #require(report)
             #expect(result.isClean, "\(result)")
