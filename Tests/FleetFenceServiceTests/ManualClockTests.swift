@@ -12,12 +12,15 @@ struct ManualClockTests {
         func add() { count.withLock { $0 += 1 } }
     }
 
-    /// A periodic task as the service runs one: sleeps a second of the clock, then takes its turn
-    /// (`turn` real time long), counting turns.
-    private static func periodic(
-        on clock: ManualClock, turns: Turns, before: Duration = .zero, turn: Duration = .zero
-    ) -> Task<Void, Never> {
-        Task {
+    /// A periodic task as the service runs one, on a clock of its own: sleeps a second of the
+    /// clock, then takes its turn (`turn` real time long), counting turns; `body` moves the clock
+    /// once the task first sleeps.
+    private static func withPeriodic(
+        before: Duration = .zero, turn: Duration = .zero, _ body: (ManualClock, Turns) async -> Void
+    ) async {
+        let clock = ManualClock(now: 0)
+        let turns = Turns()
+        let task = Task {
             try? await Task.sleep(for: before)
             while !Task.isCancelled {
                 guard (try? await clock.sleep(for: .seconds(1))) != nil else { return }
@@ -25,37 +28,31 @@ struct ManualClockTests {
                 turns.add()
             }
         }
+        defer { task.cancel() }
+        await clock.untilSleeping()
+        await body(clock, turns)
     }
 
     @Test func anAdvanceWaitsForATurnLongerThanASecond() async {
-        let clock = ManualClock(now: 0)
-        let turns = Turns()
-        let task = Self.periodic(on: clock, turns: turns, turn: .milliseconds(1_500))
-        defer { task.cancel() }
-        await clock.untilSleeping()
-        for expected in 1...2 {
-            await clock.advance(by: 1)
-            #expect(turns.value == expected)
+        await Self.withPeriodic(turn: .milliseconds(1_500)) { clock, turns in
+            for expected in 1...2 {
+                await clock.advance(by: 1)
+                #expect(turns.value == expected)
+            }
         }
     }
 
     @Test func untilSleepingWaitsForATaskThatSleepsLate() async {
-        let clock = ManualClock(now: 0)
-        let turns = Turns()
-        let task = Self.periodic(on: clock, turns: turns, before: .milliseconds(300))
-        defer { task.cancel() }
-        await clock.untilSleeping()
-        await clock.advance(by: 1)
-        #expect(turns.value == 1)
+        await Self.withPeriodic(before: .milliseconds(300)) { clock, turns in
+            await clock.advance(by: 1)
+            #expect(turns.value == 1)
+        }
     }
 
     @Test func aStepByStepAdvanceGivesEveryTickItsTurn() async {
-        let clock = ManualClock(now: 0)
-        let turns = Turns()
-        let task = Self.periodic(on: clock, turns: turns, turn: .milliseconds(20))
-        defer { task.cancel() }
-        await clock.untilSleeping()
-        await clock.advance(by: 10, step: 0.5)
-        #expect(turns.value == 10)
+        await Self.withPeriodic(turn: .milliseconds(20)) { clock, turns in
+            await clock.advance(by: 10, step: 0.5)
+            #expect(turns.value == 10)
+        }
     }
 }
