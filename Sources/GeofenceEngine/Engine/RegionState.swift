@@ -37,18 +37,54 @@ public struct PendingChange: Sendable, Hashable, Codable {
 }
 
 /// Per device and fence, kept only where it differs from "known outside, nothing pending".
+///
+/// 24 bytes: a pending change and a speeding run (66 and 33 bytes inline) are boxed, since few
+/// entries hold either. Inline, an entry took 136 bytes, and every device's regions and every
+/// snapshot a held late sample keeps (`SampleHistory`) were made of them: at a million devices,
+/// each after a gap, the snapshots alone took 515 MB (heaptrack, docs/performance.md).
 struct RegionEntry: Sendable {
     var fenceSlot: Int32
     var state: RegionState
+    var dwellReported = false
     /// Crossing time of the enter (or first sight) that made the device inside.
     var enteredAt: Double = 0
-    var dwellReported = false
-    var pending: PendingChange?
+    private var rare: Rare?
+
+    init(fenceSlot: Int32, state: RegionState, enteredAt: Double = 0, dwellReported: Bool = false,
+         pending: PendingChange? = nil, speeding: SpeedingEpisode? = nil) {
+        self.fenceSlot = fenceSlot
+        self.state = state
+        self.enteredAt = enteredAt
+        self.dwellReported = dwellReported
+        self.rare = Rare(pending: pending, speeding: speeding)
+    }
+
+    var pending: PendingChange? {
+        get { rare?.pending }
+        set { rare = Rare(pending: newValue, speeding: speeding) }
+    }
+
     /// Inside a fence with a speed limit: the run of samples over it, or the episode alerted.
-    var speeding: SpeedingEpisode?
+    var speeding: SpeedingEpisode? {
+        get { rare?.speeding }
+        set { rare = Rare(pending: pending, speeding: newValue) }
+    }
 
     /// Whether this entry carries anything beyond the default of known outside.
     var isDefault: Bool { state == .outside && pending == nil }
+
+    /// Immutable, so a snapshot that shares it never sees a later change: a change makes a new one.
+    private final class Rare: Sendable {
+        let pending: PendingChange?
+        let speeding: SpeedingEpisode?
+
+        /// Nil when there is nothing to hold: most entries allocate nothing.
+        init?(pending: PendingChange?, speeding: SpeedingEpisode?) {
+            guard pending != nil || speeding != nil else { return nil }
+            self.pending = pending
+            self.speeding = speeding
+        }
+    }
 }
 
 /// The sparse part of a device: its non-default regions and its tour progress.

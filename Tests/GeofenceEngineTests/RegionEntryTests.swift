@@ -1,0 +1,38 @@
+import Testing
+
+@testable import GeofenceEngine
+
+/// `RegionEntry` boxes its pending change and speeding run: the box must behave as a value, and
+/// the entry stay small, since every device's regions and every held snapshot are made of them.
+struct RegionEntryTests {
+    @Test func anEntryIsTwentyFourBytes() {
+        #expect(MemoryLayout<RegionEntry>.stride == 24)
+    }
+
+    @Test func aCopyKeepsItsPendingChangeWhenTheOriginalChanges() {
+        var entry = RegionEntry(fenceSlot: 3, state: .outside)
+        entry.pending = PendingChange(crossedAt: 10, evidenceSince: nil, lat: 1, lon: 2)
+        let snapshot = entry
+        entry.pending!.evidenceSince = 12
+        entry.pending!.confirmer = .init(timestamp: 30, lat: 1.5, lon: 2.5)
+        entry.speeding = SpeedingEpisode(since: 11, maxSpeed: 30, alerted: false, calmSince: nil)
+
+        #expect(snapshot.pending == PendingChange(crossedAt: 10, evidenceSince: nil, lat: 1, lon: 2))
+        #expect(snapshot.speeding == nil)
+        #expect(entry.pending?.evidenceSince == 12)
+        #expect(entry.pending?.confirmer?.timestamp == 30)
+        #expect(entry.speeding?.since == 11)
+        #expect(!entry.isDefault)
+    }
+
+    @Test func clearingBothLeavesADefaultEntry() {
+        var entry = RegionEntry(
+            fenceSlot: 0, state: .outside, pending: PendingChange(crossedAt: 1, evidenceSince: 1, lat: 0, lon: 0),
+            speeding: SpeedingEpisode(since: 1, maxSpeed: 40, alerted: true, calmSince: nil))
+        entry.pending = nil
+        #expect(entry.speeding?.maxSpeed == 40)
+        entry.speeding = nil
+        #expect(entry.pending == nil && entry.speeding == nil)
+        #expect(entry.isDefault)
+    }
+}
