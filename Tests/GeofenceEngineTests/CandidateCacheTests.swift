@@ -34,6 +34,7 @@ struct CandidateCacheTests {
             held.insert(Int32(slot))
         }
         var compared = 0
+        var (keptSteps, unkeptSteps) = (0, 0)
         for step in 0..<3_000 {
             // Every so often a fence comes or goes, for everyone or for a group.
             if rng.chance(0.05) {
@@ -54,7 +55,7 @@ struct CandidateCacheTests {
             var kept: [Int32] = []
             caches.candidates(
                 device: device, point: ProbePoint(lat: p.lat, lon: p.lon), margin: margin, index: index, probes: probes,
-                everyGroup: false, groups: deviceGroups, into: &kept)
+                everyGroup: false, groups: deviceGroups, keep: rng.chance(0.7), into: &kept)
             var fresh: [Int32] = []
             index.candidates(lat: p.lat, lon: p.lon, groups: deviceGroups, into: &fresh)
             // Circles a sample is outside evidence of are left out, as the engine would leave them.
@@ -65,8 +66,38 @@ struct CandidateCacheTests {
             }
             #expect(kept.sorted() == fresh.sorted(), "step \(step) at (\(p.lat), \(p.lon))")
             compared += fresh.count
+            if caches.caches[device].isKept { keptSteps += 1 } else { unkeptSteps += 1 }
             if step % 500 == 0 { caches.invalidate(rng.int(0...(walkers - 1))) }
         }
         #expect(compared > 300, "the walkers should meet fences")
+        // Both ways of answering were compared: a first sample in a region and a kept cache.
+        #expect(keptSteps > 100 && unkeptSteps > 100, "kept \(keptSteps), first \(unkeptSteps)")
+    }
+
+    /// Entries are kept only for a device that reported recently (`keep`), and used while it
+    /// stays in their region.
+    @Test func entriesAreKeptForADeviceThatReportedRecently() throws {
+        let fence = try makeFence(FenceDefinition(id: "depot", shape: .circle(center: Coordinate(lat: 49.3, lon: 8.6), radius: 200)))
+        var index = FenceIndex()
+        index.insert(0, reach: fence.reach)
+        var caches = CandidateCaches()
+        caches.addDevice()
+        func candidates(_ lat: Double, _ lon: Double, keep: Bool) -> [Int32] {
+            var result: [Int32] = []
+            caches.candidates(
+                device: 0, point: ProbePoint(lat: lat, lon: lon), margin: 10, index: index, probes: [FenceProbe(fence)],
+                everyGroup: true, groups: [], keep: keep, into: &result)
+            return result
+        }
+        #expect(candidates(49.30001, 8.60002, keep: false) == [0])
+        #expect(!caches.caches[0].isKept)
+        #expect(candidates(49.30001, 8.60001, keep: true) == [0])
+        #expect(caches.caches[0].isKept && caches.caches[0].count == 1)
+        // Kept while the device stays in their region, however long it was silent.
+        #expect(candidates(49.30002, 8.60002, keep: false) == [0])
+        #expect(caches.caches[0].isKept)
+        // Elsewhere after a long silence: nothing kept.
+        #expect(candidates(49.5, 8.9, keep: false) == [])
+        #expect(!caches.caches[0].isKept)
     }
 }

@@ -101,7 +101,9 @@ extension GeofenceEngine {
         candidateScratch.removeAll(keepingCapacity: true)
         candidateCaches.candidates(
             device: device, point: context.point, margin: context.margin, index: index, probes: fenceProbes,
-            everyGroup: !targeted, groups: targeted ? devices.groups[device] : [], into: &candidateScratch)
+            everyGroup: !targeted, groups: targeted ? devices.groups[device] : [],
+            keep: anchor.map { sample.timestamp - $0.0 <= CandidateCaches.keepWithinSeconds } ?? false,
+            into: &candidateScratch)
         let knownGeneration = devices.knownGeneration[device]
         for fenceSlot in candidateScratch where !current.entries.contains(where: { $0.fenceSlot == fenceSlot }) {
             let probe = fenceProbes[Int(fenceSlot)]

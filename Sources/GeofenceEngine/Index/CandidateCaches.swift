@@ -4,6 +4,14 @@
 /// the cells are far from any cache; its own entries, read with its other state, are near. A
 /// circle's entry keeps the circle, so that a sample outside evidence of it (most samples in its
 /// reach) is told so without reading the fence at all.
+///
+/// Entries are kept only for a device that reported within `keepWithinSeconds` before: a device
+/// seen once never needs them again, and one that reports every 30 s or more is in other cells at
+/// most reports, while the collection a sample then costs comes that rarely. A million devices
+/// each sending two positions a minute apart kept 235 MB of entries no sample read (heaptrack,
+/// docs/performance.md). Keeping them from a device's second sample in a region instead cost
+/// engine-bench a fifth of its rate at 100,000 fences, where cells are small and a walker at 15 m/s
+/// is in new ones every few seconds: each region was collected twice.
 struct CandidateCaches: Sendable {
     /// 56 bytes: an index entry and, for a circle, the circle (radius NaN for other shapes).
     struct Kept: Sendable {
@@ -24,10 +32,13 @@ struct CandidateCaches: Sendable {
     /// inside it is certainly inside the region (rounding never reverses an order).
     struct Cache: Sendable {
         var minLat: Float = 0, maxLat: Float = 0, minLon: Float = 0, maxLon: Float = 0
-        var start: UInt32 = 0
+        /// The entries' place in the pool; `.max` when none are kept.
+        var start: UInt32 = .max
         var count: UInt32 = 0
         /// The index's version when collected; `.max` for none.
         var version: UInt32 = .max
+
+        var isKept: Bool { start != .max }
 
         init() {}
 
@@ -47,8 +58,13 @@ struct CandidateCaches: Sendable {
     private(set) var caches: [Cache] = []
     private var pool: [Kept] = []
     private var collected: [FenceIndex.Entry] = []
+    /// A sample's entries when they are not kept.
+    private var unkept: [Kept] = []
     /// Entries no cache uses any more.
     private var garbage = 0
+
+    /// A device that reported this recently keeps its entries.
+    static let keepWithinSeconds = 10.0
 
     mutating func addDevice() { caches.append(Cache()) }
 
@@ -60,36 +76,53 @@ struct CandidateCaches: Sendable {
 
     /// Appends the candidates of `device` at `point`, from its cache or collected afresh: every
     /// fence whose reach holds the point, but a circle only when the sample, with `margin`, is not
-    /// outside evidence of it (the test the engine would make, on the same numbers).
+    /// outside evidence of it (the test the engine would make, on the same numbers). `keep`: the
+    /// device reported within `keepWithinSeconds`, so entries collected now are kept.
     @inline(__always)
     mutating func candidates(
         device: Int, point: ProbePoint, margin: Double, index: FenceIndex, probes: [FenceProbe], everyGroup: Bool,
-        groups: [Int32], into result: inout [Int32]
+        groups: [Int32], keep: Bool, into result: inout [Int32]
     ) {
         var cache = caches[device]
         let latF = Float(point.lat), lonF = Float(point.lon)
-        if cache.version != index.version || !cache.contains(lat: latF, lon: lonF) {
+        if cache.version != index.version || !cache.contains(lat: latF, lon: lonF) || !cache.isKept {
             garbage += Int(cache.count)
-            let start = pool.count
             collected.removeAll(keepingCapacity: true)
             cache = Cache(index.collect(lat: point.lat, lon: point.lon, everyGroup: everyGroup, groups: groups, into: &collected))
+            cache.version = index.version
+            guard keep else {
+                caches[device] = cache
+                unkept.removeAll(keepingCapacity: true)
+                for entry in collected { unkept.append(Kept(entry, probes[Int(entry.slot)])) }
+                unkept.withUnsafeBufferPointer { Self.scan($0, point: point, latF: latF, lonF: lonF, margin: margin, into: &result) }
+                return
+            }
+            let start = pool.count
             for entry in collected { pool.append(Kept(entry, probes[Int(entry.slot)])) }
             cache.start = UInt32(start)
             cache.count = UInt32(pool.count - start)
-            cache.version = index.version
             caches[device] = cache
             if garbage > 4_096 && garbage * 2 > pool.count { compact() }
             cache = caches[device]
         }
         pool.withUnsafeBufferPointer { pool in
-            for i in Int(cache.start)..<(Int(cache.start) + Int(cache.count)) where pool[i].entry.contains(lat: latF, lon: lonF) {
-                let circle = pool[i].circle
-                if !circle.radius.isNaN {
-                    let distance = circle.signedDistance(latRadians: point.latRadians, cosLat: point.cosLat, lon: point.lon)
-                    if distance <= -min(margin, circle.radius / 2) { continue }
-                }
-                result.append(pool[i].entry.slot)
+            let run = UnsafeBufferPointer(rebasing: pool[Int(cache.start)..<(Int(cache.start) + Int(cache.count))])
+            Self.scan(run, point: point, latF: latF, lonF: lonF, margin: margin, into: &result)
+        }
+    }
+
+    @inline(__always)
+    private static func scan(
+        _ entries: UnsafeBufferPointer<Kept>, point: ProbePoint, latF: Float, lonF: Float, margin: Double,
+        into result: inout [Int32]
+    ) {
+        for kept in entries where kept.entry.contains(lat: latF, lon: lonF) {
+            let circle = kept.circle
+            if !circle.radius.isNaN {
+                let distance = circle.signedDistance(latRadians: point.latRadians, cosLat: point.cosLat, lon: point.lon)
+                if distance <= -min(margin, circle.radius / 2) { continue }
             }
+            result.append(kept.entry.slot)
         }
     }
 
@@ -97,7 +130,7 @@ struct CandidateCaches: Sendable {
     private mutating func compact() {
         var packed: [Kept] = []
         packed.reserveCapacity(pool.count - garbage)
-        for i in caches.indices {
+        for i in caches.indices where caches[i].isKept {
             let run = Int(caches[i].start)..<(Int(caches[i].start) + Int(caches[i].count))
             caches[i].start = UInt32(packed.count)
             packed.append(contentsOf: pool[run])
