@@ -11,7 +11,12 @@
 /// each sending two positions a minute apart kept 235 MB of entries no sample read (heaptrack,
 /// docs/performance.md). Keeping them from a device's second sample in a region instead cost
 /// engine-bench a fifth of its rate at 100,000 fences, where cells are small and a walker at 15 m/s
-/// is in new ones every few seconds: each region was collected twice.
+/// is in new ones every few seconds: each region was collected twice. As it is, only a device's
+/// first region is collected twice (its first sample keeps none); engine-bench's devices send 20
+/// samples each, and its rate
+/// at 100,000 fences was 2.95-3.15 M/s against 2.89-3.37 M/s before (three runs each, alternating),
+/// and the same as before when first samples kept theirs. The misses are out of line: inlined, they
+/// cost the hits another 5-10%.
 struct CandidateCaches: Sendable {
     /// 56 bytes: an index entry and, for a circle, the circle (radius NaN for other shapes).
     struct Kept: Sendable {
@@ -86,28 +91,51 @@ struct CandidateCaches: Sendable {
         var cache = caches[device]
         let latF = Float(point.lat), lonF = Float(point.lon)
         if cache.version != index.version || !cache.contains(lat: latF, lon: lonF) || !cache.isKept {
-            garbage += Int(cache.count)
-            collected.removeAll(keepingCapacity: true)
-            cache = Cache(index.collect(lat: point.lat, lon: point.lon, everyGroup: everyGroup, groups: groups, into: &collected))
-            cache.version = index.version
             guard keep else {
-                caches[device] = cache
-                unkept.removeAll(keepingCapacity: true)
-                for entry in collected { unkept.append(Kept(entry, probes[Int(entry.slot)])) }
-                unkept.withUnsafeBufferPointer { Self.scan($0, point: point, latF: latF, lonF: lonF, margin: margin, into: &result) }
+                scanUnkept(device: device, point: point, margin: margin, index: index, probes: probes,
+                           everyGroup: everyGroup, groups: groups, into: &result)
                 return
             }
-            let start = pool.count
-            for entry in collected { pool.append(Kept(entry, probes[Int(entry.slot)])) }
-            cache.start = UInt32(start)
-            cache.count = UInt32(pool.count - start)
-            caches[device] = cache
-            if garbage > 4_096 && garbage * 2 > pool.count { compact() }
-            cache = caches[device]
+            cache = refill(device: device, point: point, index: index, probes: probes, everyGroup: everyGroup, groups: groups)
         }
         pool.withUnsafeBufferPointer { pool in
             let run = UnsafeBufferPointer(rebasing: pool[Int(cache.start)..<(Int(cache.start) + Int(cache.count))])
             Self.scan(run, point: point, latF: latF, lonF: lonF, margin: margin, into: &result)
+        }
+    }
+
+    /// Collects the device's entries afresh and keeps them.
+    private mutating func refill(
+        device: Int, point: ProbePoint, index: FenceIndex, probes: [FenceProbe], everyGroup: Bool, groups: [Int32]
+    ) -> Cache {
+        garbage += Int(caches[device].count)
+        collected.removeAll(keepingCapacity: true)
+        var cache = Cache(index.collect(lat: point.lat, lon: point.lon, everyGroup: everyGroup, groups: groups, into: &collected))
+        cache.version = index.version
+        let start = pool.count
+        for entry in collected { pool.append(Kept(entry, probes[Int(entry.slot)])) }
+        cache.start = UInt32(start)
+        cache.count = UInt32(pool.count - start)
+        caches[device] = cache
+        if garbage > 4_096 && garbage * 2 > pool.count { compact() }
+        return caches[device]
+    }
+
+    /// Collects the device's entries afresh and scans them without keeping them.
+    @inline(never)
+    private mutating func scanUnkept(
+        device: Int, point: ProbePoint, margin: Double, index: FenceIndex, probes: [FenceProbe], everyGroup: Bool,
+        groups: [Int32], into result: inout [Int32]
+    ) {
+        garbage += Int(caches[device].count)
+        collected.removeAll(keepingCapacity: true)
+        var cache = Cache(index.collect(lat: point.lat, lon: point.lon, everyGroup: everyGroup, groups: groups, into: &collected))
+        cache.version = index.version
+        caches[device] = cache
+        unkept.removeAll(keepingCapacity: true)
+        for entry in collected { unkept.append(Kept(entry, probes[Int(entry.slot)])) }
+        unkept.withUnsafeBufferPointer {
+            Self.scan($0, point: point, latF: Float(point.lat), lonF: Float(point.lon), margin: margin, into: &result)
         }
     }
 
