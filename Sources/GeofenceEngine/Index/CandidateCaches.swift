@@ -73,7 +73,7 @@ struct CandidateCaches: Sendable {
 
     mutating func addDevice() { caches.append(Cache()) }
 
-    /// Forgets device `slot`'s candidates (a forgotten or reused slot, new groups).
+    /// Forgets device `slot`'s candidates (a forgotten or reused slot, new groups, collected afresh).
     mutating func invalidate(_ slot: Int) {
         garbage += Int(caches[slot].count)
         caches[slot] = Cache()
@@ -108,7 +108,7 @@ struct CandidateCaches: Sendable {
     private mutating func refill(
         device: Int, point: ProbePoint, index: FenceIndex, probes: [FenceProbe], everyGroup: Bool, groups: [Int32]
     ) -> Cache {
-        garbage += Int(caches[device].count)
+        invalidate(device)
         collected.removeAll(keepingCapacity: true)
         var cache = Cache(index.collect(lat: point.lat, lon: point.lon, everyGroup: everyGroup, groups: groups, into: &collected))
         cache.version = index.version
@@ -127,11 +127,9 @@ struct CandidateCaches: Sendable {
         device: Int, point: ProbePoint, margin: Double, index: FenceIndex, probes: [FenceProbe], everyGroup: Bool,
         groups: [Int32], into result: inout [Int32]
     ) {
-        garbage += Int(caches[device].count)
+        invalidate(device)
         collected.removeAll(keepingCapacity: true)
-        var cache = Cache(index.collect(lat: point.lat, lon: point.lon, everyGroup: everyGroup, groups: groups, into: &collected))
-        cache.version = index.version
-        caches[device] = cache
+        _ = index.collect(lat: point.lat, lon: point.lon, everyGroup: everyGroup, groups: groups, into: &collected)
         unkept.removeAll(keepingCapacity: true)
         for entry in collected { unkept.append(Kept(entry, probes[Int(entry.slot)])) }
         unkept.withUnsafeBufferPointer {
