@@ -10,13 +10,11 @@
 /// most reports, while the collection a sample then costs comes that rarely. A million devices
 /// each sending two positions a minute apart kept 235 MB of entries no sample read (heaptrack,
 /// docs/performance.md). Keeping them from a device's second sample in a region instead cost
-/// engine-bench a fifth of its rate at 100,000 fences, where cells are small and a walker at 15 m/s
-/// is in new ones every few seconds: each region was collected twice. As it is, only a device's
-/// first region is collected twice (its first sample keeps none); engine-bench's devices send 20
-/// samples each, and its rate
-/// at 100,000 fences was 2.95-3.15 M/s against 2.89-3.37 M/s before (three runs each, alternating),
-/// and the same as before when first samples kept theirs. The misses are out of line: inlined, they
-/// cost the hits another 5-10%.
+/// engine-bench a fifth of its rate at 100,000 fences (small cells, each collected twice). As it
+/// is, a device's first region is collected twice (its first sample keeps none): engine-bench,
+/// whose devices send 20 samples each, gave 2.95-3.15 M/s at 100,000 fences against 2.89-3.37
+/// before (three runs each, alternating), and the same as before when first samples kept theirs.
+/// The misses are out of line: inlined, they cost the hits another 5-10%.
 struct CandidateCaches: Sendable {
     /// 56 bytes: an index entry and, for a circle, the circle (radius NaN for other shapes).
     struct Kept: Sendable {
