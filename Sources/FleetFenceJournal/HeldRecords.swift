@@ -1,45 +1,70 @@
 import GeofenceEngine
 
-/// The device records the journal's writer holds back (``JournalPipeline/Step/heldDevices``),
-/// in the order they came, each batch sorted by id by the writer: the journal stores device rows
-/// by id, so a chunk of a batch that is most of the fleet (the latest-sample times of every
-/// device reporting each second) fills a few pages of the WAL rather than a page per row. A
-/// device held again keeps its place with its newer record: taken from
-/// the front, every record reaches the journal within `count / chunk` deliveries, however often
-/// devices change meanwhile. (Taken in a dictionary's order, the same few hundred devices were
-/// written over and over under load, and the rest waited for good.)
+/// The device records and clocks the journal's writer holds back (``JournalChanges/heldDevices``,
+/// ``JournalChanges/heldClocks``), in the order they came, each batch sorted by id by the writer:
+/// the journal stores device rows by id, so a chunk of a batch that is most of the fleet (the
+/// latest-sample clocks of every device reporting each second) fills a few pages of the WAL rather
+/// than a page per row. A device held again keeps its place with its newer record or clock: taken
+/// from the front, everything held reaches the journal within `count / chunk` deliveries, however
+/// often devices change meanwhile. (Taken in a dictionary's order, the same few hundred devices
+/// were written over and over under load, and the rest waited for good.)
 struct HeldRecords {
+    /// What is held of one device. A record holds the latest sample too, so a newer record
+    /// replaces both; a newer clock replaces the clock only, and both are written.
+    private struct Held {
+        var record: DeviceRecord?
+        var clock: DeviceClock?
+    }
+
+    /// One chunk taken: the records and the clocks of its devices, each in the order held.
+    struct Chunk {
+        var records: [DeviceRecord] = []
+        var clocks: [DeviceClock] = []
+        var isEmpty: Bool { records.isEmpty && clocks.isEmpty }
+    }
+
     /// By the id's bytes: two canonically equivalent ids are two devices (docs/operations.md "Limits and failures").
-    private var records: [ExactID: DeviceRecord] = [:]
+    private var held: [ExactID: Held] = [:]
     /// Devices in the order they came; `next` is the first not yet taken. A dropped device's
     /// place stays behind and is skipped; every held device has a place at `next` or after.
     private var order: [ExactID] = []
     private var next = 0
 
-    var count: Int { records.count }
-    var isEmpty: Bool { records.isEmpty }
+    /// Devices held.
+    var count: Int { held.count }
+    var isEmpty: Bool { held.isEmpty }
 
     mutating func hold(_ record: DeviceRecord) {
         let key = ExactID(record.device)
-        if records.updateValue(record, forKey: key) == nil { order.append(key) }
+        if held.updateValue(Held(record: record), forKey: key) == nil { order.append(key) }
     }
 
-    /// A newer record of `device` is being written: the held one must never follow it.
+    mutating func hold(_ clock: DeviceClock) {
+        let key = ExactID(clock.device)
+        if held[key] == nil { order.append(key) }
+        held[key, default: Held()].clock = clock
+    }
+
+    /// A newer record of `device` is being written: nothing held of it may follow it.
     mutating func drop(_ device: String) {
-        records.removeValue(forKey: ExactID(device))
+        held.removeValue(forKey: ExactID(device))
     }
 
-    /// The `limit` longest held records, oldest first.
-    mutating func take(_ limit: Int) -> [DeviceRecord] {
-        var chunk: [DeviceRecord] = []
-        chunk.reserveCapacity(min(limit, records.count))
-        while chunk.count < limit, next < order.count {
-            if let record = records.removeValue(forKey: order[next]) { chunk.append(record) }
+    /// What is held of the `limit` devices held longest, oldest first.
+    mutating func take(_ limit: Int) -> Chunk {
+        var chunk = Chunk()
+        var devices = 0
+        while devices < limit, next < order.count {
+            if let taken = held.removeValue(forKey: order[next]) {
+                devices += 1
+                if let record = taken.record { chunk.records.append(record) }
+                if let clock = taken.clock { chunk.clocks.append(clock) }
+            }
             next += 1
         }
-        if records.isEmpty {
+        if held.isEmpty {
             // Not keeping capacity: after a flood of first sightings these would stay large.
-            records = [:]
+            held = [:]
             order = []
             next = 0
         } else if next >= 4_096, next * 2 >= order.count {

@@ -11,6 +11,27 @@ extension Journal {
         }
     }
 
+    /// Every device's latest-sample clock (`DeviceClock`), by the id's bytes: apply each over the
+    /// device's record, where it is newer.
+    public func loadDeviceClocks() throws -> [ExactID: DeviceClock] {
+        let rows = try locked {
+            try db.run("SELECT device, last_ts, anchor_ts, anchor_lat, anchor_lon, last_heard FROM device_clocks")
+        }
+        var clocks: [ExactID: DeviceClock] = [:]
+        clocks.reserveCapacity(rows.count)
+        for row in rows {
+            let device = try row.text("device", in: "device_clocks")
+            guard let lastTimestamp = row.optionalDouble("last_ts") else {
+                throw JournalError.malformedRow(table: "device_clocks", column: "last_ts")
+            }
+            clocks[ExactID(device)] = DeviceClock(
+                device: device, lastTimestamp: lastTimestamp, anchorTime: row.optionalDouble("anchor_ts"),
+                anchorLat: row.optionalDouble("anchor_lat"), anchorLon: row.optionalDouble("anchor_lon"),
+                lastHeard: row.optionalDouble("last_heard"))
+        }
+        return clocks
+    }
+
     /// The highest alert `seq` journaled per device, to continue numbering after a restart.
     public func maxSeqPerDevice() throws -> [ExactID: Int64] {
         let rows = try locked {

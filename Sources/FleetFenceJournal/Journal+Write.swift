@@ -2,17 +2,18 @@ import GeofenceEngine
 import Foundation
 
 extension Journal {
-    /// Appends `alerts`, upserts `devices`, `fences` and the record of the fences file
+    /// Appends `alerts`, upserts `devices`, `clocks` (a device's latest sample alone, see
+    /// `DeviceClock`), `fences` and the record of the fences file
     /// (`fileFences`: id to encoded definition), deletes `removedDevices`, `removedFences` and
     /// `removedFileFences`, all in one transaction: after a crash the journal holds all of a call
     /// or none of it. Removals apply before upserts. `mark`, when given, is journaled with them.
     public func write(
-        alerts: [AlertRecord], devices: [JournalDeviceRow], removedDevices: [String] = [],
+        alerts: [AlertRecord], devices: [JournalDeviceRow], clocks: [DeviceClock] = [], removedDevices: [String] = [],
         fences: [JournalFenceRow] = [], removedFences: [String] = [],
         fileFences: [ExactID: [UInt8]] = [:], removedFileFences: [String] = [],
         tours: [ExactID: [UInt8]] = [:], removedTours: [String] = [], mark: PublishedMark? = nil
     ) throws {
-        if alerts.isEmpty && devices.isEmpty && removedDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
+        if alerts.isEmpty && devices.isEmpty && clocks.isEmpty && removedDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
             && fileFences.isEmpty && removedFileFences.isEmpty && tours.isEmpty && removedTours.isEmpty && mark == nil
         {
             return
@@ -23,9 +24,19 @@ extension Journal {
         statements += Self.fileFenceStatements(fileFences, removed: removedFileFences)
         statements += Self.tourStatements(tours, removed: removedTours)
         var deviceStatements: [(sql: String, binds: [SQLiteData])] = []
-        for device in removedDevices { deviceStatements.append((JournalSQL.deleteDevice, [.text(device)])) }
+        for device in removedDevices {
+            deviceStatements.append((JournalSQL.deleteDevice, [.text(device)]))
+            deviceStatements.append((JournalSQL.deleteClock, [.text(device)]))
+        }
         for row in devices {
             deviceStatements.append((JournalSQL.upsertDevice, [.text(row.device), .blob(row.state), .float(updatedAt)]))
+        }
+        let optional = { (value: Double?) in value.map(SQLiteData.float) ?? .null }
+        for clock in clocks {
+            deviceStatements.append((JournalSQL.upsertClock, [
+                .text(clock.device), .float(clock.lastTimestamp), optional(clock.anchorTime), optional(clock.anchorLat),
+                optional(clock.anchorLon), optional(clock.lastHeard),
+            ]))
         }
         if let mark { deviceStatements.append(Self.statement(for: mark)) }
         try locked {

@@ -7,10 +7,11 @@ public struct JournalChanges: Sendable {
     /// Device state written with these alerts.
     public var devices: [DeviceRecord] = []
     /// Device state that may wait behind later alerts (a tick's changed devices without an alert
-    /// of their own, latest-sample times): the writer holds them and writes a chunk at a time
-    /// between deliveries, oldest first (``HeldRecords``). A later record of the same device
-    /// replaces a held one.
+    /// of their own): the writer holds them and writes a chunk at a time between deliveries,
+    /// oldest first (``HeldRecords``). A later record of the same device replaces a held one.
     public var heldDevices: [DeviceRecord] = []
+    /// Latest-sample times and places (`DeviceClock`), held like `heldDevices`.
+    public var heldClocks: [DeviceClock] = []
     public var fences: [JournalFenceRow] = []
     public var removedFences: [String] = []
     /// The record of the fences file as last applied: id to encoded definition.
@@ -26,7 +27,7 @@ public struct JournalChanges: Sendable {
 
     public init(
         alerts: [AlertRecord] = [], devices: [DeviceRecord] = [], heldDevices: [DeviceRecord] = [],
-        fences: [JournalFenceRow] = [], removedFences: [String] = [], fileFences: [ExactID: [UInt8]] = [:],
+        heldClocks: [DeviceClock] = [], fences: [JournalFenceRow] = [], removedFences: [String] = [], fileFences: [ExactID: [UInt8]] = [:],
         removedFileFences: [String] = [], removedDevices: [String] = [], pruneAlertsBefore: Double? = nil
     ) {
         self.removedDevices = removedDevices
@@ -34,6 +35,7 @@ public struct JournalChanges: Sendable {
         self.alerts = alerts
         self.devices = devices
         self.heldDevices = heldDevices
+        self.heldClocks = heldClocks
         self.fences = fences
         self.removedFences = removedFences
         self.fileFences = fileFences
@@ -41,7 +43,7 @@ public struct JournalChanges: Sendable {
     }
 
     public var isEmpty: Bool {
-        alerts.isEmpty && devices.isEmpty && heldDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
+        alerts.isEmpty && devices.isEmpty && heldDevices.isEmpty && heldClocks.isEmpty && fences.isEmpty && removedFences.isEmpty
             && fileFences.isEmpty && removedFileFences.isEmpty && removedDevices.isEmpty && pruneAlertsBefore == nil
             && tours.isEmpty && removedTours.isEmpty
     }

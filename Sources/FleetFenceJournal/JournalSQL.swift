@@ -15,6 +15,12 @@ enum JournalSQL {
         ON CONFLICT (device) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at
         """
     static let deleteDevice = "DELETE FROM devices WHERE device = ?"
+    static let upsertClock = """
+        INSERT INTO device_clocks (device, last_ts, anchor_ts, anchor_lat, anchor_lon, last_heard) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (device) DO UPDATE SET last_ts = excluded.last_ts, anchor_ts = excluded.anchor_ts,
+            anchor_lat = excluded.anchor_lat, anchor_lon = excluded.anchor_lon, last_heard = excluded.last_heard
+        """
+    static let deleteClock = "DELETE FROM device_clocks WHERE device = ?"
 
     static let upsertFence = """
         INSERT INTO fences (id, record, origin, updated_at) VALUES (?, ?, ?, ?)

@@ -13,6 +13,7 @@ enum JournalSchema {
         { db in try run(version5, in: db) },
         { db in try run(version6, in: db) },
         { db in try run(version7, in: db) },
+        { db in try run(version8, in: db) },
     ]
     static var version: Int { migrations.count }
 
@@ -175,6 +176,25 @@ enum JournalSchema {
         "INSERT INTO devices_by_id (device, state, updated_at) SELECT device, state, updated_at FROM devices ORDER BY device",
         "DROP TABLE devices",
         "ALTER TABLE devices_by_id RENAME TO devices",
+    ]
+
+    /// The time and place of each device's latest sample, apart from its record: every accepted
+    /// sample changes them and nothing else, for most samples. Rewriting the record's JSON for
+    /// them (each second, for every device that moved) was most of the journal's writes: in the
+    /// soak's fleet (docs/performance.md "Soak"), 41,700 rows a second of 272 bytes on average.
+    /// A row here is a few dozen bytes, so a second's rows fill a fifth of the pages; at restart
+    /// it is applied over the record when newer (`DeviceClock`). Stored by id, like `devices`.
+    private static let version8 = [
+        """
+        CREATE TABLE IF NOT EXISTS device_clocks (
+            device TEXT PRIMARY KEY,
+            last_ts REAL NOT NULL,
+            anchor_ts REAL,
+            anchor_lat REAL,
+            anchor_lon REAL,
+            last_heard REAL
+        ) WITHOUT ROWID
+        """,
     ]
 
     /// Creates or migrates the schema to the current version; refuses a newer one.

@@ -13,9 +13,10 @@ import Synchronization
 /// commit), which is what lets the service keep up with the broker: one transaction per alert
 /// capped it at ~15,000 positions/s. Device state is encoded on this thread too.
 ///
-/// Device records that may wait (``JournalChanges/heldDevices``) are held by the writer and
-/// written a chunk at a time between deliveries: a tick under load carries hundreds of them,
-/// and written in one transaction they held the next alerts up for 10-50 ms.
+/// Device records and clocks that may wait (``JournalChanges/heldDevices``,
+/// ``JournalChanges/heldClocks``) are held by the writer and written a chunk at a time between
+/// deliveries: a tick under load carries hundreds of them, and written in one transaction they
+/// held the next alerts up for 10-50 ms.
 public final class JournalWriter<Step: JournalStep>: Sendable {
     private struct Queue {
         var steps: [Step] = []
@@ -117,7 +118,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
             return queue.steps.count == 1 && !queue.writing
         }
         guard let wasIdle else {
-            commit([step], alsoWriting: step.changes.heldDevices)
+            commit([step], alsoWriting: HeldRecords.Chunk(records: step.changes.heldDevices, clocks: step.changes.heldClocks))
             return
         }
         if wasIdle { wake.signal() }
@@ -202,6 +203,9 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                     for record in step.changes.heldDevices.sorted(by: { ExactID($0.device) < ExactID($1.device) }) {
                         held.hold(record)
                     }
+                    for clock in step.changes.heldClocks.sorted(by: { ExactID($0.device) < ExactID($1.device) }) {
+                        held.hold(clock)
+                    }
                 }
                 commit(steps)
                 finishDelivery(stillHolding: !held.isEmpty, delivered: steps.count)
@@ -247,17 +251,17 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         checkpointIfDue(idle)
     }
 
-    /// One transaction for `steps` (and `records`, device state without a step of its own), then
+    /// One transaction for `steps` (and `held`, device state without a step of its own), then
     /// the steps are delivered. A failed write delivers nothing, then or later: an alert whose row
     /// is not committed would be forgotten by a restart, its seq reused. The service stops instead
     /// and a supervisor restarts it, while the broker keeps the positions (docs/operations.md "Limits and
     /// failures").
-    private func commit(_ steps: [Step], alsoWriting records: [DeviceRecord] = [], mark: PublishedMark? = nil) {
+    private func commit(_ steps: [Step], alsoWriting held: HeldRecords.Chunk = .init(), mark: PublishedMark? = nil) {
         guard queue.withLock({ $0.failure == nil }) else { return }
         let clock = ContinuousClock()
         let start = clock.now
         do {
-            try write(steps.map(\.changes), records: records, mark: mark ?? takeMark())
+            try write(steps.map(\.changes), held: held, mark: mark ?? takeMark())
         } catch {
             let reason = "\(error)"
             logger.critical("journal write failed; publishing nothing more", metadata: ["error": "\(reason)"])
@@ -270,7 +274,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
             failed(reason)
             return
         }
-        if steps.isEmpty && records.isEmpty { return }
+        if steps.isEmpty && held.isEmpty { return }
         observeCommit(clock.now - start)
         if !steps.isEmpty {
             deliver(steps)
@@ -284,7 +288,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         return mark
     }
 
-    private func write(_ changes: [JournalChanges], records: [DeviceRecord], mark: PublishedMark?) throws {
+    private func write(_ changes: [JournalChanges], held: HeldRecords.Chunk, mark: PublishedMark?) throws {
         var alerts: [AlertRecord] = []
         // Keyed by bytes, as ids are told apart (docs/operations.md "Limits and failures").
         var latest: [ExactID: DeviceRecord] = [:]
@@ -297,11 +301,12 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         var removedTours: [String] = []
         var pruneBefore: Double?
         // A fences file arrives in steps of thousands: grown one at a time, these tables rehash.
-        latest.reserveCapacity(changes.reduce(records.count) { $0 + $1.devices.count })
+        latest.reserveCapacity(changes.reduce(held.records.count) { $0 + $1.devices.count })
         fences.reserveCapacity(changes.reduce(0) { $0 + $1.fences.count })
         fileFences.reserveCapacity(changes.reduce(0) { $0 + $1.fileFences.count })
-        // Held records are the oldest: any step's record of the same device replaces them.
-        for record in records { latest[ExactID(record.device)] = record }
+        // Held records are the oldest: any step's record of the same device replaces them (the
+        // run loop dropped such a device's held clock already).
+        for record in held.records { latest[ExactID(record.device)] = record }
         for change in changes {
             alerts += change.alerts
             // A device forgotten and seen again in one batch is written again.
@@ -333,7 +338,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         // compared, and with the file's record (sorted the same way) took 0.29 s of the writer's
         // 0.50 s of CPU for a 100,000-fence file; sorted so, 0.13 s.
         try journal.write(
-            alerts: alerts, devices: rows, removedDevices: removedDevices, fences: fences.keys.sorted().compactMap { fences[$0] },
+            alerts: alerts, devices: rows, clocks: held.clocks, removedDevices: removedDevices, fences: fences.keys.sorted().compactMap { fences[$0] },
             removedFences: removedFences, fileFences: fileFences, removedFileFences: removedFileFences, tours: tours,
             removedTours: removedTours, mark: mark)
         if let pruneBefore {

@@ -18,7 +18,7 @@ struct HeldRecordsTests {
         for device in ["a", "b", "c"] { held.hold(try record(device, at: 1)) }
         held.hold(try record("a", at: 2))
         #expect(held.count == 3)
-        let first = held.take(2)
+        let first = held.take(2).records
         #expect(first.map(\.device) == ["a", "b"])
         #expect(first.first?.lastTimestamp == 2)
         held.drop("c")
@@ -32,8 +32,45 @@ struct HeldRecordsTests {
         for device in ["a", "b"] { held.hold(try record(device, at: 1)) }
         held.drop("a")
         held.hold(try record("a", at: 3))
-        #expect(held.take(held.count).map(\.device) == ["a", "b"])
+        #expect(held.take(held.count).records.map(\.device) == ["a", "b"])
         #expect(held.isEmpty)
+    }
+
+    func clock(_ device: String, at time: Double) -> DeviceClock {
+        DeviceClock(device: device, lastTimestamp: time, anchorTime: time, anchorLat: 49.3, anchorLon: 8.6, lastHeard: time)
+    }
+
+    /// A clock after a record is written beside it (the record's own times are older); a record
+    /// after a clock replaces it (a record holds the latest sample too). Each device keeps one place.
+    @Test func clocksAreHeldBesideRecordsAndARecordReplacesThem() throws {
+        var held = HeldRecords()
+        held.hold(try record("a", at: 1))
+        held.hold(clock("b", at: 1))
+        held.hold(clock("a", at: 2))
+        held.hold(clock("c", at: 1))
+        held.hold(try record("c", at: 3))
+        held.hold(clock("b", at: 4))
+        #expect(held.count == 3)
+        let chunk = held.take(2)
+        #expect(chunk.records.map(\.device) == ["a"])
+        #expect(chunk.records.first?.lastTimestamp == 1)
+        #expect(chunk.clocks.map(\.device) == ["a", "b"])
+        #expect(chunk.clocks.map(\.lastTimestamp) == [2, 4])
+        let rest = held.take(5)
+        #expect(rest.records.map(\.device) == ["c"])
+        #expect(rest.records.first?.lastTimestamp == 3)
+        #expect(rest.clocks.isEmpty)
+        #expect(held.isEmpty)
+    }
+
+    /// A device whose newer record is written drops what is held of it, its clock too.
+    @Test func droppingADeviceDropsItsClock() throws {
+        var held = HeldRecords()
+        held.hold(try record("a", at: 1))
+        held.hold(clock("a", at: 2))
+        held.drop("a")
+        #expect(held.isEmpty)
+        #expect(held.take(5).isEmpty)
     }
 
     /// Taken in chunks past the point where the order is compacted, every device comes once, in order.
@@ -48,7 +85,7 @@ struct HeldRecordsTests {
         }
         var taken: [String] = []
         while !held.isEmpty {
-            taken += held.take(1_500).map(\.device)
+            taken += held.take(1_500).records.map(\.device)
             // Devices keep coming meanwhile; each goes behind the ones already held.
             if taken.count == 6_000 {
                 var late = sample

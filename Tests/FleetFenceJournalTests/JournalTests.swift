@@ -114,6 +114,25 @@ struct JournalTests {
         #expect(try journal.loadDevices() == [.init(device: "a", state: [2, 2]), .init(device: "c", state: [3])])
     }
 
+    /// A device's clock is a row of its own: written again, it replaces the last; nulls come back
+    /// as nil; removing the device removes its clock with its record.
+    @Test func clocksAreUpsertedLoadedAndRemovedWithTheirDevice() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        let first = DeviceClock(device: "a", lastTimestamp: 10, anchorTime: 9, anchorLat: 49.5, anchorLon: 8.25, lastHeard: 11)
+        let unanchored = DeviceClock(device: "b", lastTimestamp: 3, anchorTime: nil, anchorLat: nil, anchorLon: nil, lastHeard: nil)
+        try journal.write(alerts: [], devices: [.init(device: "a", state: [1])], clocks: [first, unanchored])
+        var newer = first
+        newer.lastTimestamp = 20
+        newer.anchorTime = 20
+        try journal.write(alerts: [], devices: [], clocks: [newer])
+        #expect(try journal.loadDeviceClocks() == [ExactID("a"): newer, ExactID("b"): unanchored])
+        try journal.write(alerts: [], devices: [], removedDevices: ["a"])
+        #expect(try journal.loadDeviceClocks() == [ExactID("b"): unanchored])
+        #expect(try journal.loadDevices().isEmpty)
+    }
+
     /// Thousands of rows in one transaction, and a second write that deletes most devices again.
     @Test func largeWritesLandWhole() throws {
         let directory = try JournalDirectory()
@@ -454,6 +473,25 @@ extension JournalTests {
         try journal.write(transitions: [], devices: [.init(device: "truck-1", state: [9])], removedDevices: ["truck-2"])
         let after = Dictionary(uniqueKeysWithValues: try journal.loadDevices().map { ($0.device, $0.state) })
         #expect(after["truck-1"] == [9] && after["truck-2"] == nil && after.count == 499)
+    }
+
+    /// Version 7 had no clocks: version 8 adds their table and keeps every device row.
+    @Test func version7GainsTheClocksTable() throws {
+        let directory = try JournalDirectory()
+        do {
+            let journal = try Journal(path: directory.path())
+            try journal.write(alerts: [], devices: [.init(device: "truck-1", state: [7])])
+            try journal.db.run("DROP TABLE device_clocks")
+            try journal.db.run("PRAGMA user_version = 7")
+            try journal.close()
+        }
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        #expect(try journal.loadDevices() == [.init(device: "truck-1", state: [7])])
+        #expect(try journal.loadDeviceClocks().isEmpty)
+        let clock = DeviceClock(device: "truck-1", lastTimestamp: 1, anchorTime: 1, anchorLat: 0, anchorLon: 0, lastHeard: 1)
+        try journal.write(alerts: [], devices: [], clocks: [clock])
+        #expect(try journal.loadDeviceClocks() == [ExactID("truck-1"): clock])
     }
 
     /// A file system without room for the WAL to reach its forced checkpoint is refused at start

@@ -283,6 +283,44 @@ struct JournalWriterTests {
         try journal.close()
     }
 
+    /// Clocks are held like records and written by the writer: a device's clock, if written at
+    /// all, is never newer than a record of it written afterwards, and a held clock beside a held
+    /// record is written with it (the restart applies the newer of the two).
+    @Test func heldClocksAreWrittenAndNeverOutliveANewerRecord() async throws {
+        let (alert, older, newer) = try alertAndRecords()
+        func clock(_ device: String, at time: Double) -> DeviceClock {
+            DeviceClock(device: device, lastTimestamp: time, anchorTime: time, anchorLat: 49.3, anchorLon: 8.6, lastHeard: time)
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-clocks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("j.db").path
+        let journal = try Journal(path: path)
+        let writer = JournalWriter<TestStep>(journal: journal, logger: Logger(label: "test")) { _ in }
+        var first = TestStep(heldDevices: [older])
+        first.changes.heldClocks = [clock("d", at: 100.5), clock("other", at: 50)]
+        writer.submit(first)
+        var beside = TestStep(heldDevices: [older])
+        beside.changes.heldClocks = [clock("beside", at: 7)]
+        beside.changes.heldDevices[0].device = "beside"
+        writer.submit(beside)
+        // d's own record, newer than anything held of it.
+        writer.submit(step(alert, record: newer))
+        await writer.stop()
+        try journal.close()
+
+        let reopened = try Journal(path: path)
+        defer { try? reopened.close() }
+        let clocks = try reopened.loadDeviceClocks()
+        let rows = Dictionary(uniqueKeysWithValues: try reopened.loadDevices().map { ($0.device, $0.state) })
+        #expect(clocks[ExactID("other")] == clock("other", at: 50))
+        #expect(clocks[ExactID("beside")] == clock("beside", at: 7))
+        #expect(rows["beside"] != nil)
+        let stored = try DeviceRecordEncoding.decode(try #require(rows["d"]))
+        #expect(stored.lastTimestamp == 101)
+        if let written = clocks[ExactID("d")] { #expect(written.lastTimestamp < 101) }
+    }
+
     /// Nothing is delivered before its transaction has committed: each delivery finds its alerts
     /// (and every earlier one) in the journal.
     @Test func aStepIsDeliveredOnlyOnceItsAlertsAreJournaled() async throws {

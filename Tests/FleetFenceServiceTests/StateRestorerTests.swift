@@ -57,6 +57,13 @@ struct StateRestorerTests {
                 lon: 8.0, radiusMeters: nil, seq: 9, durationSeconds: 510),
             payload: Array("{}".utf8))
         try journal.write(alerts: [alert], devices: devices, fences: fences, fileFences: fileFences)
+        // Latest-sample clocks written after the rows: truck-0's is newer than its record, truck-1's
+        // older (a record written after it), and "ghost" has no record (a device forgotten).
+        try journal.write(alerts: [], devices: [], clocks: [
+            DeviceClock(device: "truck-0", lastTimestamp: 5_000, anchorTime: 4_990, anchorLat: 49.01, anchorLon: 8.02, lastHeard: 5_001),
+            DeviceClock(device: "truck-1", lastTimestamp: 10, anchorTime: 10, anchorLat: 1, anchorLon: 1, lastHeard: 10),
+            DeviceClock(device: "ghost", lastTimestamp: 10, anchorTime: nil, anchorLat: nil, anchorLon: nil, lastHeard: nil),
+        ])
     }
 
     @Test func aLargeJournalComesBackWhole() throws {
@@ -95,10 +102,20 @@ struct StateRestorerTests {
             #expect(seq == UInt64(index), "truck-\(index)")
             #expect(inside == ["f-\(index)"], "truck-\(index)")
         }
+        let clocked = engine.deviceRecord(for: "truck-0")
+        #expect(clocked?.lastTimestamp == 5_000, "a newer clock is the device's latest sample")
+        #expect(clocked?.anchorTime == 4_990 && clocked?.anchorLat == 49.01 && clocked?.anchorLon == 8.02)
+        #expect(clocked?.lastHeard == 5_001)
+        #expect(clocked?.regions.map(\.fence) == ["f-0"], "the record's regions stay")
+        let unclocked = engine.deviceRecord(for: "truck-1")
+        #expect(unclocked?.lastTimestamp == 1_001, "an older clock changes nothing")
+        #expect(unclocked?.anchorTime == nil)
         let seqBehindAnAlert = engine.deviceRecord(for: "truck-3")?.seq
         #expect(seqBehindAnAlert == 9, "seq never goes back behind a journaled alert")
         let broken = engine.deviceRecord(for: "broken")
         #expect(broken == nil)
+        let ghost = engine.deviceRecord(for: "ghost")
+        #expect(ghost == nil, "a clock without a record restores no device")
 
         #expect(restored.fileFences.count == Self.fenceCount / 2)
         #expect(restored.fileFences["f-4998"] == Self.circle("f-4998"))

@@ -147,3 +147,47 @@ struct SnapshotOrderingTests {
         #expect(after.alerts == whole.alerts)
     }
 }
+
+/// A device's clock (docs/operations.md "Journal"): the latest sample's times and place, journaled
+/// apart from its record and applied over an older record at restore.
+@Suite("Device clock")
+struct DeviceClockTests {
+    @Test func theClockIsTheRecordsLatestSample() throws {
+        var h = try Harness(SnapshotRestoreTests.fences)
+        h.feed(Array(SnapshotRestoreTests.path[0...9]))
+        let record = try #require(h.engine.deviceRecord(for: "truck-7"))
+        let clock = try #require(h.engine.deviceClock(for: "truck-7"))
+        #expect(clock.device == "truck-7")
+        #expect(clock.lastTimestamp == record.lastTimestamp)
+        #expect(clock.anchorTime == record.anchorTime && clock.anchorLat == record.anchorLat && clock.anchorLon == record.anchorLon)
+        #expect(clock.lastHeard == record.lastHeard)
+        #expect(h.engine.deviceClock(for: "nobody") == nil)
+    }
+
+    /// A record written before the last samples, with the clock written after them: restored, the
+    /// device's latest sample is the clock's, so a sample between the two is old news (rule 4),
+    /// and its regions are the record's.
+    @Test func aNewerClockMovesTheLatestSampleAndAnOlderOneNothing() throws {
+        var h = try Harness(SnapshotRestoreTests.fences)
+        h.feed(Array(SnapshotRestoreTests.path[0...3]))
+        let record = try #require(h.engine.deviceRecord(for: "truck-7"))
+        h.feed(Array(SnapshotRestoreTests.path[4...5]))
+        let clock = try #require(h.engine.deviceClock(for: "truck-7"))
+        let applied = clock.applied(to: record)
+        #expect(applied.lastTimestamp == SnapshotRestoreTests.path[5].timestamp)
+        #expect(applied.anchorTime == SnapshotRestoreTests.path[5].timestamp)
+        #expect(applied.anchorLat == SnapshotRestoreTests.path[5].lat && applied.anchorLon == SnapshotRestoreTests.path[5].lon)
+        #expect(applied.regions == record.regions && applied.seq == record.seq)
+
+        var older = clock
+        older.lastTimestamp = try #require(record.lastTimestamp) - 1
+        #expect(older.applied(to: record) == record)
+
+        var restored = Harness(engine: GeofenceEngine(settings: GeofenceSettings()))
+        restored.engine.restore(applied)
+        let outcome = restored.engine.process(
+            device: "truck-7", sample: SnapshotRestoreTests.path[4], arrival: SnapshotRestoreTests.path[4].timestamp,
+            into: &restored.alerts)
+        #expect(outcome.status != .accepted, "older than the clock's latest sample")
+    }
+}

@@ -241,11 +241,11 @@ struct GeofenceCore {
         return Array(clockOnlyDevices)
     }
 
-    /// The latest-sample times of `devices`, as records that may wait behind alerts. Asked for in
-    /// slices with the lock let go between them: building every record at once held messages up
-    /// for 20 ms and more with 10,000 devices.
+    /// The latest-sample times and places of `devices`, as clocks that may wait behind alerts.
+    /// Asked for in slices with the lock let go between them: building every record at once
+    /// held messages up for 20 ms and more with 10,000 devices.
     func clockRecords(of devices: ArraySlice<ExactID>) -> Effects {
-        Effects(changes: JournalChanges(heldDevices: devices.compactMap { engine.deviceRecord(for: $0.string) }))
+        Effects(changes: JournalChanges(heldClocks: devices.compactMap { engine.deviceClock(for: $0.string) }))
     }
 
     /// The records of the dirty devices among `devices` (`nil`: all), copied here under the

@@ -53,6 +53,8 @@ enum StateRestorer {
         var devices: [String] = []
         var unpublishedStates: [String] = []
         let rows = try journal.loadDevices()
+        // The latest sample of a device that reported after its record was written.
+        let clocks = try journal.loadDeviceClocks()
         devices.reserveCapacity(rows.count)
         // Decoded on every core a slice at a time: a million decoded records at once would
         // raise the service's memory for good (the allocator keeps what it was given).
@@ -64,7 +66,7 @@ enum StateRestorer {
             for (row, result) in zip(slice, decoded) {
                 var record: DeviceRecord
                 switch result {
-                case let .success(decoded): record = decoded
+                case let .success(decoded): record = clocks[ExactID(row.device)]?.applied(to: decoded) ?? decoded
                 case let .failure(error):
                     logger.warning(
                         "journal: unreadable device state skipped", metadata: ["device": "\(row.device)", "reason": "\(error)"])

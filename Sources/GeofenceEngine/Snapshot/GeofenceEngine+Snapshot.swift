@@ -137,3 +137,20 @@ extension GeofenceEngine {
         putBack(regions, for: slot)
     }
 }
+
+extension GeofenceEngine {
+    /// The time and place of `device`'s latest sample, or nil if the engine does not hold it or
+    /// it has not accepted a sample yet: a few columns read, where `deviceRecord(for:)` copies
+    /// every region.
+    public func deviceClock(for device: String) -> DeviceClock? {
+        guard let slot = devices.slot(of: device) else { return nil }
+        let index = Int(slot)
+        guard devices.lastTimestamp[index].isFinite else { return nil }
+        let anchored = !devices.anchorTime[index].isNaN
+        return DeviceClock(
+            device: devices.ids[index], lastTimestamp: devices.lastTimestamp[index],
+            anchorTime: anchored ? devices.anchorTime[index] : nil, anchorLat: anchored ? devices.anchorLat[index] : nil,
+            anchorLon: anchored ? devices.anchorLon[index] : nil,
+            lastHeard: devices.lastHeard[index].isFinite ? devices.lastHeard[index] : nil)
+    }
+}
