@@ -77,6 +77,8 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// millisecond: a `kill -9` after them repeats nothing at the next start.
     private let publishedMark: @Sendable () -> (mark: PublishedMark?, awaiting: Bool)
     private let awaitingAcknowledgement = Atomic(false)
+    /// `held.count`, for ``heldDevices``: the held records are the writer thread's alone.
+    private let heldCount = Atomic(0)
     /// Set while the idle writer waits for acknowledgements: only then does one wake it.
     private let waitingForAcknowledgement = Atomic(false)
     private static var markInterval: DispatchTimeInterval { .milliseconds(100) }
@@ -136,6 +138,10 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
 
     /// Steps submitted that the writer has not taken yet.
     public var queuedSteps: Int { queue.withLock { $0.steps.count } }
+
+    /// Devices whose records or clocks the writer holds back (``HeldRecords``), as of its last
+    /// transaction.
+    public var heldDevices: Int { heldCount.load(ordering: .relaxed) }
 
     /// Returns once every step submitted so far is journaled and delivered (held records aside:
     /// under load there may always be some).
@@ -208,12 +214,14 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                     }
                 }
                 commit(steps)
+                heldCount.store(held.count, ordering: .relaxed)
                 finishDelivery(stillHolding: !held.isEmpty, delivered: steps.count)
             }
             if !held.isEmpty {
                 // Stopping, all at once: a million small transactions would outlast the stop.
                 let size = stopping ? held.count : held.count > Self.heldLimit ? Self.heldBurst : Self.heldChunk
                 commit([], alsoWriting: held.take(size))
+                heldCount.store(held.count, ordering: .relaxed)
                 finishDelivery(stillHolding: !held.isEmpty)
                 continue
             }

@@ -249,7 +249,7 @@ struct HTTPInterfaceTests {
             let metrics = try await http.get("/metrics").text
             for line in [
                 #"fleetfence_positions_total{outcome="accepted"} 3"#, "fleetfence_alert_delay_seconds_count 1",
-                "fleetfence_devices 1", "fleetfence_fences 1",
+                "fleetfence_devices 1", "fleetfence_fences 1", #"fleetfence_journal_waiting{kind="devices"}"#,
             ] {
                 #expect(metrics.split(separator: "\n").contains { $0.hasPrefix(line) }, "\(line) missing:\n\(metrics)")
             }
@@ -267,8 +267,19 @@ struct HTTPInterfaceTests {
             let notReady = try #require(try await http.get("/readyz").json)
             #expect(notReady.string("status") == "not ready")
             #expect(notReady.strings("reasons")?.contains { $0.contains("broker") } == true)
+            // A fence set while the broker is away: its registry entry waits unacknowledged.
+            #expect(try await http.put("/api/fences/gate", #"{"lat":49.3,"lon":8.65,"radius":50}"#).status == 201)
+            let waits = { (line: String) in
+                await eventuallyAsync(timeout: .seconds(15)) {
+                    // Gauges print as doubles: "1.0".
+                    (try? await http.get("/metrics").text.split(separator: "\n").contains { $0 == line || $0 == line + ".0" }) == true
+                }
+            }
+            #expect(await waits("fleetfence_mqtt_unacknowledged 1"))
             try h.broker.restart()
             #expect(await eventuallyAsync(timeout: .seconds(15)) { (try? await http.get("/readyz").status) == 200 })
+            #expect(await waits("fleetfence_mqtt_unacknowledged 0"))
+            #expect(await waits(#"fleetfence_journal_waiting{kind="steps"} 0"#))
         }
     }
 

@@ -18,6 +18,9 @@ public final class ServiceMetrics: Sendable {
     private let mqttConnected: CoreMetrics.Gauge
     private let streams: CoreMetrics.Gauge
     private let journalCommit: CoreMetrics.Timer
+    private let unacknowledged: CoreMetrics.Gauge
+    private let journalSteps: CoreMetrics.Gauge
+    private let journalHeld: CoreMetrics.Gauge
     private let alertDelay: CoreMetrics.Timer
     private let factory: PrometheusMetricsFactory
     private let last = Mutex(ReadModel.Counters())
@@ -60,6 +63,9 @@ public final class ServiceMetrics: Sendable {
         mqttConnected = CoreMetrics.Gauge(label: "fleetfence_mqtt_connected", factory: factory)
         streams = CoreMetrics.Gauge(label: "fleetfence_http_streams", factory: factory)
         journalCommit = CoreMetrics.Timer(label: "fleetfence_journal_commit_seconds", factory: factory)
+        unacknowledged = CoreMetrics.Gauge(label: "fleetfence_mqtt_unacknowledged", factory: factory)
+        journalSteps = CoreMetrics.Gauge(label: "fleetfence_journal_waiting", dimensions: [("kind", "steps")], factory: factory)
+        journalHeld = CoreMetrics.Gauge(label: "fleetfence_journal_waiting", dimensions: [("kind", "devices")], factory: factory)
         alertDelay = CoreMetrics.Timer(label: "fleetfence_alert_delay_seconds", factory: factory)
         mqttConnected.record(0)
     }
@@ -99,6 +105,15 @@ public final class ServiceMetrics: Sendable {
         devices.record(counters.devices)
         fences.record(counters.fences)
         streams.record(subscribers)
+    }
+
+    /// From the tick: what waits. QoS 1 messages the broker has not acknowledged (in flight, or
+    /// in the client behind its window: a broker slow to acknowledge shows here first), and the
+    /// journal's writer's steps not yet taken and devices whose rows it holds back.
+    func backlog(unacknowledged: UInt64, journalSteps: Int, journalDevices: Int) {
+        self.unacknowledged.record(Int64(clamping: unacknowledged))
+        self.journalSteps.record(journalSteps)
+        journalHeld.record(journalDevices)
     }
 
     func connectionChanged(_ connected: Bool) {

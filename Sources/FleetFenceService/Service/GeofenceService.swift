@@ -460,6 +460,8 @@ public final class GeofenceService: Service, Sendable {
         let counters = loop.withCore { $0.readCounters }
         readModel.update(counters: counters)
         metrics.update(counters, streams: readModel.feed.subscriberCount)
+        let outstanding = running.withLock { $0?.client.publishTickets.outstanding } ?? 0
+        metrics.backlog(unacknowledged: outstanding, journalSteps: loop.writer.queuedSteps, journalDevices: loop.writer.heldDevices)
     }
 
     /// Silence checks and dirty device state every tick, latest-sample times
