@@ -182,8 +182,10 @@ enum JournalSchema {
     /// sample changes them and nothing else, for most samples. Rewriting the record's JSON for
     /// them (each second, for every device that moved) was most of the journal's writes: in the
     /// soak's fleet (docs/performance.md "Soak"), 41,700 rows a second of 272 bytes on average.
-    /// A row here is a few dozen bytes, so a second's rows fill a fifth of the pages; at restart
-    /// it is applied over the record when newer (`DeviceClock`). Stored by id, like `devices`.
+    /// A row here is about 60 bytes (estimated from its columns, not measured); at restart it is
+    /// applied over the record when newer (`DeviceClock`). Stored by id, like `devices`. A
+    /// record written later leaves the clock row behind, older and so ignored: deleting it
+    /// would cost a write per alerted device.
     private static let version8 = [
         """
         CREATE TABLE IF NOT EXISTS device_clocks (

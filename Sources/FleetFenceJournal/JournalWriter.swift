@@ -77,7 +77,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// millisecond: a `kill -9` after them repeats nothing at the next start.
     private let publishedMark: @Sendable () -> (mark: PublishedMark?, awaiting: Bool)
     private let awaitingAcknowledgement = Atomic(false)
-    /// `held.count`, for ``heldDevices``: the held records are the writer thread's alone.
+    /// `held.count`, for ``heldDeviceCount``: the held records are the writer thread's alone.
     private let heldCount = Atomic(0)
     /// Set while the idle writer waits for acknowledgements: only then does one wake it.
     private let waitingForAcknowledgement = Atomic(false)
@@ -141,7 +141,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
 
     /// Devices whose records or clocks the writer holds back (``HeldRecords``), as of its last
     /// transaction.
-    public var heldDevices: Int { heldCount.load(ordering: .relaxed) }
+    public var heldDeviceCount: Int { heldCount.load(ordering: .relaxed) }
 
     /// Returns once every step submitted so far is journaled and delivered (held records aside:
     /// under load there may always be some).

@@ -461,7 +461,7 @@ public final class GeofenceService: Service, Sendable {
         readModel.update(counters: counters)
         metrics.update(counters, streams: readModel.feed.subscriberCount)
         let outstanding = running.withLock { $0?.client.publishTickets.outstanding } ?? 0
-        metrics.backlog(unacknowledged: outstanding, journalSteps: loop.writer.queuedSteps, journalDevices: loop.writer.heldDevices)
+        metrics.backlog(unacknowledged: outstanding, journalSteps: loop.writer.queuedSteps, journalDevices: loop.writer.heldDeviceCount)
     }
 
     /// Silence checks and dirty device state every tick, latest-sample times
