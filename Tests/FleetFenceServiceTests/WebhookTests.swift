@@ -233,12 +233,8 @@ struct WebhookTests {
     }
 
     @Test func aReceiverDownGetsEverythingInOrderWhenItReturnsAndReadinessStays() async throws {
-        // A port that refuses connections: a receiver started and stopped.
-        let probe = try await WebhookReceiver.start()
-        let port = probe.port
-        let url = probe.url
-        await probe.stop()
-        try await withRoutedHTTP(Self.options([WebhookSettings(name: "ops", url: url)])) { h, http in
+        let refusing = try RefusingPort()
+        try await withRoutedHTTP(Self.options([WebhookSettings(name: "ops", url: refusing.url)])) { h, http in
             try await Self.enter(h, "truck-1")
             try await Self.exit(h, "truck-1")
             try await Self.enter(h, "truck-1", at: T + 40)
@@ -252,7 +248,8 @@ struct WebhookTests {
             #expect(status["next_attempt_at"] is String)
             #expect(try await http.get("/readyz").status == 200)
 
-            let receiver = try await WebhookReceiver.start(port: port)
+            refusing.release()
+            let receiver = try await WebhookReceiver.start(port: refusing.port)
             defer { Task { await receiver.stop() } }
             let requests = await receiver.waitForRequests(3)
             #expect(requests.map { $0.headers["fleetfence-event"] ?? "" } == ["enter", "exit", "enter"])
@@ -422,10 +419,8 @@ struct WebhookTests {
     }
 
     @Test func anEventUndeliveredAfterMaxAgeIsDeadLetteredWithItsLastError() async throws {
-        let probe = try await WebhookReceiver.start()
-        let url = probe.url
-        await probe.stop()
-        var webhook = WebhookSettings(name: "ops", url: url)
+        let refusing = try RefusingPort()
+        var webhook = WebhookSettings(name: "ops", url: refusing.url)
         // Long enough that a loaded machine still makes its first attempt within it: at 3 s a
         // full run of the suite once dead-lettered the event before any attempt.
         webhook.maxAgeSeconds = 6
@@ -445,6 +440,8 @@ struct WebhookTests {
             #expect(!error.hasPrefix("HTTP ") && !error.isEmpty)
             #expect(try await Self.status(http, "ops")?["queued"] as? Int == 0)
         }
+        // Refusing until here, not only until its last use.
+        refusing.release()
     }
 
     @Test func redeliveryIsAWriteThatNeedsTheToken() async throws {
