@@ -63,10 +63,11 @@ final class LoopContext: Sendable {
     }
 
     func startThread() {
+        let name = engine.options.threadName
         let thread = Thread { [self] in
             // Set from the thread itself, where Linux applies it (15 bytes at most): `top -H` and
             // profilers then tell it from the threads it was started by.
-            Thread.current.name = "mqtt-network"
+            Thread.current.name = name
             runNetworkLoop()
         }
         threadID.withLock { $0 = ObjectIdentifier(thread) }

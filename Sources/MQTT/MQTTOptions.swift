@@ -39,6 +39,9 @@ public struct MQTTOptions: Sendable {
     public var reconnectDelayMax: Duration
     /// Every broker, in the order they are tried.
     public var urls: [MQTTURL] { [url] + failoverURLs }
+    /// The network thread's name (Linux keeps 15 bytes), so that `top -H` and profilers tell a
+    /// process's clients apart.
+    public var threadName = "mqtt-network"
 
     /// Accepts a certificate issued for another host name: only for ``TLSDiagnosis``'s probe.
     var skipsHostNameCheck = false

@@ -106,7 +106,10 @@ public final class GeofenceService: Service, Sendable {
         let restored = try StateRestorer.restore(
             from: journal, settings: configuration.geofence, now: clock.now, logger: logger, publishedMark: mark?.time)
         let pending = Republish(alerts: try mark.map { try journal.alerts(after: $0.alertID) } ?? [], states: restored.unpublishedStates)
-        let client = try makeBus(try clientOptions(layout: layout))
+        // One connection listens, one publishes, so that acknowledgements never queue behind
+        // positions (SplitBus).
+        let options = try clientOptions(layout: layout)
+        let client = SplitBus(listener: try makeBus(options), publisher: try makeBus(SplitBus.publisherOptions(options)))
         let outbox = MQTTOutbox(bus: client, alertID: journal.lastAlertID, journaled: mark)
         // Before the first commit: the mark must not pass what is published again.
         if let mark, !pending.isEmpty { outbox.beginRepublish(cap: mark) }

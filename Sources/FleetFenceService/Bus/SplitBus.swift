@@ -1,0 +1,118 @@
+import MQTT
+import Synchronization
+
+/// The service's two connections to the broker, seen as one ``MessageBus``: one listens
+/// (positions, `set` topics; the session `broker.client_id` names), one publishes (alerts,
+/// states, registry, status).
+///
+/// Why two: the broker's acknowledgement of a QoS 1 publish comes back on the connection that
+/// sent it, behind whatever the broker sent before it. On the listening connection that is the
+/// positions: when the network thread is half a second behind them (a saturated machine in the
+/// soak, docs/performance.md "Soak"), each acknowledgement is half a second late, and with 100
+/// publishes in flight the alerts leave at 200 a second while 4,000 a second are confirmed. On
+/// a connection of its own an acknowledgement takes the broker's round trip.
+///
+/// Both connections carry the will (`offline`): the status says `online` only while the service
+/// both hears and speaks. Connection changes are told as one: `true` once both are up (after
+/// either came back), `false` once either is lost; one call at a time.
+final class SplitBus: MessageBus {
+    private let listener: any MessageBus
+    private let publisher: any MessageBus
+
+    private struct Links {
+        var listening = false
+        var publishing = false
+        /// What the handler was last told.
+        var told = false
+        var handler: (@Sendable (Bool) -> Void)?
+    }
+
+    /// Held while the handler runs: the two network threads tell their changes one at a time, in
+    /// the order they happened. The handler may publish (no lock of this bus is taken there).
+    private let links = Mutex(Links())
+
+    init(listener: any MessageBus, publisher: any MessageBus) {
+        self.listener = listener
+        self.publisher = publisher
+        listener.onConnectionChange { [weak self] up in self?.changed { $0.listening = up } }
+        publisher.onConnectionChange { [weak self] up in self?.changed { $0.publishing = up } }
+    }
+
+    /// The listening connection's client id: `broker.client_id`, whose session keeps the
+    /// subscriptions and queued positions across restarts. The publishing one takes this suffix.
+    static let publisherSuffix = "-out"
+
+    /// The options of the publishing connection, from the listening one's: a client id of its own
+    /// and a clean session, since the broker has nothing to keep for a client that subscribes to
+    /// nothing (libmosquitto resends unacknowledged QoS 1 publishes after a reconnect either way).
+    static func publisherOptions(_ options: MQTTOptions) -> MQTTOptions {
+        var options = options
+        options.clientID = options.clientID.map { $0 + publisherSuffix }
+        options.cleanSession = true
+        options.threadName = "mqtt-publish"
+        return options
+    }
+
+    private func changed(_ update: (inout Links) -> Void) {
+        links.withLock { links in
+            update(&links)
+            let up = links.listening && links.publishing
+            // Either came back while the other was up: tell `true` again (the handler publishes
+            // `online`, which the will of the one that was lost may have replaced).
+            guard up || links.told else { return }
+            links.told = up
+            links.handler?(up)
+        }
+    }
+
+    func onMessage(_ handler: @escaping @Sendable (MQTTMessage) -> Void) {
+        listener.onMessage(handler)
+    }
+
+    func onConnectionChange(_ handler: @escaping @Sendable (Bool) -> Void) {
+        links.withLock { $0.handler = handler }
+    }
+
+    func subscribe(_ filters: [String], qos: Int32) {
+        listener.subscribe(filters, qos: qos)
+    }
+
+    /// The publishing connection first, so that nothing the listener hears waits for a way out.
+    func connect(timeout: Duration) async throws {
+        try await publisher.connect(timeout: timeout)
+        do {
+            try await listener.connect(timeout: timeout)
+        } catch {
+            await publisher.disconnect()
+            throw error
+        }
+    }
+
+    func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) -> MQTTPublishResult {
+        publisher.publish(topic: topic, payload: payload, qos: qos, retain: retain)
+    }
+
+    var refusedSubscriptions: [String] { listener.refusedSubscriptions }
+
+    func retryRefusedSubscriptions() {
+        listener.retryRefusedSubscriptions()
+    }
+
+    var isConnected: Bool { listener.isConnected && publisher.isConnected }
+
+    var publishTickets: PublishTickets { publisher.publishTickets }
+
+    func onAcknowledged(_ handler: @escaping @Sendable () -> Void) {
+        publisher.onAcknowledged(handler)
+    }
+
+    func waitForPublishes(timeout: Duration) async -> Bool {
+        await publisher.waitForPublishes(timeout: timeout)
+    }
+
+    /// The listener first: nothing more is heard, then what was said is finished.
+    func disconnect() async {
+        await listener.disconnect()
+        await publisher.disconnect()
+    }
+}

@@ -1,0 +1,105 @@
+@testable import FleetFenceService
+import FleetFenceTesting
+import MQTT
+import Synchronization
+import Testing
+
+/// The service's two connections as one bus: heard on the session `broker.client_id` names, said
+/// on `<client_id>-out`, and one connection state, `online` only while both are up.
+@Suite(.timeLimit(.minutes(1)))
+struct SplitBusTests {
+    private final class Setup: Sendable {
+        let broker = InMemoryBroker()
+        let listener: InMemoryClient
+        let publisher: InMemoryClient
+        let bus: SplitBus
+        let changes = Mutex<[Bool]>([])
+
+        init() {
+            let options = MQTTOptions(
+                url: MQTTURL(host: "in-memory"), clientID: "svc", cleanSession: false,
+                will: MQTTWill(topic: "svc/status", payload: Array("offline".utf8), qos: 1, retain: true))
+            listener = try! broker.factory(options) as! InMemoryClient
+            publisher = try! broker.factory(SplitBus.publisherOptions(options)) as! InMemoryClient
+            bus = SplitBus(listener: listener, publisher: publisher)
+            bus.onConnectionChange { [self] up in changes.withLock { $0.append(up) } }
+        }
+
+        func told() async -> [Bool] {
+            await broker.settled()
+            return changes.withLock { $0 }
+        }
+    }
+
+    @Test func theListenerKeepsTheSessionAndThePublisherSpeaksUnderItsOwnID() {
+        let setup = Setup()
+        #expect(setup.listener.options.clientID == "svc")
+        #expect(!setup.listener.options.cleanSession)
+        #expect(setup.publisher.options.clientID == "svc-out")
+        #expect(setup.publisher.options.cleanSession, "a client that subscribes to nothing needs no session")
+        #expect(setup.publisher.options.will == setup.listener.options.will)
+        #expect(setup.publisher.options.threadName == "mqtt-publish")
+    }
+
+    @Test func messagesAreHeardOnOneConnectionAndPublishedOnTheOther() async throws {
+        let setup = Setup()
+        let heard = Mutex<[String]>([])
+        setup.bus.onMessage { message in heard.withLock { $0.append(message.topic) } }
+        setup.bus.subscribe(["in/#"], qos: 1)
+        let outside = try await MessageCollector.start(broker: setup.broker, filters: ["out/#"])
+        try await setup.bus.connect(timeout: .seconds(1))
+        #expect(await setup.told() == [true])
+        #expect(setup.bus.isConnected)
+
+        let device = try await setup.broker.connectedClient(id: "device")
+        device.publish(topic: "in/a", payload: Array("1".utf8), qos: 1)
+        let result = setup.bus.publish(topic: "out/b", payload: Array("2".utf8), qos: 1)
+        #expect(result.isAccepted)
+        #expect(await outside.messages(matching: "out/#", count: 1).map(\.text) == ["2"])
+        await setup.broker.settled()
+        #expect(heard.withLock { $0 } == ["in/a"])
+        // The acknowledgements are the publisher's: what waits for them waits on that connection.
+        #expect(setup.bus.publishTickets == setup.publisher.publishTickets)
+        #expect(setup.publisher.publishTickets.issued == 1)
+        #expect(setup.listener.publishTickets.issued == 0)
+        await setup.bus.disconnect()
+        await outside.stop()
+    }
+
+    @Test func eitherConnectionLostIsTheBusLostAndItsWillSaysOffline() async throws {
+        let setup = Setup()
+        let status = try await MessageCollector.start(broker: setup.broker, filters: ["svc/status"])
+        try await setup.bus.connect(timeout: .seconds(1))
+        #expect(await setup.told() == [true])
+
+        // The listener cut: nothing is heard any more, so the bus is down and the will says so.
+        setup.listener.lostConnection(publishWill: true)
+        #expect(await setup.told() == [true, false])
+        #expect(!setup.bus.isConnected)
+        #expect(await status.messages(matching: "svc/status", count: 1).map(\.text) == ["offline"])
+
+        // The publisher cut too, then the listener back: still down, nothing more to tell.
+        setup.publisher.lostConnection(publishWill: true)
+        setup.listener.reconnect()
+        #expect(await setup.told() == [true, false])
+        #expect(!setup.bus.isConnected)
+
+        // Both up again: told once, so that `online` goes out again.
+        setup.publisher.reconnect()
+        #expect(await setup.told() == [true, false, true])
+        #expect(setup.bus.isConnected)
+
+        // The publisher alone cut and back.
+        setup.publisher.lostConnection(publishWill: true)
+        setup.publisher.reconnect()
+        #expect(await setup.told() == [true, false, true, false, true])
+
+        // A clean end: told false once, and no will.
+        status.clear()
+        await setup.bus.disconnect()
+        #expect(await setup.told() == [true, false, true, false, true, false])
+        await setup.broker.settled()
+        #expect(status.collected.isEmpty)
+        await status.stop()
+    }
+}
