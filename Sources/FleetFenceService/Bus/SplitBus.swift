@@ -28,7 +28,9 @@ final class SplitBus: MessageBus {
     }
 
     /// Held while the handler runs: the two network threads tell their changes one at a time, in
-    /// the order they happened. The handler may publish (no lock of this bus is taken there).
+    /// the order they report them. A loss one thread has not reported yet while the other comes
+    /// back makes a brief `true` and then `false`: `online` said once too often, never a loss
+    /// left untold. The handler may publish (no lock of this bus is taken there).
     private let links = Mutex(Links())
 
     init(listener: any MessageBus, publisher: any MessageBus) {
