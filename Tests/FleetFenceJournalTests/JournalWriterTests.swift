@@ -59,17 +59,22 @@ struct JournalWriterTests {
     }
 
     /// The device rows in the journal after each of the writer's transactions, once `step` and
-    /// the records it holds are written (`deliveries` transactions).
-    func rowsAfterEachDelivery(of step: TestStep, deliveries: Int) async throws -> [Int] {
+    /// the records it holds are written (`deliveries` transactions), and the devices the writer
+    /// said it still held then (`fleetfence_journal_waiting{kind="devices"}`).
+    func rowsAfterEachDelivery(of step: TestStep, deliveries: Int) async throws -> (rows: [Int], held: [Int]) {
         let rows = Mutex<[Int]>([])
-        let journalBox = Mutex<Journal?>(nil)
+        let held = Mutex<[Int]>([])
+        let runBox = Mutex<Run?>(nil)
         let watch: @Sendable (Bool) -> Void = { _ in
             // On the writer thread, between its transactions.
-            let count = (try? journalBox.withLock { try $0?.loadDevices().count }) ?? nil
+            let (count, holding) = runBox.withLock { run in
+                ((try? run?.journal.loadDevices().count) ?? nil, run?.writer.heldDeviceCount ?? -1)
+            }
             rows.withLock { $0.append(count ?? -1) }
+            held.withLock { $0.append(holding) }
         }
         try await withWriter(checkpointIfDue: watch) { run in
-            journalBox.withLock { $0 = run.journal }
+            runBox.withLock { $0 = run }
             run.writer.submit(step)
             let deadline = ContinuousClock.now + .seconds(10)
             while rows.withLock({ $0.count < deliveries }), ContinuousClock.now < deadline {
@@ -77,16 +82,17 @@ struct JournalWriterTests {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        return rows.withLock { $0 }
+        return (rows.withLock { $0 }, held.withLock { $0 })
     }
 
     /// The alert's transaction comes before the held records, and they follow in chunks: a tick
     /// under load no longer holds the next alerts up for its hundreds of device rows.
     @Test func heldRecordsFollowTheAlertInChunks() async throws {
         let (alert, _, newer) = try alertAndRecords()
-        let rows = try await rowsAfterEachDelivery(of: try tickStep(alert, record: newer, holding: 1_000), deliveries: 5)
+        let (rows, held) = try await rowsAfterEachDelivery(of: try tickStep(alert, record: newer, holding: 1_000), deliveries: 5)
         // After the alert's transaction only its own device; then 250 more per chunk.
         #expect(rows == [1, 251, 501, 751, 1_001])
+        #expect(held == [1_000, 750, 500, 250, 0])
     }
 
     /// Past the limit (a flood of first sightings, the latest-sample times of a large fleet), larger
@@ -94,7 +100,7 @@ struct JournalWriterTests {
     /// the whole backlog.
     @Test func aFloodOfHeldRecordsIsWrittenInLargerChunksDownToTheLimit() async throws {
         let (alert, _, newer) = try alertAndRecords()
-        let rows = try await rowsAfterEachDelivery(of: try tickStep(alert, record: newer, holding: 15_000), deliveries: 40)
+        let rows = try await rowsAfterEachDelivery(of: try tickStep(alert, record: newer, holding: 15_000), deliveries: 40).rows
         #expect(rows.count == 40)
         #expect(rows.prefix(5) == [1, 2_001, 4_001, 6_001, 6_251])
         #expect(rows.last == 15_001)
