@@ -40,6 +40,9 @@ public final class InMemoryBroker: Sendable {
         var settledWaiters: [CheckedContinuation<Void, Never>] = []
         var anonymous = 0
         var connections: UInt64 = 0
+        /// The client ids that published to each topic (wills included), for tests of which
+        /// connection says what.
+        var publishers: [String: Set<String>] = [:]
     }
 
     private let state = Mutex(State())
@@ -79,6 +82,21 @@ public final class InMemoryBroker: Sendable {
     public func retained(_ filter: String) -> [ReceivedMessage] {
         state.withLock { state in
             state.retained.values.filter { MQTTTopicFilter.matches(filter, topic: $0.topic) }.sorted { $0.topic < $1.topic }
+        }
+    }
+
+    /// The ids of the clients that published to a topic matching `filter` so far (a will counts as
+    /// its client's).
+    public func publishers(of filter: String) -> Set<String> {
+        state.withLock { state in
+            state.publishers.filter { MQTTTopicFilter.matches(filter, topic: $0.key) }.values.reduce(into: []) { $0.formUnion($1) }
+        }
+    }
+
+    /// The ids of the sessions subscribed to a filter that matches `topic`.
+    public func subscribers(of topic: String) -> Set<String> {
+        state.withLock { state in
+            Set(state.sessions.filter { $0.value.subscriptions.keys.contains { MQTTTopicFilter.matches($0, topic: topic) } }.keys)
         }
     }
 
@@ -162,14 +180,15 @@ public final class InMemoryBroker: Sendable {
             }
         }
         if let will {
-            route(ReceivedMessage(topic: will.topic, payload: will.payload, qos: will.qos, retain: will.retain))
+            route(ReceivedMessage(topic: will.topic, payload: will.payload, qos: will.qos, retain: will.retain), from: id)
         }
     }
 
     /// Stores what is retained and hands the message to every matching subscriber's queue, under
     /// the lock, so that each subscriber sees one publisher's messages in order.
-    func route(_ message: ReceivedMessage) {
+    func route(_ message: ReceivedMessage, from publisher: String) {
         state.withLock { state in
+            state.publishers[message.topic, default: []].insert(publisher)
             if message.retain {
                 state.retained[Array(message.topic.utf8)] = message.payload.isEmpty ? nil : message
             }

@@ -87,7 +87,7 @@ public final class InMemoryClient: MessageBus {
             // Connected before the handler runs, as MQTTClient is when it calls it. The outbox is
             // routed under the lock: a publish made once connected does not overtake it.
             state.connected = true
-            for message in state.outbox { broker.route(message) }
+            for message in state.outbox { broker.route(message, from: id) }
             defer { state.outbox = [] }
             return (state.onConnectionChange, state.outbox.isEmpty ? nil : state.onAcknowledged)
         }
@@ -117,7 +117,7 @@ public final class InMemoryClient: MessageBus {
             return .sent
         }
         if result == .sent {
-            broker.route(message)
+            broker.route(message, from: id)
             if qos > 0, let acknowledged = state.withLock({ $0.onAcknowledged }) { run { acknowledged() } }
         }
         return result

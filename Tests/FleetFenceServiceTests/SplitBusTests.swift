@@ -64,6 +64,8 @@ struct SplitBusTests {
         #expect(await outside.messages(matching: "out/#", count: 1).map(\.text) == ["2"])
         await setup.broker.settled()
         #expect(heard.withLock { $0 } == ["in/a"])
+        #expect(setup.broker.publishers(of: "out/#") == ["svc-out"])
+        #expect(setup.broker.subscribers(of: "in/a") == ["svc"])
         // The acknowledgements are the publisher's: what waits for them waits on that connection.
         #expect(setup.bus.publishTickets == setup.publisher.publishTickets)
         #expect(setup.publisher.publishTickets.issued == 1)
@@ -110,5 +112,26 @@ struct SplitBusTests {
         await setup.broker.settled()
         #expect(status.collected.isEmpty)
         await status.stop()
+    }
+
+    /// The service itself, not only the bus: a `GeofenceService` that went back to one client would
+    /// pass every test above.
+    @Test func theServiceListensUnderItsClientIDAndSaysEverythingOnTheOther() async throws {
+        try await withService { h in
+            let broker = try #require(h.memory)
+            try await h.position("truck-7", north: 300, ts: T)
+            try await h.position("truck-7", north: 100, ts: T + 10)
+            try await h.position("truck-7", north: 100, ts: T + 12)
+            try #require(await h.waitForAlerts("truck-7", count: 1).count == 1)
+            await broker.settled()
+            let out: Set = [h.clientID + "-out"]
+            for filter in ["fleetfence/alerts/#", "fleetfence/state/#", "fleetfence/fences/+", "fleetfence/status"] {
+                #expect(broker.publishers(of: filter) == out, "\(filter)")
+            }
+            #expect(broker.subscribers(of: "fleet/truck-7/position") == [h.clientID])
+            // The test's collector follows `fleetfence/#` too.
+            let setters = broker.subscribers(of: "fleetfence/fences/depot/set")
+            #expect(setters.contains(h.clientID) && !setters.contains(h.clientID + "-out"), "\(setters)")
+        }
     }
 }
