@@ -47,6 +47,29 @@ struct LateSampleTests {
         #expect(merged.engine.counters.stale == 0)
     }
 
+    /// A backlog uploaded newest first, as many trackers do, holding a visit made wholly out of
+    /// coverage: every fix of a backlog is held while it arrives (held to four, the visit's middle
+    /// went and nothing at all was alerted). The visit is alerted and its exit exactly; its enter
+    /// is confirmed by the first of its fixes to arrive that span the debounce, so with more than
+    /// three it comes with their times, later than an upload oldest first gives (docs/rules.md
+    /// "Late samples"), and no dwell within the backlog.
+    @Test(arguments: [3, 5, 8, 20])
+    func aVisitInABacklogNewestFirstIsAlerted(insideFixes: Int) throws {
+        let inside = (0..<insideFixes).map { at(0, t: T0 + 10 + Double($0) * 12) }
+        let leftAt = T0 + 10 + Double(insideFixes) * 12 + 5
+        let backlog = inside + [at(-600, t: leftAt), at(-600, t: leftAt + 25)]
+        let (first, live) = (at(-600, t: T0), at(-600, t: leftAt + 300))
+        let expected = try Self.run([first] + backlog + [live]).alerts
+        let merged = try Self.run([first, live] + backlog.reversed()).alerts
+        #expect(events(merged) == ["enter yard", "exit yard"])
+        let (exit, trueExit) = (try #require(merged.last), try #require(expected.last))
+        #expect(exit.at == trueExit.at && exit.confirmedAt == trueExit.confirmedAt, "\(exit) \(trueExit)")
+        let (enter, trueEnter) = (try #require(merged.first), try #require(expected.first))
+        #expect(enter.at >= trueEnter.at && enter.at < leftAt)
+        #expect(enter.confirmedAt >= trueEnter.confirmedAt && enter.confirmedAt < leftAt)
+        if insideFixes == 3 { #expect(Fingerprint(enter) == Fingerprint(trueEnter)) }
+    }
+
     @Test func aVisitWhollyOutOfCoverageIsAlertedLateWithItsTrueTimes() throws {
         let (oldestFirst, liveFirst) = Self.uploads(gap: 9..<44)
         let expected = try Self.run(oldestFirst).alerts

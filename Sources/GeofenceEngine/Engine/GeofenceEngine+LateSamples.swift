@@ -17,6 +17,13 @@ extension GeofenceEngine {
     /// Reports further apart than this may hide a coverage gap whose backlog follows.
     static let gapSeconds = 5.0
 
+    /// What a device holds while a backlog arrives (a late sample merged since its last newest
+    /// one). A backlog sent newest first replays every held sample after each one merged, so held
+    /// to four, a visit of five fixes or more lost its middle and was never alerted; every fix
+    /// of an hour's backlog at one every 15 s fits. The replays cost the square of this: 256 is
+    /// at most 256 samples judged again a message. Back to `heldSamples` once it has ended.
+    static let backlogSamples = 256
+
     /// Keeps an accepted, accurate sample with the regions just before it and the fences it
     /// alerted, for the late samples that may follow it (only when `willHold` said so).
     mutating func hold(
@@ -40,12 +47,14 @@ extension GeofenceEngine {
             history.epoch = fenceEpoch
             history.floor = previousLatest
         }
+        // While a backlog arrives, newest samples between its fixes keep it whole.
+        let capacity = history.merging ? Self.backlogSamples : settings.heldSamples
         history.merging = false
         let held = SampleHistory.Held(
             timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon,
             accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan,
             before: before, alerted: marks(alerted))
-        history.append(held, capacity: settings.heldSamples, window: settings.lateWindowSeconds, anchor: anchor)
+        history.append(held, capacity: capacity, window: settings.lateWindowSeconds, anchor: anchor)
         if index >= 0 {
             histories.put(history, at: index)
         } else {
@@ -160,7 +169,7 @@ extension GeofenceEngine {
             timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon,
             accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan,
             before: base, alerted: marks(alertedBySample[0].filter { !settledIDs.contains(ExactID($0.fenceID)) }))
-        history.insert(merged, at: place, capacity: settings.heldSamples, window: window)
+        history.insert(merged, at: place, capacity: max(settings.heldSamples, Self.backlogSamples), window: window)
 
         outcome.recordChanged = true
         if Self.insideSlots(original) != Self.insideSlots(current.entries) { outcome.insideChanged = true }
