@@ -25,6 +25,8 @@ struct ServiceLateSamplesTests {
             try await h.position("live-first", north: Self.visit[0].north, ts: Self.visit[0].ts)
             try await h.position("live-first", north: Self.visit[live].north, ts: Self.visit[live].ts)
             for sample in Self.visit[1..<live] { try await h.position("live-first", north: sample.north, ts: sample.ts) }
+            // The backlog is merged once it has ended: here the tracker's next live fix ends it.
+            try await h.position("live-first", north: 900, ts: Self.visit[live].ts + 5)
             let merged = await h.waitForAlerts("live-first", count: 2)
             #expect(merged.map(\.event) == reference.map(\.event))
             #expect(merged.map { $0.json.string("at") } == reference.map { $0.json.string("at") })
@@ -34,6 +36,35 @@ struct ServiceLateSamplesTests {
             let state = try await h.retained("fleetfence/state/live-first")
             #expect(state.last.flatMap { JSONObject($0.payload) }?.strings("inside") == [])
             #expect(await h.waitForLog("late=\(live - 1) too_late=0"), "merges counted in the stats line")
+        }
+    }
+
+    /// The backlog newest first, and then nothing: merged once the device has been quiet for
+    /// `silent_confirm_s` (the harness's 30 s, on the service's clock).
+    @Test func aBacklogNewestFirstIsMergedOnceTheDeviceIsQuiet() async throws {
+        var reference: [Alert] = []
+        try await withService { h in
+            for sample in Self.visit { try await h.position("in-order", north: sample.north, ts: sample.ts) }
+            reference = await h.waitForAlerts("in-order", count: 2)
+        }
+        var options = HarnessOptions()
+        options.manualClock = true
+        try await withService(options) { h in
+            let live = Self.visit.count - 1
+            try await h.position("newest-first", north: Self.visit[0].north, ts: Self.visit[0].ts)
+            try await h.position("newest-first", north: Self.visit[live].north, ts: Self.visit[live].ts)
+            for sample in Self.visit[1..<live].reversed() {
+                try await h.position("newest-first", north: sample.north, ts: sample.ts)
+            }
+            try await h.barrier()
+            try await h.advance(by: 29)
+            #expect(h.alerts("newest-first").isEmpty, "quiet for less than silent_confirm_s: the backlog may go on")
+            try await h.advance(by: 2)
+            let merged = await h.waitForAlerts("newest-first", count: 2)
+            #expect(merged.map(\.event) == reference.map(\.event))
+            #expect(merged.map { $0.json.string("at") } == reference.map { $0.json.string("at") })
+            #expect(merged.map { $0.json.string("confirmed_at") } == reference.map { $0.json.string("confirmed_at") })
+            #expect(merged.map(\.seq) == [1, 2])
         }
     }
 

@@ -47,27 +47,41 @@ struct LateSampleTests {
         #expect(merged.engine.counters.stale == 0)
     }
 
-    /// A backlog uploaded newest first, as many trackers do, holding a visit made wholly out of
-    /// coverage: every fix of a backlog is held while it arrives (held to four, the visit's middle
-    /// went and nothing at all was alerted). The visit is alerted and its exit exactly; its enter
-    /// is confirmed by the first of its fixes to arrive that span the debounce, so with more than
-    /// three it comes with their times, later than an upload oldest first gives (docs/rules.md
-    /// "Late samples"), and no dwell within the backlog.
+    /// The same backlogs uploaded newest first, as many trackers do: merged once they have ended,
+    /// they give the same alerts (judged one by one as they came, a visit's enter took the times of
+    /// its last fixes, and with more than four nothing was alerted at all).
+    @Test(arguments: [8..<44, 14..<40, 20..<44, 2..<30, 30..<42, 1..<46])
+    func aBacklogNewestFirstAfterTheLiveFixGivesTheAlertsOfAnUploadOldestFirst(gap: Range<Int>) throws {
+        let route = Self.route
+        let newestFirst = Array(route[..<gap.lowerBound]) + [route[gap.upperBound]] + route[gap].reversed()
+            + Array(route[(gap.upperBound + 1)...])
+        let expected = try Self.run(route).alerts
+        let merged = try Self.run(newestFirst)
+        #expect(merged.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init))
+        #expect(merged.engine.counters.late == gap.count)
+        #expect(merged.engine.counters.tooLate == 0)
+    }
+
+    /// A visit made wholly out of coverage, uploaded newest first after the live fix, and then
+    /// nothing more: merged once the device has been quiet for `silent_confirm_s`.
     @Test(arguments: [3, 5, 8, 20])
-    func aVisitInABacklogNewestFirstIsAlerted(insideFixes: Int) throws {
+    func aVisitInABacklogNewestFirstIsAlertedWithItsTrueTimes(insideFixes: Int) throws {
         let inside = (0..<insideFixes).map { at(0, t: T0 + 10 + Double($0) * 12) }
         let leftAt = T0 + 10 + Double(insideFixes) * 12 + 5
         let backlog = inside + [at(-600, t: leftAt), at(-600, t: leftAt + 25)]
         let (first, live) = (at(-600, t: T0), at(-600, t: leftAt + 300))
         let expected = try Self.run([first] + backlog + [live]).alerts
-        let merged = try Self.run([first, live] + backlog.reversed()).alerts
-        #expect(events(merged) == ["enter yard", "exit yard"])
-        let (exit, trueExit) = (try #require(merged.last), try #require(expected.last))
-        #expect(exit.at == trueExit.at && exit.confirmedAt == trueExit.confirmedAt, "\(exit) \(trueExit)")
-        let (enter, trueEnter) = (try #require(merged.first), try #require(expected.first))
-        #expect(enter.at >= trueEnter.at && enter.at < leftAt)
-        #expect(enter.confirmedAt >= trueEnter.confirmedAt && enter.confirmedAt < leftAt)
-        if insideFixes == 3 { #expect(Fingerprint(enter) == Fingerprint(trueEnter)) }
+        #expect(events(expected).filter { $0 != "dwell yard" } == ["enter yard", "exit yard"])
+        var h = try Harness([circle("yard", radius: 150, dwell: 60)])
+        h.feed(first, arrival: live.timestamp)
+        h.feed(live, arrival: live.timestamp + 1)
+        for (k, sample) in backlog.reversed().enumerated() { h.feed(sample, arrival: live.timestamp + 2 + Double(k)) }
+        let lastArrival = live.timestamp + 1 + Double(backlog.count)
+        h.tick(lastArrival + 19)
+        #expect(h.alerts.isEmpty, "quiet for less than silent_confirm_s: the backlog may go on")
+        h.tick(lastArrival + 20)
+        #expect(h.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init))
+        #expect(h.engine.insideFences(of: "truck-7").isEmpty)
     }
 
     @Test func aVisitWhollyOutOfCoverageIsAlertedLateWithItsTrueTimes() throws {
@@ -118,14 +132,15 @@ struct LateSampleTests {
         #expect(h.engine.seq(of: "truck-7") == 1)
     }
 
-    @Test func aBacklogThatStopsShortIsConfirmedWhereItsLiveFixWouldHaveByTheNextEvidence() throws {
-        // Outside, then the live fix inside at +60 s, then a backlog inside from +10 s to +30 s
-        // whose own span is short of the debounce: +60 s is the first to reach t0 + 20 s.
+    @Test func aBacklogIsMergedWhenANewerSampleEndsIt() throws {
+        // Outside, then the live fix inside at +60 s, then a backlog inside from +10 s to +30 s:
+        // +30 s is the first to reach t0 + 20 s, as an upload oldest first gives.
         var h = try Harness([circle("yard", radius: 150)])
         h.feed([at(-400, t: T0), at(0, t: T0 + 60)])
-        h.feed([at(0, t: T0 + 10), at(0, t: T0 + 20)])
-        #expect(h.alerts.isEmpty)  // waiting: the rest of the backlog may confirm earlier
-        h.feed([at(0, t: T0 + 30)])
+        h.feed([at(0, t: T0 + 10), at(0, t: T0 + 20), at(0, t: T0 + 30)])
+        #expect(h.alerts.isEmpty)  // held: the rest of the backlog may come yet
+        #expect(h.outcomes.suffix(3).map(\.status) == [.late, .late, .late])
+        h.feed([at(0, t: T0 + 65)])
         let enter = try #require(h.alerts.first)
         #expect(enter.event == .enter)
         #expect(enter.confirmedAt == T0 + 30)

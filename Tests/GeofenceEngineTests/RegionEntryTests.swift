@@ -14,13 +14,11 @@ struct RegionEntryTests {
         entry.pending = PendingChange(crossedAt: 10, evidenceSince: nil, lat: 1, lon: 2)
         let snapshot = entry
         entry.pending!.evidenceSince = 12
-        entry.pending!.confirmer = .init(timestamp: 30, lat: 1.5, lon: 2.5)
         entry.speeding = SpeedingEpisode(since: 11, maxSpeed: 30, alerted: false, calmSince: nil)
 
         #expect(snapshot.pending == PendingChange(crossedAt: 10, evidenceSince: nil, lat: 1, lon: 2))
         #expect(snapshot.speeding == nil)
         #expect(entry.pending?.evidenceSince == 12)
-        #expect(entry.pending?.confirmer?.timestamp == 30)
         #expect(entry.speeding?.since == 11)
         #expect(!entry.isDefault)
     }

@@ -217,15 +217,36 @@ struct GeofenceCore {
         transitions.removeAll(keepingCapacity: true)
         engine.postponeSilence(by: unheard)
         let changed = engine.tick(now: now, into: &transitions)
-        for transition in transitions { addAlert(transition, arrival: now, to: &effects) }
-        publishProgress(of: transitions, into: &effects)
-        for change in changed { stateChanged(change, into: &effects) }
-        effects.changes.devices = takeDirtyRecords(of: transitions.map(\.device))
+        timePassed(changed, now: now, into: &effects)
         expireFences(now: now, into: &effects)
         // Under load a tick finds hundreds of dirty devices: written with its alerts, they held
         // the next alerts up.
         effects.changes.heldDevices = takeDirtyRecords(of: nil)
         return effects
+    }
+
+    /// Every backlog still held merged (at a clean stop, before the last state is written): the
+    /// held samples are in memory only (docs/rules.md "Late samples").
+    mutating func mergeBacklogs(now: Double) -> Effects {
+        var effects = Effects()
+        transitions.removeAll(keepingCapacity: true)
+        let changed = engine.mergeAllBacklogs(now: now, into: &transitions)
+        timePassed(changed, now: now, into: &effects)
+        return effects
+    }
+
+    /// What the engine decided on time alone (silence, backlogs that ended): the alerts in
+    /// `transitions`, and the devices whose inside set changed.
+    private mutating func timePassed(_ changed: [StateChange], now: Double, into effects: inout Effects) {
+        // Backlogs merged (docs/rules.md "Late samples"): their records changed.
+        for device in engine.takeMergedBacklogs() {
+            dirtyDevices.insert(ExactID(device))
+            changedViews.insert(ExactID(device))
+        }
+        for transition in transitions { addAlert(transition, arrival: now, to: &effects) }
+        publishProgress(of: transitions, into: &effects)
+        for change in changed { stateChanged(change, into: &effects) }
+        effects.changes.devices = takeDirtyRecords(of: transitions.map(\.device))
     }
 
     /// The state of every dirty device (at a clean stop).

@@ -270,6 +270,8 @@ public final class GeofenceService: Service, Sendable {
             logger.info("stopping")
         }
         stopping.store(true, ordering: .relaxed)
+        let now = clock.now
+        loop.step { $0.mergeBacklogs(now: now) }
         flushEverything(loop)
         // From here on the writer writes on the caller's thread: messages that still arrive
         // until the disconnect are journaled and alerted at once.

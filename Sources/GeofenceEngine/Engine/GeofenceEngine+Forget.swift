@@ -23,6 +23,7 @@ extension GeofenceEngine {
             devices.record[Int(slot)] = -1
         }
         devicesAwaitingSilence.remove(slot)
+        devicesWithOpenBacklog.remove(slot)
         if devices.history[Int(slot)] >= 0 {
             histories.remove(devices.history[Int(slot)])
             devices.history[Int(slot)] = -1

@@ -77,6 +77,11 @@ extension GeofenceEngine {
         histories.markAlerted(index, SampleHistory.AlertMark(fence: slot, confirmedAt: confirmedAt))
     }
 
+    /// A late sample is held in its place, not judged yet: its backlog is merged once it has ended
+    /// (`mergeBacklog`), as one replay in event-time order. Judged one by one as they came, the
+    /// fixes of a backlog uploaded newest first confirmed a change on evidence with a hole in it
+    /// (the older fixes not come yet): an enter with the times of the last fixes of the visit, no
+    /// dwell, sometimes nothing at all; an alert published is never withdrawn.
     mutating func processLate(
         _ handle: DeviceHandle, sample: PositionSample, arrival: Double, into transitions: inout [Transition]
     ) -> SampleOutcome {
@@ -110,34 +115,72 @@ extension GeofenceEngine {
             return SampleOutcome(status: .stale)
         }
         counters.late += 1
-        history.merging = true
         devices.lastHeard[device] = arrival
-        var outcome = SampleOutcome(status: .late)
-        guard var current = takeRecord(ifAccurate: sample, of: deviceSlot, arrival: arrival) else { return outcome }
-        let original = current.entries
+        // Rule 1: an inaccurate late sample says nothing, as an inaccurate newest one.
+        if let accuracy = sample.accuracy, accuracy > settings.maxAccuracyMeters {
+            counters.inaccurate += 1
+            return SampleOutcome(status: .late)
+        }
+        history.merging = true
+        history.openSince = min(history.openSince, sample.timestamp)
+        history.lastLateArrival = arrival
+        devicesWithOpenBacklog.insert(deviceSlot)
         let place = history.held.firstIndex { $0.timestamp > sample.timestamp } ?? history.held.count
-        // Fences a newer sample already confirmed or alerted: this one says nothing for them.
-        let settled = history.fencesAlerted(after: sample.timestamp)
-        let base = place < history.held.count ? history.held[place].before : original
+        // The regions before it are those before the sample after it until the replay: the samples
+        // between them are late ones not judged yet.
+        let base = place < history.held.count ? history.held[place].before : record(of: deviceSlot)?.entries ?? []
+        let held = SampleHistory.Held(
+            timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon,
+            accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan,
+            before: base)
+        history.insert(held, at: place, capacity: max(settings.heldSamples, Self.backlogSamples), window: window)
+        return SampleOutcome(status: .late)
+    }
 
-        // The replay: the late sample, then every held sample after it, from the regions before it.
-        var replay = DeviceRegions(device: deviceSlot, lastArrival: arrival)
-        replay.entries = base
+    /// Merges the device's backlog, if one is held: every held sample from its oldest on judged
+    /// again in event-time order, from the regions the device held just before it, as an upload
+    /// oldest first would have judged them. Called when a newer sample comes (the backlog has
+    /// ended) and by the tick once the device has been quiet for `silent_confirm_s`. Alerts of
+    /// fences a sample after the backlog had alerted already are not given again (an alert is never
+    /// withdrawn); the rest are numbered in event-time order after the device's last alert.
+    @discardableResult
+    mutating func mergeBacklog(of deviceSlot: Int32, arrival: Double, into transitions: inout [Transition]) -> SampleOutcome {
+        let device = Int(deviceSlot)
+        var outcome = SampleOutcome(status: .late)
+        guard devicesWithOpenBacklog.remove(deviceSlot) != nil else { return outcome }
+        let index = devices.history[device]
+        guard index >= 0 else { return outcome }
+        var history = histories.take(index)
+        defer { histories.put(history, at: index) }
+        let since = history.openSince
+        history.openSince = .infinity
+        // A fence removed or reassigned since: the snapshots name slots that may be other fences now.
+        guard history.epoch == fenceEpoch, let place = history.held.firstIndex(where: { $0.timestamp >= since }) else {
+            return outcome
+        }
+        if audiences.hasTargetedGroups { refreshGroups(of: deviceSlot) }
+        var current = takeRecord(of: deviceSlot, arrival: history.lastLateArrival)
+        // Silence after the backlog counts from its last fix's arrival.
+        current.lastArrival = max(current.lastArrival, history.lastLateArrival)
+        let original = current.entries
+        // Fences a sample at or after the backlog's oldest already alerted: it says nothing for them.
+        let settled = history.fencesAlerted(after: since)
+
+        var replay = DeviceRegions(device: deviceSlot, lastArrival: current.lastArrival)
+        replay.entries = history.held[place].before
         var replayed: [Transition] = []
         let seqBefore = devices.seq[device]
         enteredScratch.removeAll(keepingCapacity: true)
-        evaluate(&replay, sample: sample, arrival: arrival, anchor: history.anchor(before: place), &outcome, &replayed)
-        var alertedBySample: [[Transition]] = [replayed]
-        var previous = sample
+        var alertedBySample: [[Transition]] = []
+        var anchor = history.anchor(before: place)
         for position in place..<history.held.count {
             history.held[position].before = Self.compose(
                 replay.entries, keeping: history.held[position].before, for: settled)
             let first = replayed.endIndex
-            evaluate(
-                &replay, sample: history.held[position].sample, arrival: arrival,
-                anchor: (previous.timestamp, previous.lat, previous.lon), confirms: false, &outcome, &replayed)
+            let sample = history.held[position].sample
+            evaluate(&replay, sample: sample, arrival: arrival, anchor: anchor, &outcome, &replayed)
             alertedBySample.append(Array(replayed[first...]))
-            previous = history.held[position].sample
+            anchor = (sample.timestamp, sample.lat, sample.lon)
         }
         current.entries = Self.compose(replay.entries, keeping: original, for: settled)
 
@@ -163,18 +206,45 @@ extension GeofenceEngine {
         // What each held sample alerted now: a later late sample older than it says nothing there.
         for position in place..<history.held.count {
             history.held[position].alerted.append(
-                contentsOf: marks(alertedBySample[position - place + 1].filter { !settledIDs.contains(ExactID($0.fenceID)) }))
+                contentsOf: marks(alertedBySample[position - place].filter { !settledIDs.contains(ExactID($0.fenceID)) }))
         }
-        let merged = SampleHistory.Held(
-            timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon,
-            accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan,
-            before: base, alerted: marks(alertedBySample[0].filter { !settledIDs.contains(ExactID($0.fenceID)) }))
-        history.insert(merged, at: place, capacity: max(settings.heldSamples, Self.backlogSamples), window: window)
-
         outcome.recordChanged = true
         if Self.insideSlots(original) != Self.insideSlots(current.entries) { outcome.insideChanged = true }
         putBack(current, for: deviceSlot)
         return outcome
+    }
+
+    /// Merges every backlog still held, however recent its last sample: at a clean stop (the
+    /// held samples are in memory only). Returns the devices whose inside set changed.
+    public mutating func mergeAllBacklogs(now: Double, into transitions: inout [Transition]) -> [StateChange] {
+        mergeBacklogs(quietFor: -.infinity, now: now, into: &transitions)
+    }
+
+    /// Merges the backlogs of devices quiet for `seconds` since their latest late sample.
+    mutating func mergeBacklogs(quietFor seconds: Double, now: Double, into transitions: inout [Transition]) -> [StateChange] {
+        var changed: [StateChange] = []
+        for deviceSlot in devicesWithOpenBacklog.sorted() {
+            let index = devices.history[Int(deviceSlot)]
+            guard index < 0 || now - histories[index].lastLateArrival >= seconds else { continue }
+            let first = transitions.endIndex
+            let outcome = mergeBacklog(of: deviceSlot, arrival: now, into: &transitions)
+            guard outcome.recordChanged else { continue }
+            let id = devices.ids[Int(deviceSlot)]
+            mergedByTick.append(id)
+            let device = Int(deviceSlot)
+            if outcome.insideChanged, !devices.anchorTime[device].isNaN {
+                // The state keeps showing the newest sample (docs/rules.md "Late samples").
+                let at = max(transitions[first...].map(\.confirmedAt).max() ?? -.infinity, devices.anchorTime[device])
+                changed.append(StateChange(device: id, at: at, lat: devices.anchorLat[device], lon: devices.anchorLon[device]))
+            }
+        }
+        return changed
+    }
+
+    /// The devices whose backlog a tick merged since the last call: their records changed.
+    public mutating func takeMergedBacklogs() -> [String] {
+        defer { mergedByTick = [] }
+        return mergedByTick
     }
 
     /// The replay's entries for every fence but the settled ones, which keep `original`'s.

@@ -28,11 +28,20 @@ extension GeofenceEngine {
         guard sample.timestamp > devices.lastTimestamp[device] else {
             return processLate(handle, sample: sample, arrival: arrival, into: &transitions)
         }
+        // A newer sample ends a backlog arriving: merged first, as an upload oldest first gives.
+        var merged: SampleOutcome?
+        if devicesWithOpenBacklog.contains(deviceSlot) {
+            merged = mergeBacklog(of: deviceSlot, arrival: arrival, into: &transitions)
+        }
         let previousLatest = devices.lastTimestamp[device]
         devices.lastTimestamp[device] = sample.timestamp
         devices.lastHeard[device] = arrival
         counters.accepted += 1
         var outcome = SampleOutcome(status: .accepted)
+        if let merged {
+            outcome.insideChanged = merged.insideChanged
+            outcome.recordChanged = merged.recordChanged
+        }
 
         // Rule 1: a sample less accurate than the limit says nothing, to any fence. It is ignored
         // by the rules altogether, so it does not count as news for silent confirmation either.
@@ -68,15 +77,14 @@ extension GeofenceEngine {
     /// it has a state at, and those near it.
     mutating func evaluate(
         _ current: inout DeviceRegions, sample: PositionSample, arrival: Double, anchor: (Double, Double, Double)?,
-        confirms: Bool = true, _ outcome: inout SampleOutcome, _ transitions: inout [Transition]
+        _ outcome: inout SampleOutcome, _ transitions: inout [Transition]
     ) {
         let deviceSlot = current.device
         let device = Int(deviceSlot)
         let targeted = audiences.hasTargetedGroups
         let context = SampleContext(
             device: deviceSlot, sample: sample, point: ProbePoint(lat: sample.lat, lon: sample.lon),
-            margin: max(settings.hysteresisMeters, sample.accuracy ?? 0), arrival: arrival, anchor: anchor,
-            confirms: confirms)
+            margin: max(settings.hysteresisMeters, sample.accuracy ?? 0), arrival: arrival, anchor: anchor)
 
         // Fences the device already has a state at: judged wherever the sample is.
         var position = 0
@@ -130,9 +138,6 @@ extension GeofenceEngine {
         let arrival: Double
         /// The previous accurate sample (time, lat, lon).
         let anchor: (Double, Double, Double)?
-        /// False for the held samples a late sample's merge replays: a change they would confirm
-        /// waits for the rest of the backlog (`PendingChange.confirmer`).
-        var confirms = true
     }
 
     /// Applies one sample to one device-fence pair: its region, then its speed.
@@ -175,14 +180,6 @@ extension GeofenceEngine {
                 outcome.recordChanged = true
             }
         case .outside, .inside:
-            // A change a merge left waiting (`PendingChange.confirmer`) happened at its confirmer:
-            // a newer sample comes after it, whatever side it is on.
-            if let confirmer = entry.pending?.confirmer, sample.timestamp > confirmer.timestamp {
-                confirm(&entry, fence: fence(in: entry.fenceSlot), device: context.device, confirmedAt: confirmer.timestamp,
-                        lat: confirmer.lat, lon: confirmer.lon, &transitions)
-                outcome.insideChanged = true
-                outcome.recordChanged = true
-            }
             let inside = entry.state == .inside
             if onInsideSide == inside {
                 // Back on the old side, even within the band: any pending change is off.
@@ -208,15 +205,8 @@ extension GeofenceEngine {
                 entry.pending = pending
                 // Rule 2: confirmed by new-side evidence at least debounce_s after the first.
                 if sample.timestamp >= pending.evidenceSince! + settings.debounceSeconds {
-                    guard context.confirms else {
-                        if pending.confirmer == nil {
-                            entry.pending!.confirmer = .init(timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon)
-                        }
-                        return
-                    }
-                    let by = pending.confirmer ?? .init(timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon)
-                    confirm(&entry, fence: fence(in: entry.fenceSlot), device: context.device, confirmedAt: by.timestamp,
-                            lat: by.lat, lon: by.lon, &transitions)
+                    confirm(&entry, fence: fence(in: entry.fenceSlot), device: context.device, confirmedAt: sample.timestamp,
+                            lat: sample.lat, lon: sample.lon, &transitions)
                     outcome.insideChanged = true
                     outcome.recordChanged = true
                     if entry.state == .inside {
@@ -294,9 +284,7 @@ extension GeofenceEngine {
         _ entry: inout RegionEntry, dwell: Double, _ context: SampleContext, _ transitions: inout [Transition],
         _ outcome: inout SampleOutcome
     ) {
-        // A held sample replayed for a late one reports no dwell: the rest of the backlog may
-        // reach it earlier, and the next sample reports it otherwise.
-        guard !entry.dwellReported, !dwell.isNaN, context.confirms else { return }
+        guard !entry.dwellReported, !dwell.isNaN else { return }
         let inside = context.sample.timestamp - entry.enteredAt
         guard inside >= dwell else { return }
         entry.dwellReported = true

@@ -6,8 +6,9 @@ extension GeofenceEngine {
     /// `transitions`. A fence whose `expires_at` has passed confirms nothing.
     @discardableResult
     public mutating func tick(now: Double, into transitions: inout [Transition]) -> [StateChange] {
-        var changed: [StateChange] = []
-        for deviceSlot in devicesAwaitingSilence.sorted() {
+        // Backlogs that ended first: what they leave pending is then judged by silence as well.
+        var changed = mergeBacklogs(quietFor: settings.silentConfirmSeconds, now: now, into: &transitions)
+        for deviceSlot in devicesAwaitingSilence.sorted() where !devicesWithOpenBacklog.contains(deviceSlot) {
             let recordIndex = devices.record[Int(deviceSlot)]
             guard recordIndex >= 0, now - records[recordIndex].lastArrival >= settings.silentConfirmSeconds else { continue }
             var record = records.take(recordIndex)
@@ -19,14 +20,12 @@ extension GeofenceEngine {
                 if let pending = entry.pending, let since = pending.evidenceSince,
                     let fence = fenceSlots[Int(entry.fenceSlot)], (fence.definition.expiresAt ?? .infinity) > now
                 {
-                    // A change a late sample's merge left waiting is confirmed where its backlog did.
-                    let confirmedAt = pending.confirmer?.timestamp ?? since + settings.debounceSeconds
-                    let (lat, lon) = pending.confirmer.map { ($0.lat, $0.lon) } ?? (pending.lat, pending.lon)
+                    let confirmedAt = since + settings.debounceSeconds
                     confirm(&entry, fence: fence, device: deviceSlot, confirmedAt: confirmedAt,
-                            lat: lat, lon: lon, &transitions)
+                            lat: pending.lat, lon: pending.lon, &transitions)
                     markAlerted(fence: entry.fenceSlot, at: confirmedAt, device: deviceSlot)
                     if confirmedAt >= change?.at ?? -.infinity {
-                        change = StateChange(device: devices.ids[Int(deviceSlot)], at: confirmedAt, lat: lat, lon: lon)
+                        change = StateChange(device: devices.ids[Int(deviceSlot)], at: confirmedAt, lat: pending.lat, lon: pending.lon)
                     }
                 }
                 if entry.isDefault {
@@ -50,6 +49,10 @@ extension GeofenceEngine {
         for deviceSlot in devicesAwaitingSilence {
             let recordIndex = devices.record[Int(deviceSlot)]
             if recordIndex >= 0 { records[recordIndex].lastArrival += seconds }
+        }
+        for deviceSlot in devicesWithOpenBacklog {
+            let index = devices.history[Int(deviceSlot)]
+            if index >= 0 { histories.modify(index) { $0.lastLateArrival += seconds } }
         }
     }
 }

@@ -63,9 +63,7 @@ extension GeofenceEngine {
         _ transitions: inout [Transition]
     ) {
         let sample = context.sample
-        // A held sample replayed for a late one alerts nothing: the rest of the backlog may reach
-        // the debounce earlier, and the next sample alerts it otherwise (docs/rules.md "Late samples").
-        guard !episode.alerted, sample.timestamp - episode.since >= settings.debounceSeconds, context.confirms else { return }
+        guard !episode.alerted, sample.timestamp - episode.since >= settings.debounceSeconds else { return }
         episode.alerted = true
         var alert = makeTransition(
             .speeding, device: context.device, fence: fence(in: slot), at: episode.since, confirmedAt: sample.timestamp,

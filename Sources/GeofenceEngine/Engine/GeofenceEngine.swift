@@ -40,6 +40,10 @@ public struct GeofenceEngine: Sendable {
     var records = DeviceRecords()
     /// Devices with a pending change that has evidence: the only ones silence can confirm.
     var devicesAwaitingSilence: Set<Int32> = []
+    /// Devices with late samples held and not merged yet (docs/rules.md "Late samples").
+    var devicesWithOpenBacklog: Set<Int32> = []
+    /// Devices whose backlog a tick merged, for the caller to store and show (`takeMergedBacklogs`).
+    var mergedByTick: [String] = []
     var candidateScratch: [Int32] = []
     var candidateCaches = CandidateCaches()
     /// Enters confirmed during one device's step, for its tours.

@@ -16,17 +16,6 @@ public struct PendingChange: Sendable, Hashable, Codable {
     /// The latest new-side position, which confirms the change if the device falls silent.
     public var lat: Double
     public var lon: Double
-    /// The first sample that would have confirmed the change when a late sample's merge replayed
-    /// it (docs/rules.md "Late samples"): the backlog still arriving may hold an earlier one, so the
-    /// change waits, and is confirmed at this sample's time by the next evidence or by silence.
-    /// In memory only: a restart confirms such a change by the rules alone.
-    public var confirmer: Confirmer?
-
-    public struct Confirmer: Sendable, Hashable, Codable {
-        public var timestamp: Double
-        public var lat: Double
-        public var lon: Double
-    }
 
     public init(crossedAt: Double, evidenceSince: Double?, lat: Double, lon: Double) {
         self.crossedAt = crossedAt

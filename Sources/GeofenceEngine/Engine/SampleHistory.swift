@@ -43,6 +43,13 @@ struct SampleHistory: Sendable {
     var epoch: UInt32 = 0
     /// A late sample was merged since the last newest one was appended: a backlog is arriving.
     var merging = false
+    /// The oldest late sample held and not merged yet (+infinity: none): a backlog arriving is
+    /// merged at once, when it has ended.
+    var openSince = Double.infinity
+    /// The wall clock of the latest late sample held: quiet for `silent_confirm_s` since, the
+    /// backlog has ended.
+    var lastLateArrival = -Double.infinity
+    var isOpen: Bool { openSince.isFinite }
 
     /// Appends the device's newest sample. `anchor`: the device's accurate sample before it.
     mutating func append(_ sample: Held, capacity: Int, window: Double, anchor: (Double, Double, Double)?) {
