@@ -5,7 +5,7 @@ import Testing
 
 /// docs/rules.md "Late samples", on what the simulator's trackers send: for every truck of a seeded fleet
 /// with coverage gaps, the engine gives the same alerts (kinds, crossing times, order) whether the
-/// backlog comes before the live fix or after it. Arrival is the time a sample is sent, in
+/// backlog comes before the live fix or after it, oldest or newest first. Arrival is the time a sample is sent, in
 /// simulated seconds. `confirmed_at` may differ in one case that section names: a change whose
 /// evidence began before the gap is confirmed by the live fix, which arrives first.
 @Suite("Backlog order, engine only")
@@ -45,14 +45,14 @@ struct BacklogOrderTests {
         return byTruck
     }
 
-    @Test(arguments: [1.0, 10.0])
-    func liveFirstGivesTheAlertsOfOldestFirst(interval: Double) throws {
+    @Test(arguments: [(FleetOptions.BacklogOrder.liveFirst, 1.0), (.liveFirst, 10.0), (.newestFirst, 1.0), (.newestFirst, 10.0)])
+    func backlogAfterTheLiveFixGivesTheAlertsOfOldestFirst(order: FleetOptions.BacklogOrder, interval: Double) throws {
         let model = { (options: inout FleetOptions) in
             options.interval = interval
             options.parkedInterval = interval > 1 ? 120 : nil
         }
         let oldest = try Self.alerts(order: .oldestFirst, model: model)
-        let live = try Self.alerts(order: .liveFirst, model: model)
+        let live = try Self.alerts(order: order, model: model)
         #expect(oldest.values.map(\.count).reduce(0, +) > 25)
         for device in oldest.keys.sorted() {
             let a = oldest[device]!.map { "\($0.event) \($0.fenceID) at \($0.at) seq \($0.seq)" }

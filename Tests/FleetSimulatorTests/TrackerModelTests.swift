@@ -5,7 +5,8 @@ import Testing
 extension EndToEndSuites {
     /// What real trackers send (docs/simulator.md "Tracker models"), verified end to end against
     /// the real `fleetfence serve`: coverage gaps whose backlog comes after the live fix, parked
-    /// reporting. Each model must verify clean, and a backlog sent live-first must give the alerts of
+    /// reporting. Each model must verify clean (a backlog after the live fix, oldest or newest first),
+    /// and a backlog sent live-first must give the alerts of
     /// the same backlog sent oldest-first (docs/rules.md "Late samples"). Multipath outliers are not among
     /// them: an outlier inside a debounce cancels it, as the rules say, and moves `at` (docs/simulator.md
     /// "Tracker models" gives the measured effect).
@@ -14,6 +15,7 @@ extension EndToEndSuites {
         static let models: [[String]] = [
             ["--gaps", "8", "--gap-length", "60-300", "--backlog", "live-first"],
             ["--interval", "10", "--parked-interval", "120", "--gaps", "8", "--gap-length", "60-300", "--backlog", "live-first"],
+            ["--interval", "10", "--gaps", "8", "--gap-length", "60-300", "--backlog", "newest-first"],
         ]
 
         @Test(arguments: models)

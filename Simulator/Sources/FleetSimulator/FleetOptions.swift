@@ -47,6 +47,8 @@ public struct FleetOptions: Sendable, Hashable {
         case oldestFirst = "oldest-first"
         /// The live fix first, then the kept ones, oldest first (docs/rules.md "Late samples").
         case liveFirst = "live-first"
+        /// The live fix first, then the kept ones, newest first.
+        case newestFirst = "newest-first"
     }
 
     /// The tracker model in a few words, for the verification report.

@@ -86,7 +86,11 @@ public struct TruckSampler: Sendable {
                     kept.due = sample.time
                     return kept
                 }
-                ready = plan.options.backlog == .liveFirst ? [sample] + kept : kept + [sample]
+                switch plan.options.backlog {
+                case .oldestFirst: ready = kept + [sample]
+                case .liveFirst: ready = [sample] + kept
+                case .newestFirst: ready = [sample] + kept.reversed()
+                }
                 backlog = []
             }
         }

@@ -74,7 +74,7 @@ struct Fleetsim: AsyncParsableCommand {
     var gaps = 0.0
     @Option(name: .customLong("gap-length"), help: "Length of a coverage gap, simulated seconds, MIN-MAX")
     var gapLength = "60-600"
-    @Option(help: "How a tracker back in coverage sends its kept fixes: oldest-first, or live-first (the live fix, then the backlog)")
+    @Option(help: "How a tracker back in coverage sends its kept fixes: oldest-first, live-first (the live fix, then the backlog oldest first) or newest-first (the live fix, then the backlog newest first)")
     var backlog = "oldest-first"
     @Option(help: "Share of positions (0-1) displaced 300-1500 m with an ordinary acc (multipath)")
     var outliers = 0.0
@@ -131,7 +131,7 @@ struct Fleetsim: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard StartTime.parse(startTime) != nil else { throw ValidationError("--start-time: now, epoch seconds or RFC 3339") }
         guard Self.range(gapLength) != nil else { throw ValidationError("--gap-length: MIN-MAX seconds, 0 <= MIN <= MAX") }
-        guard FleetOptions.BacklogOrder(rawValue: backlog) != nil else { throw ValidationError("--backlog: oldest-first or live-first") }
+        guard FleetOptions.BacklogOrder(rawValue: backlog) != nil else { throw ValidationError("--backlog: oldest-first, live-first or newest-first") }
         guard (0...1).contains(outliers) else { throw ValidationError("--outliers: a share from 0 to 1") }
         guard gaps >= 0, gaps.isFinite else { throw ValidationError("--gaps: gaps per truck and hour, 0 or more") }
         if let parkedInterval, !(parkedInterval > 0) { throw ValidationError("--parked-interval: seconds, more than 0") }
