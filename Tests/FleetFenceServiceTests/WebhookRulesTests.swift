@@ -72,9 +72,19 @@ struct WebhookRulesTests {
         #expect(WebhookRoutes().matching(transition(.enter, "a", "b")).isEmpty)
     }
 
+    @Test func aURLsCredentialsAreSentAsBasicAuthorization() {
+        #expect(WebhookAttempt.basicAuthorization("https://hooks.example/in") == nil)
+        // "ops:s3cr:t" with its colon percent-encoded in the URL, decoded as curl does.
+        #expect(WebhookAttempt.basicAuthorization("https://ops:s3cr%3At@hooks.example/in") == "Basic b3BzOnMzY3I6dA==")
+        #expect(WebhookAttempt.basicAuthorization("http://token@hooks.example/") == "Basic dG9rZW46")
+    }
+
     @Test func theDeliveryHeaderCarriesNoControlCharacter() {
         #expect(WebhookAttempt.headerSafe("Bus-Müller/7") == "Bus-Müller/7")
         #expect(WebhookAttempt.headerSafe("a\r\nb\u{7F}/1") == "a%0D%0Ab%7F/1")
+        // `%` too: two devices never share a delivery id.
+        #expect(WebhookAttempt.headerSafe("x%01/1") == "x%2501/1")
+        #expect(WebhookAttempt.headerSafe("x\u{01}/1") == "x%01/1")
         let headers = WebhookAttempt.headers(for: ("enter", "a\nb", 3), body: [], secret: nil, now: 0)
         #expect(headers.first { $0.0 == "FleetFence-Delivery" }?.1 == "a%0Ab/3")
         #expect(!headers.contains { $0.0 == "FleetFence-Signature" || $0.0 == "FleetFence-Timestamp" })

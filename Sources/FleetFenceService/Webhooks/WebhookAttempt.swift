@@ -31,12 +31,14 @@ struct WebhookAttempt {
     }
 
     /// `text` with control characters (which a header value cannot carry, and a device id in
-    /// principle may) percent-encoded; everything else as it is.
+    /// principle may) percent-encoded, and `%` itself, so that no two ids give one value (`x%01`
+    /// and `x` + U+0001 did); everything else as it is.
     static func headerSafe(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
+        func encoded(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "%") }
+        guard text.utf8.contains(where: encoded) else { return text }
         var bytes: [UInt8] = []
         for byte in text.utf8 {
-            if byte < 0x20 || byte == 0x7F {
+            if encoded(byte) {
                 bytes += Array(String(format: "%%%02X", byte).utf8)
             } else {
                 bytes.append(byte)
@@ -89,6 +91,7 @@ struct WebhookAttempt {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let authorization = basicAuthorization(url) { request.headers.add(name: "Authorization", value: authorization) }
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
             // Clamped: a timeout_s of 1e300 must not overflow.
@@ -105,6 +108,14 @@ struct WebhookAttempt {
             }
             return .retry(reason: describe(error), retryAfter: nil)
         }
+    }
+
+    /// `Basic` credentials from the URL's user and password (`https://user:secret@host/...`), as
+    /// curl sends them: the client does not send a URL's credentials by itself.
+    static func basicAuthorization(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let user = components.user else { return nil }
+        let credentials = user + ":" + (components.password ?? "")
+        return "Basic " + Data(credentials.utf8).base64EncodedString()
     }
 
     /// A short reason for the API's `last_error` and the dead letters.
