@@ -341,6 +341,11 @@ struct HTTPWriteGuardTests {
                 #expect(try await http.put("/api/fences/a", body, headers: ["Authorization": "Bearer s3cret"]).status == 201)
                 #expect(try await http.delete("/api/fences/a").status == 401)
                 #expect(try await http.delete("/api/fences/a", headers: ["Authorization": "Bearer s3cret"]).status == 204)
+                // The scheme's name in any case, as HTTP has it; the token exactly.
+                #expect(try await http.put("/api/fences/a", body, headers: ["Authorization": "bearer s3cret"]).status == 201)
+                #expect(try await http.delete("/api/fences/a", headers: ["Authorization": "BEARER S3CRET"]).status == 401)
+                #expect(try await http.delete("/api/fences/a", headers: ["Authorization": "Bearer"]).status == 401)
+                #expect(try await http.delete("/api/fences/a", headers: ["Authorization": "bEaReR s3cret"]).status == 204)
                 // Positions over HTTP are writes too (docs/trackers.md "Connecting trackers").
                 let position = Data(#"{"id":"t1","lat":49,"lon":8}"#.utf8)
                 #expect(try await http.request("POST", "/api/positions", body: position).status == 401)

@@ -33,7 +33,9 @@ struct WriteGuard: RouterMiddleware {
         }
         var headers = HTTPFields()
         headers[.wwwAuthenticate] = "Bearer"
-        guard let given = request.headers[.authorization], given.hasPrefix("Bearer "),
+        // The scheme's name is case-insensitive (RFC 9110, 11.1): `bearer` is `Bearer`.
+        guard let given = request.headers[.authorization], given.utf8.count > 7,
+            given.prefix(7).lowercased() == "bearer ",
             Self.constantTimeEqual(Array(given.utf8.dropFirst(7)), Array(token.utf8))
         else {
             throw HTTPProblem(status: .unauthorized, reason: "a write needs Authorization: Bearer <token>", headers: headers)
