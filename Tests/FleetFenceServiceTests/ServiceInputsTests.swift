@@ -141,6 +141,11 @@ struct ServiceInputsTests {
             #expect(slashed.status == 400 && slashed.error?.contains("one topic level") == true, "\(slashed)")
             let badJSON = try await http.request("POST", "/api/osmand", body: Data(#"{"device_id":"phone-bad"}"#.utf8))
             #expect(badJSON.status == 400 && badJSON.error == #"missing field "location""#, "\(badJSON)")
+            // Said to be JSON, or looking like it, and broken: answered as broken JSON.
+            for (body, headers) in [("nope", ["Content-Type": "application/json"]), ("[1]", [:])] {
+                let broken = try await http.request("POST", "/api/osmand", body: Data(body.utf8), headers: headers)
+                #expect(broken.status == 400 && broken.error?.contains("deviceid") == false, "\(broken)")
+            }
             try await h.barrier()
             #expect(h.states("phone-bad").isEmpty)
             #expect(h.states("phone-f").count == 1, "a form body is read too")

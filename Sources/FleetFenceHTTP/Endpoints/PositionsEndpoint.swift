@@ -50,7 +50,11 @@ struct PositionsEndpoint: Sendable {
         let decoded: Result<ForeignPosition, PositionRejection>
         if request.method == .post {
             let body = try await RequestBody.read(request)
-            if body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {
+            // JSON when it says so or looks so: a broken JSON body is answered as broken JSON, not
+            // as a form missing its fields.
+            let first = body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) })
+            let saysJSON = request.headers[.contentType]?.lowercased().contains("json") ?? false
+            if saysJSON || first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
                 decoded = OsmAndDecoder.decode(json: body)
             } else {
                 // A form body, or none (the app's older versions put everything in the query).
