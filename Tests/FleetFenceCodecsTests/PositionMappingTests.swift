@@ -71,6 +71,7 @@ struct PositionMappingTests {
         (["topic": "a/b", "id": "/i", "lat": "/a"], "needs lat and lon, or latlon alone"),
         (["topic": "a/b", "id": "/i", "lat": "/a", "lon": "/o", "latlon": "/p"], "needs lat and lon, or latlon alone"),
         (["topic": "a/b", "id": "topic:0", "lat": "/a", "lon": "/o"], "id topic:0: topic:N needs a level number from 1"),
+        (["topic": "cn/+", "id": "topic:3", "lat": "/a", "lon": "/o"], "id topic:3: the topics of cn/+ have 2 levels"),
         (["topic": "a/b", "id": "imei", "lat": "/a", "lon": "/o"], "id imei is not a JSON Pointer"),
         (["topic": "a/b", "id": "/i", "lat": "/a", "lon": "/o", "ts_unit": "h"], "ts_unit h: expected one of s, ms, rfc3339"),
         (["topic": "a/b", "id": "/i", "lat": "/a", "lon": "/o", "spd_unit": "mph"], "spd_unit mph: expected one of m/s, km/h, knots"),

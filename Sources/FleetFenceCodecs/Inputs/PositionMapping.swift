@@ -42,6 +42,12 @@ public struct PositionMapping: Sendable, Hashable {
             guard let level = Int(id.dropFirst(6)), level >= 1 else {
                 throw MappingError("id \(id): topic:N needs a level number from 1")
             }
+            // A filter without `#` matches topics of exactly its levels: a level past them would
+            // refuse every message.
+            let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+            if levels.last != "#", level > levels.count {
+                throw MappingError("id \(id): the topics of \(topic) have \(levels.count) levels")
+            }
             self.id = .topicLevel(level)
         } else {
             self.id = .pointer(try Self.pointer(entry, "id")!)
