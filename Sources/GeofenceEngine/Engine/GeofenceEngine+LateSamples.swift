@@ -17,11 +17,10 @@ extension GeofenceEngine {
     /// Reports further apart than this may hide a coverage gap whose backlog follows.
     static let gapSeconds = 5.0
 
-    /// What a device holds while a backlog arrives (a late sample merged since its last newest
-    /// one). A backlog sent newest first replays every held sample after each one merged, so held
-    /// to four, a visit of five fixes or more lost its middle and was never alerted; every fix
-    /// of an hour's backlog at one every 15 s fits. The replays cost the square of this: 256 is
-    /// at most 256 samples judged again a message. Back to `heldSamples` once it has ended.
+    /// What a device holds while a backlog arrives (a late sample held since its last newest
+    /// one): all of it, or a visit of more fixes than `heldSamples` loses its middle (held to four,
+    /// a visit of five fixes or more was never alerted). Every fix of an hour's backlog at one
+    /// every 15 s fits; its merge judges each once. Back to `heldSamples` once it has ended.
     static let backlogSamples = 256
 
     /// Keeps an accepted, accurate sample with the regions just before it and the fences it
