@@ -172,7 +172,8 @@ struct GeofenceCore {
             {
                 addState(device: device, at: max(transitions.last?.confirmedAt ?? time, time), lat: lat, lon: lon, to: &effects)
             } else {
-                let at = transitions.last?.confirmedAt ?? sample.timestamp
+                // The sample's own time: alerts of a backlog it ended come before it.
+                let at = max(transitions.last?.confirmedAt ?? sample.timestamp, sample.timestamp)
                 addState(device: device, at: at, lat: sample.lat, lon: sample.lon, to: &effects)
             }
         }

@@ -164,48 +164,45 @@ extension GeofenceEngine {
         let original = current.entries
         // Fences a sample at or after the backlog's oldest already alerted: it says nothing for them.
         let settled = history.fencesAlerted(after: since)
+        let settledIDs = Set(settled.compactMap { fenceSlots[Int($0)].map { ExactID($0.id) } })
+        let settledSlots = Set(settled)
 
+        // The replay, a step per sample as in event-time order: its alerts, then the tours its
+        // enters visit (progress from the device's own), each step in a step's order.
         var replay = DeviceRegions(device: deviceSlot, lastArrival: current.lastArrival)
         replay.entries = history.held[place].before
+        replay.tours = current.tours
         var replayed: [Transition] = []
         let seqBefore = devices.seq[device]
-        enteredScratch.removeAll(keepingCapacity: true)
         var alertedBySample: [[Transition]] = []
         var anchor = history.anchor(before: place)
+        var dropped = 0
         for position in place..<history.held.count {
             history.held[position].before = Self.compose(
                 replay.entries, keeping: history.held[position].before, for: settled)
             let first = replayed.endIndex
             let sample = history.held[position].sample
+            enteredScratch.removeAll(keepingCapacity: true)
             evaluate(&replay, sample: sample, arrival: arrival, anchor: anchor, &outcome, &replayed)
+            // What it says of settled fences was alerted already.
+            let own = replayed[first...].filter { !settledIDs.contains(ExactID($0.fenceID)) }
+            dropped += replayed.count - first - own.count
+            replayed.replaceSubrange(first..., with: own)
+            enteredScratch.removeAll { settledSlots.contains($0.fenceSlot) }
+            _ = finishStep(&replay, device: deviceSlot, from: first, &replayed)
             alertedBySample.append(Array(replayed[first...]))
             anchor = (sample.timestamp, sample.lat, sample.lon)
         }
         current.entries = Self.compose(replay.entries, keeping: original, for: settled)
-
-        // What the replay alerted for settled fences was alerted already: dropped, and the rest
-        // numbered in event-time order after the device's last alert.
-        let settledIDs = Set(settled.compactMap { fenceSlots[Int($0)].map { ExactID($0.id) } })
-        let settledSlots = Set(settled)
-        var kept = replayed.filter { !settledIDs.contains(ExactID($0.fenceID)) }
-        kept.sort { a, b in
-            if a.confirmedAt != b.confirmedAt { return a.confirmedAt < b.confirmedAt }
-            let (x, y) = (ExactID(a.fenceID), ExactID(b.fenceID))
-            return x != y ? x < y : a.event < b.event
-        }
-        for position in kept.indices { kept[position].seq = seqBefore + UInt64(position + 1) }
-        devices.seq[device] = seqBefore + UInt64(kept.count)
-        counters.transitions -= replayed.count - kept.count
-        enteredScratch.removeAll { settledSlots.contains($0.fenceSlot) }
-        transitions.append(contentsOf: kept)
-        if !enteredScratch.isEmpty {
-            _ = visitTours(&current, device: deviceSlot, &transitions)
-            enteredScratch.removeAll(keepingCapacity: true)
-        }
+        current.tours = replay.tours
+        // Numbered in that order after the device's last alert.
+        for (offset, position) in replayed.indices.enumerated() { replayed[position].seq = seqBefore + UInt64(offset + 1) }
+        devices.seq[device] = seqBefore + UInt64(replayed.count)
+        counters.transitions -= dropped
+        transitions.append(contentsOf: replayed)
         // What each held sample alerted now: a later late sample older than it says nothing there.
         for position in place..<history.held.count {
-            history.held[position].alerted.append(
-                contentsOf: marks(alertedBySample[position - place].filter { !settledIDs.contains(ExactID($0.fenceID)) }))
+            history.held[position].alerted.append(contentsOf: marks(alertedBySample[position - place]))
         }
         outcome.recordChanged = true
         if Self.insideSlots(original) != Self.insideSlots(current.entries) { outcome.insideChanged = true }
