@@ -111,6 +111,60 @@ struct LateSampleTests {
         #expect(merged.engine.progress(device: "truck-7") == expected.engine.progress(device: "truck-7"))
     }
 
+    /// A visit wholly in a backlog sent newest first, the device quiet after it: the sample before
+    /// the gap, the live fix, the backlog, then `end` (a tick after the quiet, a fence removed,
+    /// the engine's clean stop) against the same fixes in order.
+    enum BacklogEnd: CaseIterable { case quiet, unrelatedFenceRemoved, cleanStop }
+
+    @Test(arguments: BacklogEnd.allCases)
+    func aBacklogIsMergedWhateverEndsIt(end: BacklogEnd) throws {
+        let far = destination(depot, bearing: 0, meters: 5_000)
+        let fences = [circle("yard", radius: 150), circle("other", at: far, radius: 150)]
+        let xs: [Double] = [-600, -300, 0, 0, 0, 0, 0, 300, -600, -600, -600, -600]
+        let backlog = xs.enumerated().map { at($0.element, t: T0 + 100 + 10 * Double($0.offset)) }
+        let (first, live) = (at(-600, t: T0), at(-600, t: T0 + 400))
+        var reference = try Harness(fences)
+        reference.feed([first] + backlog + [live])
+        #expect(events(reference.alerts) == ["enter yard", "exit yard"])
+
+        var h = try Harness(fences)
+        h.feed(first, arrival: T0)
+        h.feed(live, arrival: T0 + 400)
+        for (k, sample) in backlog.reversed().enumerated() { h.feed(sample, arrival: T0 + 401 + Double(k)) }
+        #expect(h.alerts.isEmpty)
+        var out: [Transition] = []
+        switch end {
+        case .quiet: h.tick(T0 + 412 + 20)
+        case .unrelatedFenceRemoved:
+            // The epoch moves: held snapshots would name slots of other fences after it.
+            let removal = h.engine.removeFence(id: "other", now: T0 + 413)
+            out = removal.transitions
+            #expect(removal.changes.isEmpty, "in and out again: the inside set is as it was")
+        case .cleanStop: _ = h.engine.mergeAllBacklogs(now: T0 + 413, into: &out)
+        }
+        h.alerts += out
+        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
+        #expect(h.engine.takeMergedBacklogs() == ["truck-7"])
+    }
+
+    /// A backlog longer than a device holds (`backlogSamples`), newest first: merged in parts of
+    /// that many, so no fix goes unjudged; a visit within one part is alerted with its true times.
+    @Test func aBacklogLongerThanWhatIsHeldIsMergedInParts() throws {
+        let count = GeofenceEngine.backlogSamples + 300
+        let backlog = (0..<count).map { k in at((10..<50).contains(k) ? 0 : -600, t: T0 + 100 + Double(k)) }
+        let (first, live) = (at(-600, t: T0), at(-600, t: T0 + 100 + Double(count) + 60))
+        var reference = try Harness([circle("yard", radius: 150)])
+        reference.feed([first] + backlog + [live])
+        #expect(events(reference.alerts) == ["enter yard", "exit yard"])
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed(first, arrival: T0)
+        h.feed(live, arrival: live.timestamp)
+        for sample in backlog.reversed() { h.feed(sample, arrival: live.timestamp + 1) }
+        #expect(h.engine.counters.late == count)
+        h.tick(live.timestamp + 1 + 20)
+        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
+    }
+
     @Test func aVisitWhollyOutOfCoverageIsAlertedLateWithItsTrueTimes() throws {
         let (oldestFirst, liveFirst) = Self.uploads(gap: 9..<44)
         let expected = try Self.run(oldestFirst).alerts

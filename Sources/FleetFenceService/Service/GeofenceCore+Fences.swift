@@ -116,7 +116,7 @@ extension GeofenceCore {
         for transition in update.transitions { addAlert(transition, arrival: now, to: &effects) }
         for change in update.changes { stateChanged(change, into: &effects) }
         for device in update.changedDevices { dirtyDevices.insert(ExactID(device)) }
-        if !update.changedDevices.isEmpty { effects.changes.devices += takeDirtyRecords(of: nil) }
+        if markMergedBacklogs() || !update.changedDevices.isEmpty { effects.changes.devices += takeDirtyRecords(of: nil) }
         // Home Assistant shows the fence's name: a renamed fence renames the state of those inside.
         if let previousName, previousName != Self.displayName(update.fence) {
             integrationsFenceRenamed(definition.id, into: &effects)
@@ -167,6 +167,7 @@ extension GeofenceCore {
             if registryLeadership.isLeader { effects.publish(layout.fence(id), [], qos: 1, retain: true) }
         }
         effects.changes.removedFences += removal.fences
+        markMergedBacklogs()
         effects.changes.devices += takeDirtyRecords(of: nil)
     }
 

@@ -158,7 +158,7 @@ struct GeofenceCore {
             return outcome.status == .stale || outcome.status == .tooLate ? .stale : .rejected("the engine refused the sample")
         }
         changedViews.insert(ExactID(device))
-        // A merged late sample is not where the device is: the state keeps its newest sample
+        // A late sample is not where the device is: the state keeps its newest sample
         // (docs/rules.md "Late samples"), and integrations hear only the newest.
         if !late {
             integrationsSawSample(
@@ -167,7 +167,10 @@ struct GeofenceCore {
         for transition in transitions { addAlert(transition, arrival: arrival, accuracy: sample.accuracy, to: &effects) }
         publishProgress(of: transitions, into: &effects)
         if outcome.insideChanged || outcome.firstSight {
-            if late, let newest = engine.deviceRecord(for: device), let time = newest.anchorTime,
+            // A backlog's merge changed it (the sample ended the backlog, or filled it): shown at the
+            // newest accurate sample, which an inaccurate one is not.
+            let accurate = sample.accuracy.map { $0 <= engine.settings.maxAccuracyMeters } ?? true
+            if late || !accurate, let newest = engine.deviceRecord(for: device), let time = newest.anchorTime,
                 let lat = newest.anchorLat, let lon = newest.anchorLon
             {
                 addState(device: device, at: max(transitions.last?.confirmedAt ?? time, time), lat: lat, lon: lon, to: &effects)
@@ -239,15 +242,23 @@ struct GeofenceCore {
     /// What the engine decided on time alone (silence, backlogs that ended): the alerts in
     /// `transitions`, and the devices whose inside set changed.
     private mutating func timePassed(_ changed: [StateChange], now: Double, into effects: inout Effects) {
-        // Backlogs merged (docs/rules.md "Late samples"): their records changed.
-        for device in engine.takeMergedBacklogs() {
-            dirtyDevices.insert(ExactID(device))
-            changedViews.insert(ExactID(device))
-        }
+        markMergedBacklogs()
         for transition in transitions { addAlert(transition, arrival: now, to: &effects) }
         publishProgress(of: transitions, into: &effects)
         for change in changed { stateChanged(change, into: &effects) }
         effects.changes.devices = takeDirtyRecords(of: transitions.map(\.device))
+    }
+
+    /// Devices whose backlog the engine merged by itself (a tick, a fence change; docs/rules.md
+    /// "Late samples"): their records changed. Returns whether there were any.
+    @discardableResult
+    mutating func markMergedBacklogs() -> Bool {
+        let merged = engine.takeMergedBacklogs()
+        for device in merged {
+            dirtyDevices.insert(ExactID(device))
+            changedViews.insert(ExactID(device))
+        }
+        return !merged.isEmpty
     }
 
     /// The state of every dirty device (at a clean stop).

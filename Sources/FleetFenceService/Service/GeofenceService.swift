@@ -282,7 +282,9 @@ public final class GeofenceService: Service, Sendable {
         // Nothing is published any more: the last mark, so that the next start publishes again
         // only what the broker did not acknowledge.
         if let mark = outbox.mark(force: true).mark { try? journal.write(alerts: [], devices: [], mark: mark) }
-        // What those last messages changed without an alert.
+        // What those last messages changed without an alert, and backlogs they brought (their
+        // alerts journaled: the next start publishes them).
+        loop.step { $0.mergeBacklogs(now: now) }
         flushEverything(loop)
         running.withLock { running in
             try? running?.history.close()

@@ -65,6 +65,10 @@ extension GeofenceEngine {
             // and every device's kept candidates stay good.
             if old.definition == definition { return FenceUpdate(fence: old, replaced: true, unchanged: true) }
             var update = FenceUpdate(fence: fence, replaced: true, unchanged: false)
+            // Other devices may move the fence epoch: backlogs held are merged under the old fence.
+            if definition.devices != old.definition.devices {
+                mergeBacklogsBeforeEpochChange(into: &update.transitions, changes: &update.changes)
+            }
             let oldGroup = fenceGroups[Int(slot)]
             let group = audiences.acquire(definition.devices)
             audiences.release(oldGroup)
@@ -147,6 +151,10 @@ extension GeofenceEngine {
     /// before their own latest event time.
     mutating func removeFences(slots: [Int32], reason: String, at time: (Fence) -> Double) -> FenceRemoval {
         var removal = FenceRemoval()
+        // The epoch moves: backlogs held are merged while their fences are all there.
+        if slots.contains(where: { fenceSlots[Int($0)] != nil }) {
+            mergeBacklogsBeforeEpochChange(into: &removal.transitions, changes: &removal.changes)
+        }
         var removed: [Int32: Fence] = [:]
         for slot in slots {
             guard let fence = fenceSlots[Int(slot)], slotsByFenceID.removeValue(forKey: ExactID(fence.id)) != nil else { continue }

@@ -1,7 +1,8 @@
 /// docs/rules.md "Late samples": a tracker back in coverage often sends its live fix first and its
-/// backlog after it. A sample older than the device's latest, within `late_window_s`, is merged:
-/// for every fence whose last confirmed change it follows, what came after it is judged again
-/// with the sample in its place, from the regions the device held just before it.
+/// backlog after it. A sample older than the device's latest, within `late_window_s`, is held in
+/// its place; once the backlog has ended it is merged: for every fence whose last confirmed change
+/// it follows, what came after it is judged again with it in its place, from the regions the device
+/// held just before it.
 extension GeofenceEngine {
     /// Whether an accepted, accurate sample will be held: the device holds a history already, or
     /// the sample ends a gap in its reports, after which a backlog may follow. A steady stream
@@ -17,11 +18,12 @@ extension GeofenceEngine {
     /// Reports further apart than this may hide a coverage gap whose backlog follows.
     static let gapSeconds = 5.0
 
-    /// What a device holds while a backlog arrives (a late sample held since its last newest
-    /// one): all of it, or a visit of more fixes than `heldSamples` loses its middle (held to four,
-    /// a visit of five fixes or more was never alerted). Every fix of an hour's backlog at one
-    /// every 15 s fits; its merge judges each once. Back to `heldSamples` once it has ended.
-    static let backlogSamples = 256
+    /// What a device holds while a backlog arrives: all of it, or a visit of more fixes than
+    /// `heldSamples` loses its middle (held to four, a visit of five fixes or more was never
+    /// alerted). 1,024 fixes are 17 minutes at one a second, four hours at one every 15 s; a longer
+    /// backlog is merged in parts of that many (its merge judges each fix once). Back to
+    /// `heldSamples` once merged.
+    static let backlogSamples = 1_024
 
     /// Keeps an accepted, accurate sample with the regions just before it and the fences it
     /// alerted, for the late samples that may follow it (only when `willHold` said so).
@@ -46,14 +48,13 @@ extension GeofenceEngine {
             history.epoch = fenceEpoch
             history.floor = previousLatest
         }
-        // While a backlog arrives, newest samples between its fixes keep it whole.
-        let capacity = history.merging ? Self.backlogSamples : settings.heldSamples
+        // An open backlog was merged before this sample (`process`): what is held is judged.
         history.merging = false
         let held = SampleHistory.Held(
             timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon,
             accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan,
             before: before, alerted: marks(alerted))
-        history.append(held, capacity: capacity, window: settings.lateWindowSeconds, anchor: anchor)
+        history.append(held, capacity: settings.heldSamples, window: settings.lateWindowSeconds, anchor: anchor)
         if index >= 0 {
             histories.put(history, at: index)
         } else {
@@ -120,6 +121,14 @@ extension GeofenceEngine {
             counters.inaccurate += 1
             return SampleOutcome(status: .late)
         }
+        var outcome = SampleOutcome(status: .late)
+        if history.isOpen, history.held.count >= Self.backlogSamples {
+            // Full: what is held is merged now, so that nothing unjudged is trimmed away.
+            histories.put(history, at: index)
+            let merged = mergeBacklog(of: deviceSlot, arrival: arrival, into: &transitions)
+            (outcome.insideChanged, outcome.recordChanged) = (merged.insideChanged, merged.recordChanged)
+            history = histories.take(index)
+        }
         history.merging = true
         history.openSince = min(history.openSince, sample.timestamp)
         history.lastLateArrival = arrival
@@ -133,7 +142,7 @@ extension GeofenceEngine {
             accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan,
             before: base)
         history.insert(held, at: place, capacity: max(settings.heldSamples, Self.backlogSamples), window: window)
-        return SampleOutcome(status: .late)
+        return outcome
     }
 
     /// Merges the device's backlog, if one is held: every held sample from its oldest on judged
@@ -204,8 +213,12 @@ extension GeofenceEngine {
         for position in place..<history.held.count {
             history.held[position].alerted.append(contentsOf: marks(alertedBySample[position - place]))
         }
+        // Judged now: what is held shrinks back to what a newest sample keeps.
+        history.shrink(to: settings.heldSamples)
         outcome.recordChanged = true
-        if Self.insideSlots(original) != Self.insideSlots(current.entries) { outcome.insideChanged = true }
+        // Only the inside set at the end counts: a visit made and left within the backlog leaves
+        // the state as it was.
+        outcome.insideChanged = Self.insideSlots(original) != Self.insideSlots(current.entries)
         putBack(current, for: deviceSlot)
         return outcome
     }
@@ -216,14 +229,24 @@ extension GeofenceEngine {
         mergeBacklogs(quietFor: -.infinity, now: now, into: &transitions)
     }
 
-    /// Merges the backlogs of devices quiet for `seconds` since their latest late sample.
-    mutating func mergeBacklogs(quietFor seconds: Double, now: Double, into transitions: inout [Transition]) -> [StateChange] {
+    /// Merges every backlog before the fence epoch moves (a fence removed, expired or reassigned):
+    /// the held snapshots name fence slots that may be other fences after it. Each as of its own
+    /// latest sample's arrival.
+    mutating func mergeBacklogsBeforeEpochChange(into transitions: inout [Transition], changes: inout [StateChange]) {
+        guard !devicesWithOpenBacklog.isEmpty else { return }
+        changes += mergeBacklogs(quietFor: -.infinity, now: nil, into: &transitions)
+    }
+
+    /// Merges the backlogs of devices quiet for `seconds` at `now` since their latest late sample
+    /// (`now` nil: each as of that sample's arrival).
+    mutating func mergeBacklogs(quietFor seconds: Double, now: Double?, into transitions: inout [Transition]) -> [StateChange] {
         var changed: [StateChange] = []
         for deviceSlot in devicesWithOpenBacklog.sorted() {
             let index = devices.history[Int(deviceSlot)]
-            guard index < 0 || now - histories[index].lastLateArrival >= seconds else { continue }
+            let last = index >= 0 ? histories[index].lastLateArrival : -.infinity
+            guard (now ?? last) - last >= seconds else { continue }
             let first = transitions.endIndex
-            let outcome = mergeBacklog(of: deviceSlot, arrival: now, into: &transitions)
+            let outcome = mergeBacklog(of: deviceSlot, arrival: now ?? last, into: &transitions)
             guard outcome.recordChanged else { continue }
             let id = devices.ids[Int(deviceSlot)]
             mergedByTick.append(id)
@@ -237,7 +260,8 @@ extension GeofenceEngine {
         return changed
     }
 
-    /// The devices whose backlog a tick merged since the last call: their records changed.
+    /// The devices whose backlog the last tick (or a fence change since) merged: their records
+    /// changed. Each tick starts the list afresh.
     public mutating func takeMergedBacklogs() -> [String] {
         defer { mergedByTick = [] }
         return mergedByTick

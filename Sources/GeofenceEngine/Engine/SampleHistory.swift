@@ -41,7 +41,8 @@ struct SampleHistory: Sendable {
     /// The engine's fence epoch when these snapshots were taken: a fence removed or reassigned
     /// since makes them unusable (their slots may name other fences now).
     var epoch: UInt32 = 0
-    /// A late sample was merged since the last newest one was appended: a backlog is arriving.
+    /// A late sample was held since the last newest one was appended: a backlog arrived, and the
+    /// next newest sample keeps the history rather than starting afresh.
     var merging = false
     /// The oldest late sample held and not merged yet (+infinity: none): a backlog arriving is
     /// merged at once, when it has ended.
@@ -58,15 +59,20 @@ struct SampleHistory: Sendable {
         trim(capacity: capacity, window: window)
     }
 
-    /// Inserts a merged late sample at `position`, keeping time order.
+    /// Inserts a late sample, held until its backlog is merged, at `position`, keeping time order.
     mutating func insert(_ sample: Held, at position: Int, capacity: Int, window: Double) {
         held.insert(sample, at: position)
         trim(capacity: capacity, window: window, keeping: held[position].timestamp)
     }
 
+    /// Keeps `capacity` samples at most, once all are judged (a backlog merged).
+    mutating func shrink(to capacity: Int) {
+        trim(capacity: capacity, window: .infinity)
+    }
+
     /// Drops what the window no longer reaches, then, over `capacity`, the sample after the
-    /// shortest gap: never the newest, nor the late sample just merged (`keeping`), which the
-    /// next sample of its backlog is interpolated from.
+    /// shortest gap: never the newest, nor the late sample just held (`keeping`). Only judged
+    /// samples may go: an open backlog is merged before it fills `backlogSamples`.
     private mutating func trim(capacity: Int, window: Double, keeping kept: Double = .nan) {
         guard let newest = held.last?.timestamp else { return }
         while held.count > 1, held[0].timestamp < newest - window { dropFirst() }
