@@ -146,6 +146,12 @@ struct ServiceInputsTests {
                 let broken = try await http.request("POST", "/api/osmand", body: Data(body.utf8), headers: headers)
                 #expect(broken.status == 400 && broken.error?.contains("deviceid") == false, "\(broken)")
             }
+            // An empty body said to be JSON is no body: the query has the position.
+            let point = Geo.north(300)
+            let queryOnly = try await http.request(
+                "POST", "/api/osmand?id=phone-q&lat=\(point.lat)&lon=\(point.lon)&timestamp=\(Int(T))", body: Data(),
+                headers: ["Content-Type": "application/json"])
+            #expect(queryOnly.status == 200, "\(queryOnly)")
             try await h.barrier()
             #expect(h.states("phone-bad").isEmpty)
             #expect(h.states("phone-f").count == 1, "a form body is read too")

@@ -54,7 +54,8 @@ struct PositionsEndpoint: Sendable {
             // as a form missing its fields.
             let first = body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) })
             let saysJSON = request.headers[.contentType]?.lowercased().contains("json") ?? false
-            if saysJSON || first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            // An empty body is none, whatever its type: the parameters are in the query.
+            if first != nil, saysJSON || first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
                 decoded = OsmAndDecoder.decode(json: body)
             } else {
                 // A form body, or none (the app's older versions put everything in the query).
