@@ -249,7 +249,7 @@ extension GeofenceEngine {
             let outcome = mergeBacklog(of: deviceSlot, arrival: now ?? last, into: &transitions)
             guard outcome.recordChanged else { continue }
             let id = devices.ids[Int(deviceSlot)]
-            mergedByTick.append(id)
+            mergedBacklogs.append(id)
             let device = Int(deviceSlot)
             if outcome.insideChanged, !devices.anchorTime[device].isNaN {
                 // The state keeps showing the newest sample (docs/rules.md "Late samples").
@@ -263,8 +263,8 @@ extension GeofenceEngine {
     /// The devices whose backlog the last tick (or a fence change since) merged: their records
     /// changed. Each tick starts the list afresh.
     public mutating func takeMergedBacklogs() -> [String] {
-        defer { mergedByTick = [] }
-        return mergedByTick
+        defer { mergedBacklogs = [] }
+        return mergedBacklogs
     }
 
     /// The replay's entries for every fence but the settled ones, which keep `original`'s.

@@ -29,8 +29,9 @@ extension GeofenceEngine {
             return processLate(handle, sample: sample, arrival: arrival, into: &transitions)
         }
         // A newer sample ends a backlog arriving: merged first, as an upload oldest first gives.
+        // The history column first: a device in a steady stream holds none, and costs no hashing.
         var merged: SampleOutcome?
-        if devicesWithOpenBacklog.contains(deviceSlot) {
+        if devices.history[device] >= 0, devicesWithOpenBacklog.contains(deviceSlot) {
             merged = mergeBacklog(of: deviceSlot, arrival: arrival, into: &transitions)
         }
         let previousLatest = devices.lastTimestamp[device]

@@ -7,7 +7,7 @@ extension GeofenceEngine {
     @discardableResult
     public mutating func tick(now: Double, into transitions: inout [Transition]) -> [StateChange] {
         // Backlogs that ended first: what they leave pending is then judged by silence as well.
-        mergedByTick.removeAll(keepingCapacity: true)
+        mergedBacklogs.removeAll(keepingCapacity: true)
         var changed = mergeBacklogs(quietFor: settings.silentConfirmSeconds, now: now, into: &transitions)
         for deviceSlot in devicesAwaitingSilence.sorted() where !devicesWithOpenBacklog.contains(deviceSlot) {
             let recordIndex = devices.record[Int(deviceSlot)]

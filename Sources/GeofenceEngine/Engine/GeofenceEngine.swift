@@ -42,8 +42,9 @@ public struct GeofenceEngine: Sendable {
     var devicesAwaitingSilence: Set<Int32> = []
     /// Devices with late samples held and not merged yet (docs/rules.md "Late samples").
     var devicesWithOpenBacklog: Set<Int32> = []
-    /// Devices whose backlog a tick merged, for the caller to store and show (`takeMergedBacklogs`).
-    var mergedByTick: [String] = []
+    /// Devices whose backlog the engine merged by itself (a tick, a fence change), for the caller
+    /// to store and show (`takeMergedBacklogs`).
+    var mergedBacklogs: [String] = []
     var candidateScratch: [Int32] = []
     var candidateCaches = CandidateCaches()
     /// Enters confirmed during one device's step, for its tours.
