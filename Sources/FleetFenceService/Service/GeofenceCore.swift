@@ -170,7 +170,7 @@ struct GeofenceCore {
             // A backlog's merge changed it (the sample ended the backlog, or filled it): shown at the
             // newest accurate sample, which an inaccurate one is not.
             let accurate = sample.accuracy.map { $0 <= engine.settings.maxAccuracyMeters } ?? true
-            if late || !accurate, let newest = engine.deviceRecord(for: device), let time = newest.anchorTime,
+            if late || !accurate, let newest = engine.deviceClock(for: device), let time = newest.anchorTime,
                 let lat = newest.anchorLat, let lon = newest.anchorLon
             {
                 addState(device: device, at: max(transitions.last?.confirmedAt ?? time, time), lat: lat, lon: lon, to: &effects)
