@@ -68,6 +68,26 @@ struct ServiceLateSamplesTests {
         }
     }
 
+    /// A backlog still arriving when the service stops cleanly is merged first: its alerts go out
+    /// before `offline`.
+    @Test func aBacklogStillArrivingIsMergedAtACleanStop() async throws {
+        try await withService { h in
+            let live = Self.visit.count - 1
+            try await h.position("stopping", north: Self.visit[0].north, ts: Self.visit[0].ts)
+            try await h.position("stopping", north: Self.visit[live].north, ts: Self.visit[live].ts)
+            for sample in Self.visit[1..<live].reversed() { try await h.position("stopping", north: sample.north, ts: sample.ts) }
+            try await h.barrier()
+            #expect(h.alerts("stopping").isEmpty, "held: the backlog may go on")
+            #expect(await h.service?.terminate() == 0)
+            let all = h.messages("fleetfence/#")
+            let topics = all.map(\.topic)
+            let offline = try #require(all.lastIndex { $0.topic == "fleetfence/status" && $0.text == "offline" })
+            let alertTopics = topics.indices.filter { topics[$0].hasPrefix("fleetfence/alerts/stopping/") }
+            #expect(alertTopics.map { topics[$0] } == ["fleetfence/alerts/stopping/depot/enter", "fleetfence/alerts/stopping/depot/exit"])
+            #expect(alertTopics.allSatisfy { $0 < offline }, "\(topics)")
+        }
+    }
+
     @Test func olderThanTheWindowIsTooLate() async throws {
         var options = HarnessOptions()
         options[.lateWindow] = "5"

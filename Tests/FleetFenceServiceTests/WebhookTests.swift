@@ -115,6 +115,21 @@ struct WebhookTests {
         #expect(receiver.requests.count == 1)
     }
 
+    /// A user and password in the URL go as Basic authorization, as curl sends them, and never
+    /// show in the API.
+    @Test func aURLsCredentialsAreSentAsBasicAuthorization() async throws {
+        let receiver = try await WebhookReceiver.start()
+        defer { Task { await receiver.stop() } }
+        let url = "http://ops:pw%3A1@127.0.0.1:\(receiver.port)/hook"
+        try await withRoutedHTTP(Self.options([WebhookSettings(name: "ops", url: url)])) { h, http in
+            try await Self.enter(h, "truck-1")
+            let request = try #require(await receiver.waitForRequests(1).first)
+            // "ops:pw:1", the colon decoded from the URL.
+            #expect(request.headers["authorization"] == "Basic b3BzOnB3OjE=")
+            #expect(!(try await http.get("/api/webhooks").text.contains("pw%3A1")))
+        }
+    }
+
     @Test func eventsDevicesAndFencesFilterWhatIsQueued() async throws {
         let filtered = try await WebhookReceiver.start()
         let everything = try await WebhookReceiver.start()
