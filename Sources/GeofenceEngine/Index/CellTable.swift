@@ -73,9 +73,26 @@ struct CellTable: Sendable {
     /// The run of entries of the cell `key`, empty when it holds none.
     @inline(__always)
     func run(_ key: UInt64) -> Range<Int> {
-        slots.withUnsafeBufferPointer { slots in
+        let home = home(key)
+        return run(key, from: home, first: slots[home])
+    }
+
+    /// The slot where a search for `key` starts, and its content: a query of several levels reads
+    /// every level's first slot before it follows any (`FenceIndex.collect`).
+    @inline(__always)
+    func firstSlot(_ key: UInt64) -> (index: Int, slot: Slot) {
+        let index = home(key)
+        return (index, slots.withUnsafeBufferPointer { $0[index] })
+    }
+
+    /// The run of entries of the cell `key`, going on from the search's first slot `first` at `index`.
+    @inline(__always)
+    func run(_ key: UInt64, from index: Int, first: Slot) -> Range<Int> {
+        if first.key == key { return Int(first.start)..<Int(first.start + first.count) }
+        if first.key == Self.emptyKey { return 0..<0 }
+        return slots.withUnsafeBufferPointer { slots in
             let mask = slots.count - 1
-            var i = home(key)
+            var i = (index + 1) & mask
             while true {
                 let slot = slots[i]
                 if slot.key == key { return Int(slot.start)..<Int(slot.start + slot.count) }

@@ -192,28 +192,66 @@ public struct FenceIndex: Sendable {
         }
     }
 
+    /// One level's lookup in `collect`, filled in a step at a time for every level.
+    private struct Lookup {
+        let level: Int
+        let key: UInt64
+        let mayHold: Bool
+        var index = 0
+        var first = CellTable.Slot(key: 0, start: 0, count: 0, capacity: 0)
+        var run = 0..<0
+        var firstEntry: Entry?
+    }
+
     /// Appends to `pool` the entries for `groups` of the cells the point is in, at every occupied
     /// level, that reach into the region where all those cells overlap, and returns that region.
+    ///
+    /// With 100,000 fences a level's filter word, its cell's slot and the cell's entries are each a
+    /// cache miss, and each needs the one before. Read level after level, a query waited for three
+    /// misses per level in a row (perf: 83% of this function's samples on those three loads). Each
+    /// step is taken for every level before the next step, so that the levels' misses are in flight
+    /// together.
     func collect(lat: Double, lon: Double, everyGroup: Bool, groups: [Int32], into pool: inout [Entry]) -> CellBox {
         var box = CellBox(minLat: -.infinity, maxLat: .infinity, minLon: -.infinity, maxLon: .infinity)
         guard lat.isFinite, lon.isFinite else { return CellBox(minLat: 0, maxLat: 0, minLon: 0, maxLon: 0) }
         let first = pool.count
-        for levelIndex in occupiedLevels {
-            let level = levels[levelIndex].grid
-            let y = Int64(((lat + 90) / level.cellDegrees).rounded(.down))
-            let rawX = Int64(((lon + 180) / level.lonCellDegrees).rounded(.down))
-            let x = rawX >= level.lonCells ? rawX - level.lonCells : rawX
-            box.minLat = max(box.minLat, Double(y) * level.cellDegrees - 90)
-            box.maxLat = min(box.maxLat, Double(y + 1) * level.cellDegrees - 90)
-            box.minLon = max(box.minLon, Double(rawX) * level.lonCellDegrees - 180)
-            box.maxLon = min(box.maxLon, Double(rawX + 1) * level.lonCellDegrees - 180)
-            let cells = levels[levelIndex].cells
-            let key = Self.key(x: x, y: y)
-            guard cells.mayHold(key) else { continue }
-            for i in cells.run(key) {
-                let entry = cells.entries[i]
-                if everyGroup || entry.group == Audiences.everyone || groups.contains(entry.group) { pool.append(entry) }
+        withUnsafeTemporaryAllocation(of: Lookup.self, capacity: occupiedLevels.count) { lookups in
+            var count = 0
+            for levelIndex in occupiedLevels {
+                let level = levels[levelIndex].grid
+                let y = Int64(((lat + 90) / level.cellDegrees).rounded(.down))
+                let rawX = Int64(((lon + 180) / level.lonCellDegrees).rounded(.down))
+                let x = rawX >= level.lonCells ? rawX - level.lonCells : rawX
+                box.minLat = max(box.minLat, Double(y) * level.cellDegrees - 90)
+                box.maxLat = min(box.maxLat, Double(y + 1) * level.cellDegrees - 90)
+                box.minLon = max(box.minLon, Double(rawX) * level.lonCellDegrees - 180)
+                box.maxLon = min(box.maxLon, Double(rawX + 1) * level.lonCellDegrees - 180)
+                let key = Self.key(x: x, y: y)
+                lookups.initializeElement(at: count, to: Lookup(level: levelIndex, key: key, mayHold: levels[levelIndex].cells.mayHold(key)))
+                count += 1
             }
+            for k in 0..<count where lookups[k].mayHold {
+                (lookups[k].index, lookups[k].first) = levels[lookups[k].level].cells.firstSlot(lookups[k].key)
+            }
+            for k in 0..<count where lookups[k].mayHold {
+                let cells = levels[lookups[k].level].cells
+                let run = cells.run(lookups[k].key, from: lookups[k].index, first: lookups[k].first)
+                lookups[k].run = run
+                if !run.isEmpty { lookups[k].firstEntry = cells.entries[run.lowerBound] }
+            }
+            for k in 0..<count {
+                guard let firstEntry = lookups[k].firstEntry else { continue }
+                let cells = levels[lookups[k].level].cells
+                var entry = firstEntry
+                var i = lookups[k].run.lowerBound
+                while true {
+                    if everyGroup || entry.group == Audiences.everyone || groups.contains(entry.group) { pool.append(entry) }
+                    i += 1
+                    if i == lookups[k].run.upperBound { break }
+                    entry = cells.entries[i]
+                }
+            }
+            lookups.baseAddress!.deinitialize(count: count)
         }
         // Only the entries that reach into the box can hold a point of it.
         let (minLat, maxLat) = (Float(box.minLat).nextDown, Float(box.maxLat).nextUp)
