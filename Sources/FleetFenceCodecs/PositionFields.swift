@@ -76,7 +76,7 @@ enum RawValue<Text: PositionText> {
 
 /// The keys any position dialect reads. Everything else in a payload is ignored.
 enum PositionKey: CaseIterable {
-    case lat, lon, latitude, longitude, ts, tst, acc, gpsAccuracy, spd, hdg, id, type
+    case lat, lon, latitude, longitude, ts, tst, acc, gpsAccuracy, spd, hdg, vel, cog, id, type
 
     /// The key as it is spelled in JSON.
     var name: String {
@@ -91,6 +91,8 @@ enum PositionKey: CaseIterable {
         case .gpsAccuracy: "gps_accuracy"
         case .spd: "spd"
         case .hdg: "hdg"
+        case .vel: "vel"
+        case .cog: "cog"
         case .id: "id"
         case .type: "_type"
         }
@@ -110,6 +112,9 @@ struct PositionFields<Text: PositionText> {
     var gpsAccuracy: RawValue<Text>?
     var spd: RawValue<Text>?
     var hdg: RawValue<Text>?
+    /// OwnTracks' speed (km/h) and course (degrees).
+    var vel: RawValue<Text>?
+    var cog: RawValue<Text>?
     var id: RawValue<Text>?
     var type: RawValue<Text>?
 
@@ -128,6 +133,8 @@ struct PositionFields<Text: PositionText> {
             case .gpsAccuracy: gpsAccuracy
             case .spd: spd
             case .hdg: hdg
+            case .vel: vel
+            case .cog: cog
             case .id: id
             case .type: type
             }
@@ -144,6 +151,8 @@ struct PositionFields<Text: PositionText> {
             case .gpsAccuracy: gpsAccuracy = newValue
             case .spd: spd = newValue
             case .hdg: hdg = newValue
+            case .vel: vel = newValue
+            case .cog: cog = newValue
             case .id: id = newValue
             case .type: type = newValue
             }

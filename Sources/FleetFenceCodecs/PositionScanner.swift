@@ -284,6 +284,8 @@ struct PositionScanner {
             case (UInt8(ascii: "s"), UInt8(ascii: "p"), UInt8(ascii: "d")): return .spd
             case (UInt8(ascii: "h"), UInt8(ascii: "d"), UInt8(ascii: "g")): return .hdg
             case (UInt8(ascii: "t"), UInt8(ascii: "s"), UInt8(ascii: "t")): return .tst
+            case (UInt8(ascii: "v"), UInt8(ascii: "e"), UInt8(ascii: "l")): return .vel
+            case (UInt8(ascii: "c"), UInt8(ascii: "o"), UInt8(ascii: "g")): return .cog
             default: return nil
             }
         case 5: return equals("_type") ? .type : nil

@@ -34,8 +34,9 @@ enum PositionValidator {
         }
     }
 
-    /// OwnTracks: `_type` must be `location`; `lat`, `lon`, `tst`, `acc`; an `id` must name the
-    /// topic's device (`<user>-<device>`).
+    /// OwnTracks: `_type` must be `location`; `lat`, `lon`, `tst`, `acc`, `vel` (km/h: a fence's
+    /// speed limit needs it) and `cog`, read as `spd` and `hdg` are; an `id` must name the topic's
+    /// device (`<user>-<device>`).
     @inline(__always)
     static func ownTracks<T>(_ f: PositionFields<T>, deviceID: String) -> Result<DecodedPosition, PositionRejection> {
         do throws(PositionRejection) {
@@ -53,7 +54,10 @@ enum PositionValidator {
             let lon = try coordinate(f.lon, key: .lon, reportedAs: .lon, limit: 180)
             let ts = try time(f.tst, key: .tst)
             let acc = try accuracy(f.acc, key: .acc)
-            return .success(DecodedPosition(lat: lat, lon: lon, timestamp: ts, accuracy: acc))
+            // Apps' extras, never a reason to lose the position: anything but a number is unknown.
+            let speed = finite(f.vel).flatMap { $0 >= 0 ? $0 / 3.6 : nil }
+            let heading = finite(f.cog).flatMap { (0...360).contains($0) ? $0 : nil }
+            return .success(DecodedPosition(lat: lat, lon: lon, timestamp: ts, accuracy: acc, speed: speed, heading: heading))
         } catch {
             return .failure(error)
         }
@@ -99,6 +103,13 @@ enum PositionValidator {
         guard let acc = try optionalNumber(value, key: key) else { return nil }
         guard acc >= 0 else { throw .outOfRange(field: key.name, value: acc) }
         return acc
+    }
+
+    /// A finite number, or `nil` for anything else.
+    @inline(__always)
+    private static func finite<T>(_ value: RawValue<T>?) -> Double? {
+        guard case let .number(x)? = value, x.isFinite else { return nil }
+        return x
     }
 
     /// Absent or null is `nil`; any other non-number is a type error.

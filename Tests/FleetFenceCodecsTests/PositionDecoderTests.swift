@@ -152,7 +152,13 @@ struct PositionDecoderTests {
 
     @Test func ownTracksLocations() throws {
         let p = try ownTracks(#"{"_type":"location","lat":48.85,"lon":2.35,"tst":1700000000,"acc":5,"vel":30,"cog":90}"#).get()
-        #expect(p == DecodedPosition(lat: 48.85, lon: 2.35, timestamp: 1_700_000_000, accuracy: 5))
+        // vel is km/h; speed limits compare m/s.
+        #expect(p == DecodedPosition(lat: 48.85, lon: 2.35, timestamp: 1_700_000_000, accuracy: 5, speed: 30 / 3.6, heading: 90))
+        // An app's odd extra is unknown, never a reason to lose the position.
+        for odd in [#""vel":-1,"cog":400"#, #""vel":"fast","cog":null"#, #""vel":[1],"cog":{}"#] {
+            let q = try ownTracks(#"{"_type":"location","lat":48.85,"lon":2.35,"#  + odd + "}").get()
+            #expect(q == DecodedPosition(lat: 48.85, lon: 2.35, timestamp: nil, accuracy: nil), "\(odd)")
+        }
         #expect(ownTracks(#"{"lat":48.85,"lon":2.35}"#) == .failure(.missingField("_type")))
         #expect(ownTracks(#"{"_type":1,"lat":48.85,"lon":2.35}"#) == .failure(.wrongType(field: "_type", expected: "a string", got: "a number")))
         #expect(ownTracks(#"{"_type":"location","lat":48.85,"lon":2.35,"tst":"soon"}"#) == .failure(.badTimestamp(field: "tst", text: "soon")))

@@ -144,4 +144,24 @@ struct IntegrationsTests {
             #expect(h.messages("owntracks/anna/phone/event").isEmpty)
         }
     }
+    @Test func anOwnTracksPhoneOverTheLimitIsAlertedSpeeding() async throws {
+        var options = HarnessOptions()
+        options[.positionTopics] = "fleet/+/position,owntracks/+/+"
+        options.fences = Fences.collection([])
+        try await withService(options) { h in
+            try await h.publish(
+                "fleetfence/fences/school/set", Fences.json(["lat": Geo.lat, "lon": Geo.lon, "radius": 300, "speed_limit_kmh": 30]))
+            // OwnTracks' vel is whole km/h: 54 for 3 s, past the 2 s debounce.
+            for (step, vel) in [(0, 10), (1, 54), (2, 54), (3, 54), (4, 54)] {
+                let point = Geo.north(0)
+                try await h.publish(
+                    "owntracks/anna/phone",
+                    Fences.json(["_type": "location", "lat": point.lat, "lon": point.lon, "tst": T + Double(step), "vel": vel]))
+            }
+            let speeding = await h.waitForMessages("fleetfence/alerts/anna-phone/school/speeding")
+            let alert = try #require(speeding.first.flatMap { JSONObject($0.payload) })
+            #expect(alert.double("max_speed_kmh").map { abs($0 - 54) < 1e-9 } == true, "\(alert)")
+            #expect(alert.time("at") == T + 1)
+        }
+    }
 }
