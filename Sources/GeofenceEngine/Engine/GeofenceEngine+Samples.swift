@@ -1,3 +1,4 @@
+import CPrefetch
 /// docs/rules.md "The rules": evidence, debounce, first sight and order, one sample at a time.
 extension GeofenceEngine {
     /// Feeds one sample of `device`. `arrival` is the caller's wall clock, used only to judge
@@ -87,6 +88,20 @@ extension GeofenceEngine {
             device: deviceSlot, sample: sample, point: ProbePoint(lat: sample.lat, lon: sample.lon),
             margin: max(settings.hysteresisMeters, sample.accuracy ?? 0), arrival: arrival, anchor: anchor)
 
+        // The probes of the fences the device has a state at are asked for first (a prefetch), and
+        // the fences near the sample, which do not depend on that state, found while they come
+        // from memory: with 100,000 fences each probe was a cache miss the judging waited for
+        // (perf: a quarter of this function's time). engine-bench at 100,000 fences: +4.5% (eight
+        // alternating runs); reading them instead of prefetching gained 1%.
+        fenceProbes.withUnsafeBufferPointer { probes in
+            for entry in current.entries { cprefetch(probes.baseAddress! + Int(entry.fenceSlot)) }
+        }
+        candidateScratch.removeAll(keepingCapacity: true)
+        candidateCaches.candidates(
+            device: device, point: context.point, margin: context.margin, index: index, probes: fenceProbes,
+            everyGroup: !targeted, groups: targeted ? devices.groups[device] : [],
+            keep: anchor.map { sample.timestamp - $0.0 <= CandidateCaches.keepWithinSeconds } ?? false,
+            into: &candidateScratch)
         // Fences the device already has a state at: judged wherever the sample is.
         var position = 0
         while position < current.entries.count {
@@ -106,13 +121,7 @@ extension GeofenceEngine {
                 position += 1
             }
         }
-        // Fences near the sample, for this device: where a device with no entry can start a change.
-        candidateScratch.removeAll(keepingCapacity: true)
-        candidateCaches.candidates(
-            device: device, point: context.point, margin: context.margin, index: index, probes: fenceProbes,
-            everyGroup: !targeted, groups: targeted ? devices.groups[device] : [],
-            keep: anchor.map { sample.timestamp - $0.0 <= CandidateCaches.keepWithinSeconds } ?? false,
-            into: &candidateScratch)
+        // Near fences without an entry: where a device with no entry can start a change.
         let knownGeneration = devices.knownGeneration[device]
         for fenceSlot in candidateScratch where !current.entries.contains(where: { $0.fenceSlot == fenceSlot }) {
             let probe = fenceProbes[Int(fenceSlot)]
