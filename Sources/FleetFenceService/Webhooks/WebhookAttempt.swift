@@ -118,11 +118,16 @@ struct WebhookAttempt {
         return "Basic " + Data(credentials.utf8).base64EncodedString()
     }
 
-    /// A short reason for the API's `last_error` and the dead letters.
+    /// A short reason for the API's `last_error` and the dead letters. A system call's failure is
+    /// named by its errno (NIO's own text for a refused connection was
+    /// "connection reset (error set): Connection refused) (errno: 111)").
     static func describe(_ error: any Error) -> String {
         if let error = error as? HTTPClientError {
             if error == .deadlineExceeded { return "timeout" }
             return "\(error)"
+        }
+        if let error = error as? IOError {
+            return "connection failed: \(String(cString: strerror(error.errnoCode))) (errno \(error.errnoCode))"
         }
         let text = "\(error)"
         return text.count > 300 ? String(text.prefix(300)) : text
