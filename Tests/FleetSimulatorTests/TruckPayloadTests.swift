@@ -76,7 +76,7 @@ struct TruckPayloadTests {
     }
 
     /// `--format owntracks-http`: the body the service reads as an OwnTracks location of
-    /// `fleet-truck-3`, at the sample's whole second; no speed (the service reads none).
+    /// `fleet-truck-3`, at the sample's whole second, with its speed in whole km/h.
     @Test func ownTracksBodyReadsBackAtItsWholeSecond() throws {
         let truck = sample(lat: 49.293406, lon: 8.641362, time: 1_795_600_000, speed: 13.8889, heading: 269.6, accuracy: 10)
         let request = HTTPTruckPublisher.request(truck, device: "fleet-truck-3", format: .owntracksHTTP, base: "http://127.0.0.1:1")
@@ -87,7 +87,9 @@ struct TruckPayloadTests {
         let position = try PositionDecoder.decodeOwnTracks(body, deviceID: "fleet-truck-3").get()
         #expect(position.lat == 49.293406 && position.lon == 8.641362)
         #expect(position.timestamp == 1_795_600_000 && position.accuracy == 10)
-        #expect(PositionFormat.owntracksHTTP.publishedSpeed(13.8889) == nil)
+        // Ground truth judges speeding on what the service reads: 50 km/h.
+        #expect(position.speed == PositionFormat.owntracksHTTP.publishedSpeed(13.8889))
+        #expect(position.speed == 50 / 3.6)
     }
 
     /// OwnTracks' whole seconds: every sample time of a fleet with `wholeSeconds` is whole,

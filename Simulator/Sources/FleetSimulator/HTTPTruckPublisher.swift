@@ -193,7 +193,7 @@ final class HTTPTruckPublisher: PositionSender {
         out += Array(",\"tst\":\(Int64(sample.time.rounded()))".utf8)
         out += Array(#","acc":"#.utf8)
         TruckPayload.appendFixed(sample.accuracy, digits: 0, &out)
-        out += Array(",\"vel\":\(Int(TruckPayload.published(speed: sample.truth.speed) * 3.6 + 0.5))}".utf8)
+        out += Array(",\"vel\":\(PositionFormat.ownTracksVelocity(sample.truth.speed))}".utf8)
         return out
     }
 

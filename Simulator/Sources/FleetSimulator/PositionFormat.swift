@@ -25,16 +25,19 @@ public enum PositionFormat: String, CaseIterable, Sendable {
     }
 
     /// The speed (m/s) the service reads from a sample whose noise-free speed is `speed`: what
-    /// ground truth judges speeding on. `nil`: the format carries no speed the service reads
-    /// (OwnTracks: the service reads `lat`, `lon`, `tst`, `acc`; docs/topics-and-payloads.md "Topics and payloads"),
-    /// so no speeding is alerted. Every other format carries the native rounded m/s
-    /// (`TruckPayload.published`) in its own unit with enough decimals that the conversion back
-    /// lands within a millionth of it.
+    /// ground truth judges speeding on. OwnTracks carries whole km/h (`vel`, as the app sends it);
+    /// every other format carries the native rounded m/s (`TruckPayload.published`) in its own
+    /// unit with enough decimals that the conversion back lands within a millionth of it.
     public func publishedSpeed(_ speed: Double) -> Double? {
         switch self {
-        case .owntracksHTTP: nil
+        case .owntracksHTTP: Double(Self.ownTracksVelocity(speed)) / 3.6
         default: TruckPayload.published(speed: speed)
         }
+    }
+
+    /// OwnTracks' `vel` for a noise-free speed of `speed` m/s: whole km/h.
+    static func ownTracksVelocity(_ speed: Double) -> Int {
+        Int(TruckPayload.published(speed: speed) * 3.6 + 0.5)
     }
 
     /// OwnTracks' `tst` is whole seconds: the fleet's sample times must be too, or the service
