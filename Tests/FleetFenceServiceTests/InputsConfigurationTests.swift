@@ -76,6 +76,9 @@ struct InputsConfigurationTests {
          "inputs.mappings[1]", "lat y is not a JSON Pointer"),
         ("inputs:\n  mappings: yes\n", "inputs.mappings", "expected a list of mappings"),
         ("inputs:\n  mappings:\n    - {topic: a/+, id: /i, lat: [1], lon: /x}\n", "inputs.mappings[0]", "every value must be a string"),
+        ("inputs:\n  mappings:\n    - {topic: a/+, id: /i, lat: /y, lon: /x}\n    - {topic: \"a/#/b\", id: /i, lat: /y, lon: /x}\n",
+         "inputs.mappings[1]", "in a/#/b, # must be the whole last topic level"),
+        ("inputs:\n  mappings:\n    - {topic: \"c+/d\", id: topic:1, lat: /y, lon: /x}\n", "inputs.mappings[0]", "in c+/d, + must fill"),
     ])
     func badMappings(yaml: String, key: String, message: String) async throws {
         let error = await #expect(throws: ConfigurationError.self) { try await self.load(yaml) }

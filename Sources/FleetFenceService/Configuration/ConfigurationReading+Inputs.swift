@@ -21,6 +21,11 @@ extension ConfigurationReading {
             (ConfigurationKey.positionTopics.name, positionTopics), (ConfigurationKey.traccarTopics.name, traccar),
         ]
         for (index, mapping) in mappings.enumerated() {
+            // Checked here, as Traccar's are: an invalid filter was only refused by the broker's
+            // client at subscribe time, a log line, and the input was never read.
+            if let problem = TopicFilterRules.filterProblem(mapping.topic) {
+                throw ConfigurationError(key: "inputs.mappings[\(index)]", source: nil, message: problem)
+            }
             inputs.append(("inputs.mappings[\(index)]", [mapping.topic]))
         }
         // `#` or `<prefix>/#` would read the service's own alerts and errors back as positions,
