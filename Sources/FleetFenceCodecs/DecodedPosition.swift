@@ -10,7 +10,8 @@ public struct DecodedPosition: Sendable, Hashable {
     public var timestamp: Double?
     /// Horizontal accuracy in metres, >= 0; `nil` means good.
     public var accuracy: Double?
-    /// Speed as the device sent it (>= 0); `nil` when absent or negative (a common "unknown" marker).
+    /// Speed in m/s as the device sent it (>= 0); `nil` when absent, negative (a common "unknown"
+    /// marker) or too large to be in km/h (`1e308` made an alert's `max_speed_kmh` infinite: null).
     public var speed: Double?
     /// Heading in degrees [0, 360] as the device sent it; `nil` when absent or out of that range.
     public var heading: Double?
@@ -23,7 +24,7 @@ public struct DecodedPosition: Sendable, Hashable {
         self.lon = lon
         self.timestamp = timestamp
         self.accuracy = accuracy
-        self.speed = speed
+        self.speed = speed.flatMap { $0 >= 0 && ($0 * 3.6).isFinite ? $0 : nil }
         self.heading = heading
     }
 

@@ -91,6 +91,10 @@ struct PositionDecoderTests {
         let q = try decode(#"{"lat":1,"lon":2,"spd":0,"hdg":360}"#).get()
         #expect(q.speed == 0 && q.heading == 360)
         #expect(try decode(#"{"lat":1,"lon":2,"hdg":361}"#).get().heading == nil)
+        // A speed past what km/h can hold is unknown, as a negative one is: an alert's max_speed_kmh
+        // would be infinite, which JSON cannot say.
+        #expect(try decode(#"{"lat":1,"lon":2,"spd":1e308}"#).get().speed == nil)
+        #expect(try decode(#"{"lat":1,"lon":2,"spd":1e300}"#).get().speed == 1e300)
         #expect(decode(#"{"lat":1,"lon":2,"spd":"fast"}"#) == .failure(.wrongType(field: "spd", expected: "a number", got: "a string")))
     }
 
