@@ -32,19 +32,21 @@ struct GeofenceCoreIngestTests {
                 Self.at("d", north: 100, ts: 1_009),  // older: merged (docs/rules.md "Late samples")
                 Self.at("d", north: 100, ts: 1_010),  // a repeat: stale
                 Self.at("d", north: 100, ts: 1_013),
+                Self.at("d", north: 100, ts: 1_013 - 3_601),  // past geofence.late_window_s: too late
                 .failure(.ignored(reason: "not a location")),
                 Self.at("e", north: 0, ts: 5_000),
             ],
             source: "POST /api/positions", arrival: 1_010)
         #expect(outcomes == [
-            .accepted, .rejected(#"missing field "id""#), .accepted, .accepted, .stale, .accepted,
+            .accepted, .rejected(#"missing field "id""#), .accepted, .late, .stale, .accepted, .tooLate,
             .ignored("ignored: not a location"),
             .rejected("ts is 3990 s ahead of its arrival, at most 300 s are accepted (geofence.max_future_s)"),
         ])
         #expect(effects.changes.alerts.map(\.transition.event) == [.enter])
         #expect(!effects.messages.contains { $0.topic.hasPrefix("ff/errors/") }, "refusals go to the caller, not the errors topic")
         #expect(core.counters.rejected == 2 && core.counters.ignored == 1)
-        #expect(core.engine.counters.stale == 1 && core.engine.counters.late == 1)
-        #expect(core.readCounters.positions == 5)
+        // Each outcome answered is the one counted.
+        #expect(core.engine.counters.stale == 1 && core.engine.counters.late == 1 && core.engine.counters.tooLate == 1)
+        #expect(core.readCounters.positions == 6)
     }
 }

@@ -88,13 +88,23 @@ struct ServiceInputsTests {
             let reply = try await http.request("POST", "/api/positions", body: Data(("[" + elements.joined(separator: ",") + "]").utf8))
             #expect(reply.status == 200, "\(reply)")
             let json = try #require(reply.json)
-            #expect(json.int("accepted") == 3)
+            #expect(json.int("accepted") == 3 && json.int("late") == 0 && json.int("stale") == 0 && json.int("too_late") == 0)
             let rejected = try #require(json.object["rejected"] as? [[String: Any]])
             #expect(rejected.map { $0["index"] as? Int } == [1, 4])
             #expect(rejected.first?["error"] as? String == #"field "lat" is 95.0, must be within [-90, 90]"#)
             #expect(rejected.last?["error"] as? String == #"missing field "id""#)
             // Answered once journaled and published: the alert is on its way already.
             #expect(await h.waitForAlerts("api-1", count: 1).map(\.event) == ["enter"])
+
+            // A live fix after a gap, then its backlog, a repeat and one past the late window: the
+            // answer names each outcome as the metric counts it.
+            let point = Geo.north(1_000)
+            let backlog = [T + 500, T + 600, T + 590, T + 595, T + 595, T + 600 - 3_601].map { ts in
+                #"{"id":"api-3","lat":\#(point.lat),"lon":\#(point.lon),"ts":\#(ts)}"#
+            }
+            let late = try await http.request("POST", "/api/positions", body: Data(("[" + backlog.joined(separator: ",") + "]").utf8))
+            let counts = try #require(late.json)
+            #expect(counts.int("accepted") == 4 && counts.int("late") == 2 && counts.int("stale") == 1 && counts.int("too_late") == 1, "\(late)")
 
             let notJSON = try await http.request("POST", "/api/positions", body: Data("{".utf8))
             #expect(notJSON.status == 400 && notJSON.error?.hasPrefix("payload is not valid JSON") == true, "\(notJSON)")

@@ -10,8 +10,9 @@ import Hummingbird
 struct PositionsEndpoint: Sendable {
     let api: any FleetFenceAPI
 
-    /// `POST /api/positions`: `{"accepted": n, "stale": n, "rejected": [{"index", "error"}]}`; a bad
-    /// element is rejected alone.
+    /// `POST /api/positions`: `{"accepted": n, "late": n, "stale": n, "too_late": n, "rejected":
+    /// [{"index", "error"}]}`; a bad element is rejected alone. `accepted` counts the late ones too
+    /// (each is merged); the others are the outcomes of `fleetfence_positions_total`.
     func positions(_ request: Request) async throws(HTTPProblem) -> Response {
         let body = try await RequestBody.read(request)
         guard !body.isEmpty else { throw .badRequest("the body is empty: a position or an array of positions is expected") }
@@ -23,10 +24,15 @@ struct PositionsEndpoint: Sendable {
         let outcomes = try await ingest(items, source: "POST /api/positions")
         var json = JSONWriter(capacity: 64)
         json.beginObject()
+        let late = outcomes.count { $0 == .late }
         json.key("accepted")
-        json.integer(Int64(outcomes.count { $0 == .accepted }))
+        json.integer(Int64(outcomes.count { $0 == .accepted } + late))
+        json.key("late")
+        json.integer(Int64(late))
         json.key("stale")
         json.integer(Int64(outcomes.count { $0 == .stale }))
+        json.key("too_late")
+        json.integer(Int64(outcomes.count { $0 == .tooLate }))
         json.key("rejected")
         json.beginArray()
         for (index, outcome) in outcomes.enumerated() {

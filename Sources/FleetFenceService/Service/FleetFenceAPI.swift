@@ -81,8 +81,12 @@ public struct ServiceUnavailable: Error, CustomStringConvertible {
 /// What became of one position sent over HTTP.
 public enum IngestOutcome: Sendable, Equatable {
     case accepted
-    /// Not newer than the device's latest sample.
+    /// Accepted older than the device's latest sample: held, to be merged (docs/rules.md "Late samples").
+    case late
+    /// A repeat of a time the device holds, or not newer than its latest when nothing is merged.
     case stale
+    /// Older than the device's latest, and too old to merge: dropped.
+    case tooLate
     /// Deliberately not a position (an OwnTracks message of another `_type`).
     case ignored(String)
     case rejected(String)

@@ -122,9 +122,14 @@ struct GeofenceCore {
     }
 
     /// What one position did, for an HTTP caller that answers per position (docs/trackers.md "Connecting trackers").
+    /// Named as `fleetfence_positions_total{outcome}` counts them.
     enum PositionOutcome: Sendable, Equatable {
         case accepted
+        /// Older than the device's latest: held, to be merged (docs/rules.md "Late samples").
+        case late
         case stale
+        /// Too old to merge: dropped.
+        case tooLate
         case ignored(String)
         case rejected(String)
     }
@@ -155,7 +160,11 @@ struct GeofenceCore {
         let late = outcome.status == .late
         guard outcome.status == .accepted || late else {
             // Too late to merge is dropped as a repeat is: old news, not an error (docs/rules.md "Late samples").
-            return outcome.status == .stale || outcome.status == .tooLate ? .stale : .rejected("the engine refused the sample")
+            switch outcome.status {
+            case .stale: return .stale
+            case .tooLate: return .tooLate
+            default: return .rejected("the engine refused the sample")
+            }
         }
         changedViews.insert(ExactID(device))
         // A late sample is not where the device is: the state keeps its newest sample
@@ -188,7 +197,7 @@ struct GeofenceCore {
         // Only this device's record rides with its alert: other dirty devices wait for the next
         // tick, so that an alert never waits for a burst of unrelated device rows.
         if !transitions.isEmpty { effects.changes.devices = takeDirtyRecords(of: [device]) }
-        return .accepted
+        return late ? .late : .accepted
     }
 
     /// Says why a message was refused, on the device's errors topic and in the log.

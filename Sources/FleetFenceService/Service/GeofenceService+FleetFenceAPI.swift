@@ -104,7 +104,9 @@ extension GeofenceService {
         return outcomes.map { outcome in
             switch outcome {
             case .accepted: .accepted
+            case .late: .late
             case .stale: .stale
+            case .tooLate: .tooLate
             case let .ignored(reason): .ignored(reason)
             case let .rejected(reason): .rejected(reason)
             }
