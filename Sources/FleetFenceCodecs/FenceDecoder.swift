@@ -180,8 +180,7 @@ public enum FenceDecoder {
         // By their bytes: a canonically equal spelling is another id (docs/operations.md "Limits and failures").
         if let payload, let topic, !payload.utf8.elementsEqual(topic.utf8) { throw .idMismatch(topic: topic, payload: payload) }
         guard let id = payload ?? topic else { throw .missingField("id") }
-        guard !id.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") || $0 == 0 })
-        else { throw .invalidID(id) }
+        guard TopicLevel.forbidden(in: id) == nil else { throw .invalidID(id) }
         return id
     }
 

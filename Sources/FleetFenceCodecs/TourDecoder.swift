@@ -50,7 +50,7 @@ public enum TourDecoder {
     }
 
     private static func isTopicLevel(_ id: String) -> Bool {
-        !id.utf8.contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") || $0 == 0 }
+        TopicLevel.forbidden(in: id) == nil
     }
 
     /// The field errors `FenceFields` reports, in a tour's words.

@@ -8,7 +8,7 @@ public enum TourDecodingError: Error, Sendable, Hashable, CustomStringConvertibl
     case wrongType(field: String, expected: String, got: String)
     /// The payload's `id` differs from the one in the topic it was sent to.
     case idMismatch(topic: String, payload: String)
-    /// A tour or stop id that cannot be a topic level (`/`, `+`, `#`, NUL).
+    /// A tour or stop id that cannot be a topic level (`TopicLevel`).
     case invalidID(String)
 
     public var description: String {
@@ -19,7 +19,7 @@ public enum TourDecodingError: Error, Sendable, Hashable, CustomStringConvertibl
         case let .missingField(field): "missing field \"\(field)\""
         case let .wrongType(field, expected, got): "field \"\(field)\" must be \(expected), not \(got)"
         case let .idMismatch(topic, payload): "id \"\(payload)\" differs from the topic's tour id \"\(topic)\""
-        case let .invalidID(id): "id \"\(id)\" contains '/', '+', '#' or NUL, which cannot be part of a topic"
+        case let .invalidID(id): "id \"\(id)\" contains \(TopicLevel.forbidden(in: id).map(TopicLevel.name) ?? "?"): it must be one topic level (\(TopicLevel.rule))"
         }
     }
 }

@@ -47,6 +47,17 @@ struct FenceDecoderTests {
         #expect(error(#"{"lat":1,"lon":2,"radius":50}"#) == .missingField("id"))
         #expect(error(#"{"id":"a/b","lat":1,"lon":2,"radius":50}"#) == .invalidID("a/b"))
         #expect(error(#"{"id":"a+","lat":1,"lon":2,"radius":50}"#) == .invalidID("a+"))
+        // Nothing libmosquitto refuses in a topic: it would publish no alert at the fence.
+        func id(_ scalar: UInt32) -> String { "a" + String(Unicode.Scalar(scalar)!) + "b" }
+        let refused = [
+            (#"a\tb"#, id(0x09)), (#"a\u007fb"#, id(0x7F)), (#"a\u0085b"#, id(0x85)), (#"a\ufdd0b"#, id(0xFDD0)),
+            (#"a\uffffb"#, id(0xFFFF)),
+        ]
+        for (json, id) in refused {
+            #expect(error(#"{"id":""# + json + #"","lat":1,"lon":2,"radius":50}"#) == .invalidID(id), "\(json)")
+        }
+        #expect(error(#"{"id":"caf\u00e9 \u00a0x","lat":1,"lon":2,"radius":50}"#) == nil, "letters and spaces are fine")
+        #expect(FenceDecodingError.invalidID("a\tb").description.hasPrefix(#"fence id "a\#tb" contains U+0009"#))
         #expect(error(#"{"id":5,"lat":1,"lon":2,"radius":50}"#) == .wrongType(field: "id", expected: "a string", got: "a number"))
     }
 

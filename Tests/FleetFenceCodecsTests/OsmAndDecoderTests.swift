@@ -36,8 +36,8 @@ struct OsmAndDecoderTests {
         ("id=p&lat=1&lon=2&lat=3", #"field "lat" is given more than once"#),
         ("id=p&lat=1&lon=2&timestamp=soon", #"field "timestamp" is "soon", which is not an RFC 3339 time"#),
         ("id=p&lat=1&lon=2&accuracy=-4", #"field "accuracy" is -4.0, must be >= 0 metres"#),
-        ("id=a/b&lat=1&lon=2", "device id \"a/b\" contains /: it must be one topic level (no /, +, # or NUL)"),
-        ("id=a+b&lat=1&lon=2", "device id \"a+b\" contains +: it must be one topic level (no /, +, # or NUL)"),
+        ("id=a/b&lat=1&lon=2", "device id \"a/b\" contains /: it must be one topic level (no /, +, #, NUL or other control character)"),
+        ("id=a+b&lat=1&lon=2", "device id \"a+b\" contains +: it must be one topic level (no /, +, #, NUL or other control character)"),
         ("id=p&lat=nan&lon=2", #"field "lat" must be a number or a string holding one, not the string "nan""#),
     ])
     func rejections(query: String, reason: String) {

@@ -12,8 +12,13 @@ struct PositionBatchDecoderTests {
         #expect(many[1] == .failure(.missingField("id")))
         #expect(many[2] == .failure(.outOfRange(field: "lat", value: 99)))
         #expect(many[3] == .failure(.notAnObject(found: "number")))
-        #expect(many[4] == .failure(.badDeviceID("device id \"t/3\" contains /: it must be one topic level (no /, +, # or NUL)")))
+        #expect(many[4] == .failure(.badDeviceID("device id \"t/3\" contains /: it must be one topic level (no /, +, #, NUL or other control character)")))
         #expect(many[5] == .success(ForeignPosition(device: "t4", position: DecodedPosition(lat: 3, lon: 4, accuracy: 5))))
+        // A tab: libmosquitto publishes no topic holding a control character, so the device's
+        // alerts would be journaled and never published.
+        let tab = try PositionBatchDecoder.decode(Array(#"{"id":"tab\tdev","lat":1,"lon":2}"#)).get()
+        #expect(tab == [.failure(.badDeviceID(
+            "device id \"tab\tdev\" contains U+0009: it must be one topic level (no /, +, #, NUL or other control character)"))])
     }
 
     @Test func theBodyAsAWholeIsRefusedOnlyWhenItIsNoBatch() {

@@ -48,7 +48,7 @@ struct PositionMappingTests {
         (#"{"imei":"a","pos":"91,2"}"#, #"field "lat (latlon /pos)" is 91.0, must be within [-90, 90]"#),
         (#"{"imei":"a","pos":"1;2"}"#, #"field "latlon (/pos)" must be a string "lat,lon", not "1;2""#),
         (#"{"imei":"a"}"#, #"missing field "latlon (/pos)""#),
-        (#"{"imei":"a/b","pos":"1,2"}"#, "device id \"a/b\" contains /: it must be one topic level (no /, +, # or NUL)"),
+        (#"{"imei":"a/b","pos":"1,2"}"#, "device id \"a/b\" contains /: it must be one topic level (no /, +, #, NUL or other control character)"),
         (#"{"imei":5,"pos":"1,2"}"#, #"field "id (/imei)" must be a string, not a number"#),
         (#"{"imei":"a","pos":"1,2","at":12}"#, #"field "ts (/at)" must be an RFC 3339 string, not a number"#),
         (#"not json"#, "payload is not valid JSON"),

@@ -8,9 +8,8 @@ public enum DeviceIDRules {
         if id.isEmpty { return "the device id is empty" }
         let bytes = id.utf8.count
         if bytes > maxBytes { return "device id is \(bytes) bytes long, at most \(maxBytes) are accepted" }
-        if let bad = id.unicodeScalars.first(where: { $0 == "/" || $0 == "+" || $0 == "#" || $0 == "\u{0}" }) {
-            let shown = bad == "\u{0}" ? "NUL" : String(bad)
-            return "device id \"\(id)\" contains \(shown): it must be one topic level (no /, +, # or NUL)"
+        if let bad = TopicLevel.forbidden(in: id) {
+            return "device id \"\(id)\" contains \(TopicLevel.name(bad)): it must be one topic level (\(TopicLevel.rule))"
         }
         return nil
     }
