@@ -7,6 +7,13 @@ import Testing
 /// gives; what is older than the window, or than a fence's confirmed change, says nothing.
 @Suite("Late samples")
 struct LateSampleTests {
+    /// Every device after a gap in its reports holds a history and a sample: their size is memory
+    /// per device (docs/performance.md).
+    @Test func aHistoryIsSixtyFourBytesAndASampleFortyEight() {
+        #expect(MemoryLayout<SampleHistory>.stride == 64)
+        #expect(MemoryLayout<SampleHistory.Held>.stride == 48)
+    }
+
     /// A truck at 10 m/s, a fix every 5 s, along the east-west line through a 150 m circle: in from
     /// 600 m west, parked at the centre for two minutes, out to 600 m east.
     static let route: [PositionSample] = {
