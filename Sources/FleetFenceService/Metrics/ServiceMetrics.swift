@@ -22,6 +22,7 @@ public final class ServiceMetrics: Sendable {
     private let journalSteps: CoreMetrics.Gauge
     private let journalHeld: CoreMetrics.Gauge
     private let alertDelay: CoreMetrics.Timer
+    private let mqttRefusals: CoreMetrics.Counter
     private let factory: PrometheusMetricsFactory
     private let last = Mutex(ReadModel.Counters())
 
@@ -67,6 +68,7 @@ public final class ServiceMetrics: Sendable {
         journalSteps = CoreMetrics.Gauge(label: "fleetfence_journal_waiting", dimensions: [("kind", "steps")], factory: factory)
         journalHeld = CoreMetrics.Gauge(label: "fleetfence_journal_waiting", dimensions: [("kind", "devices")], factory: factory)
         alertDelay = CoreMetrics.Timer(label: "fleetfence_alert_delay_seconds", factory: factory)
+        mqttRefusals = CoreMetrics.Counter(label: "fleetfence_mqtt_refused_total", factory: factory)
         mqttConnected.record(0)
     }
 
@@ -122,6 +124,11 @@ public final class ServiceMetrics: Sendable {
 
     func journalCommitted(in duration: Duration) {
         journalCommit.recordNanoseconds(Self.nanoseconds(duration))
+    }
+
+    /// A message libmosquitto refused for good (never published).
+    func mqttRefused() {
+        mqttRefusals.increment()
     }
 
     func alertPublished(afterSeconds delay: Double) {

@@ -1,4 +1,5 @@
 import FleetFenceCodecs
+import Logging
 
 /// The topics: alerts, retained state, tour progress, the fence registry, Home Assistant and
 /// OwnTracks messages, published in the order they were committed. The bus queues them for its
@@ -10,6 +11,7 @@ struct MQTTOutput: Output {
     let metrics: ServiceMetrics
     let clock: any ServiceClock
     let outbox: MQTTOutbox
+    let logger: Logger
     /// The journal's last alert id, read after the batch was committed (on the writer's thread).
     let lastAlertID: @Sendable () -> Int64
 
@@ -19,7 +21,18 @@ struct MQTTOutput: Output {
         for step in steps {
             for message in step.messages {
                 let result = bus.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
-                if message.qos > 0, !result.isAccepted { dropped = true }
+                switch result {
+                case let .dropped(.rejected(_, reason)):
+                    // Refused for good (a topic libmosquitto cannot publish): the next start would be
+                    // refused again, so it must not stop the outbox's mark for every message after
+                    // it, as a full backlog does. Said, and counted.
+                    metrics.mqttRefused()
+                    logger.error(
+                        "message refused by libmosquitto, not published",
+                        metadata: ["topic": "\(message.topic)", "reason": "\(reason)"])
+                case .dropped where message.qos > 0: dropped = true
+                default: break
+                }
                 if case let .alert(alert) = message.kind {
                     // One clock read per batch: its alerts leave together.
                     let now = published ?? clock.now

@@ -118,7 +118,7 @@ public final class GeofenceService: Service, Sendable {
         // Data flows one way: message -> core -> effects -> journal -> outputs, each told of the
         // committed steps in order: the topics, the read side (HTTP), the webhooks.
         let outputs: [any Output] = [
-            MQTTOutput(bus: client, layout: layout, metrics: metrics, clock: clock, outbox: outbox) { journal.lastAlertID },
+            MQTTOutput(bus: client, layout: layout, metrics: metrics, clock: clock, outbox: outbox, logger: logger) { journal.lastAlertID },
             readModel, WebhookOutput(webhooks),
         ]
         let metrics = self.metrics
