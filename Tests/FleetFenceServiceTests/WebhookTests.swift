@@ -406,6 +406,24 @@ struct WebhookTests {
         }
     }
 
+    @Test func aCleanStopLetsADeliveryInFlightFinishSoItComesOnce() async throws {
+        // The receiver answers after a second: the stop comes while it is in flight.
+        let receiver = try await WebhookReceiver.start { _, _ in WebhookReceiver.Answer(status: 204, delay: .seconds(1)) }
+        defer { Task { await receiver.stop() } }
+        var options = HarnessOptions.asProcess
+        options.configText = "webhooks:\n  - name: ops\n    url: \(receiver.url)\n"
+        try await withService(options) { h in
+            try await Self.enter(h, "truck-1")
+            _ = await h.waitForAlerts("truck-1", count: 1)
+            #expect(await receiver.waitForRequests(1).count == 1)
+            #expect(await h.service?.terminate() == 0)
+            try await h.startService()
+            // Cancelled at the stop, it was sent again after the start: twice.
+            try await Task.sleep(for: .seconds(2))
+            #expect(receiver.requests.count == 1, "\(receiver.requests.map { $0.headers["fleetfence-delivery"] ?? "" })")
+        }
+    }
+
     @Test func aTimeoutIsRetriedAndA429WaitsForItsRetryAfter() async throws {
         // First too slow for timeout_s, then 429 asking for a second, then accepted.
         let receiver = try await WebhookReceiver.start { _, count in

@@ -42,6 +42,10 @@ final class WebhookWorker: Sendable {
     private let inFlight = Mutex<Set<String>>([])
     let stats = Mutex(Stats())
     private let task = Mutex<Task<Void, Never>?>(nil)
+    /// Set by `stop`: no delivery starts any more.
+    private let draining = Mutex(false)
+    /// How long a stop waits for the deliveries in flight (at most each webhook's `timeout_s`).
+    static let stopGrace = 5.0
 
     var name: String { target.settings.name }
 
@@ -61,9 +65,17 @@ final class WebhookWorker: Sendable {
         task.withLock { $0 = run }
     }
 
-    /// Cancels what is in flight (those rows stay queued and are sent again later, with the same
-    /// `FleetFence-Delivery`) and returns once the worker has ended.
+    /// Starts no more deliveries, lets those in flight finish for up to `stopGrace` seconds (or
+    /// the webhook's `timeout_s`, if shorter), then cancels what is left (those rows stay queued
+    /// and are sent again later, with the same `FleetFence-Delivery`) and returns once the worker
+    /// has ended. Cancelled at once, a delivery the receiver had taken was sent again after a
+    /// clean restart: twice, which only a `kill -9` may cause (docs/webhooks.md "Webhooks").
     func stop() async {
+        draining.withLock { $0 = true }
+        let deadline = ContinuousClock.now + .milliseconds(Int(min(Self.stopGrace, target.settings.timeoutSeconds) * 1_000))
+        while inFlight.withLock({ !$0.isEmpty }), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         let running = task.withLock { task in
             defer { task = nil }
             return task
@@ -85,7 +97,7 @@ final class WebhookWorker: Sendable {
                 var sleep = Self.idleLook
                 var started = false
                 do {
-                    if busy.count < Self.maxInFlight {
+                    if busy.count < Self.maxInFlight, !draining.withLock({ $0 }) {
                         // In-flight rows are due heads too: asked for as many more as there are free slots.
                         let due = try await Self.blocking { [journal, name] in
                             try journal.dueWebhookDeliveries(webhook: name, now: now, limit: Self.maxInFlight)
