@@ -16,6 +16,9 @@ public struct DecodedPosition: Sendable, Hashable {
     /// Heading in degrees [0, 360] as the device sent it; `nil` when absent or out of that range.
     public var heading: Double?
 
+    // Every input's decoder ends here, so the rules of an unknown speed or heading are kept here
+    // alone; the decoders only convert units.
+
     public init(
         lat: Double, lon: Double, timestamp: Double? = nil, accuracy: Double? = nil, speed: Double? = nil,
         heading: Double? = nil
@@ -25,7 +28,7 @@ public struct DecodedPosition: Sendable, Hashable {
         self.timestamp = timestamp
         self.accuracy = accuracy
         self.speed = speed.flatMap { $0 >= 0 && ($0 * 3.6).isFinite ? $0 : nil }
-        self.heading = heading
+        self.heading = heading.flatMap { (0...360).contains($0) ? $0 : nil }
     }
 
     /// The engine's sample, taking `arrival` as event time when the payload had no `ts`.

@@ -13,8 +13,8 @@ enum PositionValidator {
             let ts = try time(f.ts, key: .ts)
             let (accKey, accValue) = f.acc.map { (PositionKey.acc, $0) } ?? (.gpsAccuracy, f.gpsAccuracy)
             let acc = try accuracy(accValue, key: accKey)
-            let spd = try optionalNumber(f.spd, key: .spd).flatMap { $0 >= 0 ? $0 : nil }
-            let hdg = try optionalNumber(f.hdg, key: .hdg).flatMap { (0...360).contains($0) ? $0 : nil }
+            let spd = try optionalNumber(f.spd, key: .spd)
+            let hdg = try optionalNumber(f.hdg, key: .hdg)
             return .success(DecodedPosition(
                 lat: lat, lon: lon, timestamp: ts, accuracy: acc, speed: spd, heading: hdg
             ))
@@ -55,9 +55,8 @@ enum PositionValidator {
             let ts = try time(f.tst, key: .tst)
             let acc = try accuracy(f.acc, key: .acc)
             // Apps' extras, never a reason to lose the position: anything but a number is unknown.
-            let speed = finite(f.vel).flatMap { $0 >= 0 ? $0 / 3.6 : nil }
-            let heading = finite(f.cog).flatMap { (0...360).contains($0) ? $0 : nil }
-            return .success(DecodedPosition(lat: lat, lon: lon, timestamp: ts, accuracy: acc, speed: speed, heading: heading))
+            return .success(DecodedPosition(
+                lat: lat, lon: lon, timestamp: ts, accuracy: acc, speed: finite(f.vel).map { $0 / 3.6 }, heading: finite(f.cog)))
         } catch {
             return .failure(error)
         }

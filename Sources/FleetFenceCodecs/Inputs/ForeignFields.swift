@@ -53,19 +53,11 @@ enum ForeignFields {
         return zeroIsUnknown && acc == 0 ? nil : acc
     }
 
-    /// An optional speed converted to m/s by `factor`; negative reads as unknown, as natively.
+    /// An optional speed converted to m/s by `factor` (a negative one is unknown: `DecodedPosition`).
     static func speed(
         _ value: JSONValue?, field: String, factor: Double, numericStrings: Bool = false
     ) throws(PositionRejection) -> Double? {
-        guard let speed = try optionalNumber(value, field: field, numericStrings: numericStrings), speed >= 0 else {
-            return nil
-        }
-        return speed * factor
-    }
-
-    /// An optional heading; outside [0, 360] reads as unknown, as natively.
-    static func heading(_ value: JSONValue?, field: String, numericStrings: Bool = false) throws(PositionRejection) -> Double? {
-        try optionalNumber(value, field: field, numericStrings: numericStrings).flatMap { (0...360).contains($0) ? $0 : nil }
+        try optionalNumber(value, field: field, numericStrings: numericStrings).map { $0 * factor }
     }
 
     /// Absent or null is `nil`; any other non-number a type error.

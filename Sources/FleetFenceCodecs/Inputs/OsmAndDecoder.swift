@@ -21,7 +21,7 @@ public enum OsmAndDecoder {
             let lon = try ForeignFields.coordinate(value("lon"), field: "lon", limit: 180, numericStrings: true)
             let ts = try timestamp(value("timestamp"), field: "timestamp")
             let speed = try ForeignFields.speed(value("speed"), field: "speed", factor: SpeedUnit.knots.factor, numericStrings: true)
-            let bearing = try ForeignFields.heading(value("bearing") ?? value("heading"), field: "bearing", numericStrings: true)
+            let bearing = try ForeignFields.optionalNumber(value("bearing") ?? value("heading"), field: "bearing", numericStrings: true)
             let acc = try ForeignFields.accuracy(value("accuracy"), field: "accuracy", numericStrings: true)
             return .success(ForeignPosition(
                 device: id, position: DecodedPosition(lat: lat, lon: lon, timestamp: ts, accuracy: acc, speed: speed, heading: bearing)))
@@ -43,7 +43,7 @@ public enum OsmAndDecoder {
                 let ts = try timestamp(location["timestamp"], field: "location.timestamp")
                 let acc = try ForeignFields.accuracy(coords["accuracy"], field: "location.coords.accuracy")
                 let speed = try ForeignFields.speed(coords["speed"], field: "location.coords.speed", factor: 1)
-                let heading = try ForeignFields.heading(coords["heading"], field: "location.coords.heading")
+                let heading = try ForeignFields.optionalNumber(coords["heading"], field: "location.coords.heading")
                 return .success(ForeignPosition(
                     device: id,
                     position: DecodedPosition(lat: lat, lon: lon, timestamp: ts, accuracy: acc, speed: speed, heading: heading)))

@@ -26,7 +26,7 @@ public enum TraccarPositionDecoder {
             let ts = try ForeignFields.time(position["fixTime"], field: "position.fixTime", unit: .milliseconds)
             let acc = try ForeignFields.accuracy(position["accuracy"], field: "position.accuracy", zeroIsUnknown: true)
             let speed = try ForeignFields.speed(position["speed"], field: "position.speed", factor: SpeedUnit.knots.factor)
-            let course = try ForeignFields.heading(position["course"], field: "position.course")
+            let course = try ForeignFields.optionalNumber(position["course"], field: "position.course")
             return .success(ForeignPosition(
                 device: id,
                 position: DecodedPosition(lat: lat, lon: lon, timestamp: ts, accuracy: acc, speed: speed, heading: course)))
