@@ -44,7 +44,7 @@ public enum FenceDecodingError: Error, Sendable, Hashable, CustomStringConvertib
         case let .idMismatch(topic, payload): "id \"\(payload)\" differs from the topic's fence id \"\(topic)\""
         case let .conflictingIDs(feature, properties):
             "feature id \"\(feature)\" differs from properties.id \"\(properties)\""
-        case let .invalidID(id): "fence id \"\(id)\" contains \(TopicLevel.forbidden(in: id).map(TopicLevel.name) ?? "?"): it must be one topic level (\(TopicLevel.rule))"
+        case let .invalidID(id): TopicLevel.problem(id, kind: "fence id") ?? "fence id \"\(id)\" cannot be a topic level"
         case .bothShapes: "give one shape: a circle (lat, lon, radius), a polygon or a geometry"
         case .noShape: "no shape: give lat, lon and radius for a circle, polygon, or a GeoJSON geometry"
         case let .keyNotForShape(key, shape): "\(key) does not belong to a \(shape) (radius is a Point's, buffer_m a LineString's)"

@@ -13,15 +13,17 @@ public enum TopicLevel {
         }
     }
 
+    /// Why `id`, an id of `kind` ("device id", "fence id"), cannot be a topic level, or `nil`.
+    public static func problem(_ id: String, kind: String) -> String? {
+        forbidden(in: id).map { "\(kind) \"\(id)\" contains \(name($0)): it must be one topic level (no /, +, #, NUL or other control character)" }
+    }
+
     /// `scalar` as a reason shows it: itself when printable, else NUL or its code point.
-    public static func name(_ scalar: Unicode.Scalar) -> String {
+    private static func name(_ scalar: Unicode.Scalar) -> String {
         if scalar == "/" || scalar == "+" || scalar == "#" { return String(scalar) }
         if scalar.value == 0 { return "NUL" }
         return "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
     }
-
-    /// What a topic level may not hold, for reasons.
-    public static let rule = "no /, +, #, NUL or other control character"
 }
 
 extension String {

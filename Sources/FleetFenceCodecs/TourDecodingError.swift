@@ -19,7 +19,7 @@ public enum TourDecodingError: Error, Sendable, Hashable, CustomStringConvertibl
         case let .missingField(field): "missing field \"\(field)\""
         case let .wrongType(field, expected, got): "field \"\(field)\" must be \(expected), not \(got)"
         case let .idMismatch(topic, payload): "id \"\(payload)\" differs from the topic's tour id \"\(topic)\""
-        case let .invalidID(id): "id \"\(id)\" contains \(TopicLevel.forbidden(in: id).map(TopicLevel.name) ?? "?"): it must be one topic level (\(TopicLevel.rule))"
+        case let .invalidID(id): TopicLevel.problem(id, kind: "id") ?? "id \"\(id)\" cannot be a topic level"
         }
     }
 }

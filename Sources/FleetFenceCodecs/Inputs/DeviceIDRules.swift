@@ -8,9 +8,6 @@ public enum DeviceIDRules {
         if id.isEmpty { return "the device id is empty" }
         let bytes = id.utf8.count
         if bytes > maxBytes { return "device id is \(bytes) bytes long, at most \(maxBytes) are accepted" }
-        if let bad = TopicLevel.forbidden(in: id) {
-            return "device id \"\(id)\" contains \(TopicLevel.name(bad)): it must be one topic level (\(TopicLevel.rule))"
-        }
-        return nil
+        return TopicLevel.problem(id, kind: "device id")
     }
 }
