@@ -39,6 +39,30 @@ struct ServiceLateSamplesTests {
         }
     }
 
+    /// A tracker's very first message may be its live fix, its backlog behind it (a truck switched
+    /// on out of coverage): merged as the backlog of any other device.
+    @Test func aBacklogBehindADevicesFirstMessageIsMerged() async throws {
+        var reference: [Alert] = []
+        try await withService { h in
+            for sample in Self.visit { try await h.position("in-order", north: sample.north, ts: sample.ts) }
+            reference = await h.waitForAlerts("in-order", count: 2)
+        }
+        try await withService { h in
+            let live = Self.visit.count - 1
+            try await h.position("switched-on", north: Self.visit[live].north, ts: Self.visit[live].ts)
+            for sample in Self.visit[..<live].reversed() {
+                try await h.position("switched-on", north: sample.north, ts: sample.ts)
+            }
+            try await h.position("switched-on", north: 900, ts: Self.visit[live].ts + 5)
+            let merged = await h.waitForAlerts("switched-on", count: 2)
+            #expect(merged.map(\.event) == reference.map(\.event))
+            #expect(merged.map { $0.json.string("at") } == reference.map { $0.json.string("at") })
+            #expect(merged.map { $0.json.string("confirmed_at") } == reference.map { $0.json.string("confirmed_at") })
+            #expect(merged.map(\.seq) == [1, 2])
+            #expect(await h.waitForLog("late=\(live) too_late=0"), "merges counted in the stats line")
+        }
+    }
+
     /// The backlog newest first, and then nothing: merged once the device has been quiet for
     /// `silent_confirm_s` (the harness's 30 s, on the service's clock).
     @Test func aBacklogNewestFirstIsMergedOnceTheDeviceIsQuiet() async throws {

@@ -271,6 +271,65 @@ struct LateSampleTests {
         #expect(h.outcomes.last?.status == .tooLate)
     }
 
+    /// A tracker's very first message may be its live fix with its backlog behind it. The first fix
+    /// is held at no cost (`DeviceTable.firstSampleHeld`) and merged with the backlog as an upload
+    /// oldest first gives: the backlog's oldest fix is the device's first sight. Gaps: the whole
+    /// visit, the drive in to the live fix parked inside (first sight inside is silent: without the
+    /// merge it had no enter), and into the stay.
+    @Test(arguments: [0..<44, 0..<12, 0..<30, 0..<3], [false, true])
+    func aBacklogBehindADevicesFirstFixGivesTheAlertsOfAnUploadOldestFirst(gap: Range<Int>, newestFirst: Bool) throws {
+        let route = Self.route
+        let backlog = Array(route[gap])
+        let firstFixLive = [route[gap.upperBound]] + (newestFirst ? backlog.reversed() : backlog)
+            + Array(route[(gap.upperBound + 1)...])
+        let expected = try Self.run(route).alerts
+        #expect(events(expected).first == "enter yard")
+        let merged = try Self.run(firstFixLive)
+        #expect(merged.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init))
+        #expect(merged.engine.counters.late == gap.count)
+        #expect(merged.engine.counters.tooLate == 0)
+    }
+
+    /// The backlog's oldest fix is the device's first sight, silent when inside (rule 3): a device
+    /// switched on parked in the yard, its first message sent after it drove out, has no enter (its
+    /// dwell counts from its first sight).
+    @Test(arguments: [false, true])
+    func theOldestFixOfABacklogBehindAFirstFixIsFirstSight(newestFirst: Bool) throws {
+        let route = Array(Self.route[12...])
+        let backlog = Array(route[..<30])
+        let expected = try Self.run(route).alerts
+        #expect(events(expected) == ["dwell yard", "exit yard"])
+        let merged = try Self.run([route[30]] + (newestFirst ? backlog.reversed() : backlog) + route[31...])
+        #expect(merged.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init))
+    }
+
+    /// The first fix is held in the device's columns: no history until a late sample comes. A next
+    /// fix within `gapSeconds` (a steady stream) ends the hold; one after a gap starts a history
+    /// from the first fix, so a backlog may still come behind both.
+    @Test(arguments: [2.0, 30.0])
+    func aFirstFixIsHeldWithoutAHistoryUntilABacklogMayNeedIt(next: Double) throws {
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed([at(0, t: T0)])
+        #expect(h.engine.devices.history[0] == DeviceTable.firstSampleHeld)
+        #expect(h.engine.histories.items.isEmpty)
+        h.feed([at(0, t: T0 + next)])
+        let steady = next <= GeofenceEngine.gapSeconds
+        #expect(h.engine.devices.history[0] == (steady ? -1 : 0))
+        h.feed([at(-400, t: T0 - 30), at(-400, t: T0 - 20)])
+        #expect(h.outcomes.suffix(2).map(\.status) == (steady ? [.tooLate, .tooLate] : [.late, .late]))
+        h.feed([at(0, t: T0 + next + 30)])
+        h.tick(T0 + next + 60)
+        #expect(events(h.alerts) == (steady ? [] : ["enter yard"]))
+    }
+
+    /// `late_window_s: 0`, the older rule: nothing is held, a first fix neither.
+    @Test func aLateSampleBehindAFirstFixWithWindowZeroIsStale() throws {
+        var h = try Harness(settings: GeofenceSettings(lateWindowSeconds: 0), [circle("yard", radius: 150)])
+        h.feed([at(0, t: T0), at(-400, t: T0 - 30)])
+        #expect(h.engine.devices.history[0] == -1)
+        #expect(h.outcomes.map(\.status) == [.accepted, .stale])
+    }
+
     /// What identifies an alert for these comparisons.
     struct Fingerprint: Equatable, CustomStringConvertible {
         let event: String, fence: String, at: Double, confirmedAt: Double, seq: UInt64, lat: Double, lon: Double

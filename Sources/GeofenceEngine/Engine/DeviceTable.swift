@@ -24,8 +24,21 @@ struct DeviceTable: Sendable {
     /// Whether the slot holds a device (false once forgotten, until reused).
     var live: [Bool] = []
     /// The device's place in the engine's `SampleHistories`, or -1 while it holds no samples for
-    /// merging late ones (docs/rules.md "Late samples").
+    /// merging late ones (docs/rules.md "Late samples"), or `firstSampleHeld`.
     var history: [Int32] = []
+    /// The accuracy and speed (NaN: unknown) of the device's first accurate sample, read only while
+    /// `history` is `firstSampleHeld`.
+    var firstFix: [FirstFix] = []
+
+    /// In `history`: the device's only judged sample is its first, held at no cost. The regions
+    /// before it were empty, and it is the anchor columns with `firstFix`: a history is made of it
+    /// only if a late sample comes (a million devices seen once hold nothing more).
+    static let firstSampleHeld: Int32 = -2
+
+    struct FirstFix: Sendable {
+        var accuracy: Float
+        var speed: Float
+    }
 
     var count: Int { index.count }
 
@@ -61,6 +74,7 @@ struct DeviceTable: Sendable {
             groupsVersion[i] = .max
             live[i] = true
             history[i] = -1
+            firstFix[i] = FirstFix(accuracy: .nan, speed: .nan)
         } else {
             slot = Int32(ids.count)
             ids.append(key.string)
@@ -76,6 +90,7 @@ struct DeviceTable: Sendable {
             groupsVersion.append(.max)
             live.append(true)
             history.append(-1)
+            firstFix.append(FirstFix(accuracy: .nan, speed: .nan))
         }
         index.insert(key, at: slot)
         return DeviceHandle(slot: slot)

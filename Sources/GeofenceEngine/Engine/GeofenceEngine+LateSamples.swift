@@ -8,7 +8,7 @@ extension GeofenceEngine {
     /// the sample ends a gap in its reports, after which a backlog may follow. A steady stream
     /// holds nothing: holding every sample cost the engine 2.5 times its time per sample
     /// (engine-bench, 1,000 fences: 3.4 M against 8.4 M positions/s).
-    /// A device's first sample holds nothing either: a million devices seen once would each hold one.
+    /// A device's first sample is held at no cost instead (`holdFirstSample`).
     func willHold(_ sample: PositionSample, previousLatest: Double, device: Int) -> Bool {
         settings.lateWindowSeconds > 0
             && (devices.history[device] >= 0
@@ -32,6 +32,10 @@ extension GeofenceEngine {
         alerted: ArraySlice<Transition>, previousLatest: Double, device: Int
     ) {
         let gap = sample.timestamp - previousLatest > Self.gapSeconds
+        // A first sample held starts the history: a backlog may still come behind it. The anchor
+        // columns are this sample's already; `anchor` is the first.
+        let fromFirst = devices.history[device] == DeviceTable.firstSampleHeld
+        if fromFirst, let anchor { devices.history[device] = addHistory(ofFirstSample: device, at: anchor) }
         let index = devices.history[device]
         var history = index >= 0 ? histories.take(index) : SampleHistory()
         if index >= 0, history.epoch == fenceEpoch, !gap, !history.merging, history.held.count >= settings.heldSamples {
@@ -40,7 +44,7 @@ extension GeofenceEngine {
             devices.history[device] = -1
             return
         }
-        if index < 0 || history.epoch != fenceEpoch || (gap && !history.merging) {
+        if index < 0 || history.epoch != fenceEpoch || (gap && !history.merging && !fromFirst) {
             // A new gap, or snapshots from before a fence was removed or reassigned (their slots may
             // name other fences now): merging starts again from here. Samples older than the
             // device's latest before this one were judged into its regions already.
@@ -62,6 +66,39 @@ extension GeofenceEngine {
         }
     }
 
+    /// A device's first sample, when it alerted nothing (first sight is silent): a tracker's first
+    /// message may be its live fix with a backlog behind it. Holding it as a history cost engine-bench
+    /// 15-30% and every device seen once 155 bytes; it is already the device's anchor (place and
+    /// time) and its regions before it were empty, so only its accuracy and speed are kept, and a
+    /// history is made of it when a late sample comes, or a sample after a gap.
+    mutating func holdFirstSample(_ sample: PositionSample, device: Int) {
+        devices.history[device] = DeviceTable.firstSampleHeld
+        devices.firstFix[device] = DeviceTable.FirstFix(
+            accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan)
+    }
+
+    /// The device's history for a late sample: its place in `histories`, made of its first sample
+    /// if that is what it holds; nil when it holds nothing.
+    private mutating func heldHistory(of device: Int) -> Int32? {
+        let index = devices.history[device]
+        guard index == DeviceTable.firstSampleHeld else { return index >= 0 ? index : nil }
+        let first = (devices.anchorTime[device], devices.anchorLat[device], devices.anchorLon[device])
+        devices.history[device] = addHistory(ofFirstSample: device, at: first)
+        return devices.history[device]
+    }
+
+    /// A history of the device's first sample, at `first` (time, lat, lon), added to `histories`.
+    private mutating func addHistory(ofFirstSample device: Int, at first: (Double, Double, Double)) -> Int32 {
+        let fix = devices.firstFix[device]
+        var history = SampleHistory()
+        history.epoch = fenceEpoch
+        // Nothing judged before it: `floor` stays -infinity, and a merge judges the oldest held
+        // sample as first sight.
+        history.held = [SampleHistory.Held(
+            timestamp: first.0, lat: first.1, lon: first.2, accuracy: fix.accuracy, speed: fix.speed, before: [])]
+        return histories.add(history)
+    }
+
     /// The alerts of fences (not tours' events) as marks for the history.
     private func marks(_ transitions: some Sequence<Transition>) -> [SampleHistory.AlertMark] {
         transitions.compactMap { transition in
@@ -73,7 +110,11 @@ extension GeofenceEngine {
     /// Marks a fence confirmed by silence after the device's newest held sample.
     mutating func markAlerted(fence slot: Int32, at confirmedAt: Double, device: Int32) {
         let index = devices.history[Int(device)]
-        guard index >= 0 else { return }
+        guard index >= 0 else {
+            // A first sample held says nothing of what came after it: it is held no more.
+            if index == DeviceTable.firstSampleHeld { devices.history[Int(device)] = -1 }
+            return
+        }
         histories.markAlerted(index, SampleHistory.AlertMark(fence: slot, confirmedAt: confirmedAt))
     }
 
@@ -99,8 +140,7 @@ extension GeofenceEngine {
         }
         // Nothing held to merge with (a steady stream, a restart, a fence removed since), or older
         // than what is held.
-        let index = devices.history[device]
-        guard index >= 0 else {
+        guard let index = heldHistory(of: device) else {
             counters.tooLate += 1
             return SampleOutcome(status: .tooLate)
         }
@@ -192,7 +232,11 @@ extension GeofenceEngine {
             let first = replayed.endIndex
             let sample = history.held[position].sample
             enteredScratch.removeAll(keepingCapacity: true)
+            // The oldest of a device's first samples is its first sight (silent, rule 3).
+            let knownGeneration = devices.knownGeneration[device]
+            if position == 0, history.startsAtFirstSight { devices.knownGeneration[device] = 0 }
             evaluate(&replay, sample: sample, arrival: arrival, anchor: anchor, &outcome, &replayed)
+            devices.knownGeneration[device] = knownGeneration
             // What it says of settled fences was alerted already.
             let own = replayed[first...].filter { !settledIDs.contains(ExactID($0.fenceID)) }
             dropped += replayed.count - first - own.count

@@ -70,7 +70,12 @@ extension GeofenceEngine {
         if holding {
             hold(
                 sample, before: before, anchor: anchor, alerted: transitions[firstNewTransition...],
-                previousLatest: previousLatest, device: device)
+                previousLatest: outcome.firstSight ? -.infinity : previousLatest, device: device)
+        } else if outcome.firstSight, settings.lateWindowSeconds > 0, transitions.endIndex == firstNewTransition {
+            holdFirstSample(sample, device: device)
+        } else if devices.history[device] == DeviceTable.firstSampleHeld {
+            // No backlog came behind the first sample, and the device reports steadily: it holds nothing.
+            devices.history[device] = -1
         }
         return outcome
     }

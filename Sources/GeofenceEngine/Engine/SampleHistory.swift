@@ -53,6 +53,8 @@ struct SampleHistory: Sendable {
     /// since makes them unusable (their slots may name other fences now).
     var epoch: UInt32 = 0
     var isOpen: Bool { openSince.isFinite }
+    /// Nothing was judged before `held[0]`: the device's first sample, or a late one before it.
+    var startsAtFirstSight: Bool { floor == -.infinity }
 
     /// Appends the device's newest sample. `anchor`: the device's accurate sample before it.
     mutating func append(_ sample: Held, capacity: Int, window: Double, anchor: (Double, Double, Double)?) {
