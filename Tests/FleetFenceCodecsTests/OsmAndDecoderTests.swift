@@ -28,6 +28,18 @@ struct OsmAndDecoderTests {
         #expect(none.position.timestamp == nil)
     }
 
+    /// URL templates (GPSLogger's "custom URL") leave a placeholder empty when the phone has no value.
+    @Test func emptyMeasurementsAreUnknown() throws {
+        let decoded = try OsmAndDecoder.decode(
+            parameters: Self.parameters("id=p&lat=1&lon=2&timestamp=1795600000&speed=&bearing=&accuracy=")
+        ).get()
+        #expect(decoded.position == DecodedPosition(lat: 1, lon: 2, timestamp: 1_795_600_000, accuracy: nil, speed: nil, heading: nil))
+        #expect(try OsmAndDecoder.decode(parameters: Self.parameters("id=p&lat=1&lon=2&heading=")).get().position.heading == nil)
+        // What a position cannot be without stays required.
+        #expect(OsmAndDecoder.decode(parameters: Self.parameters("id=p&lat=&lon=2")).isFailure)
+        #expect(OsmAndDecoder.decode(parameters: Self.parameters("id=p&lat=1&lon=2&timestamp=")).isFailure)
+    }
+
     @Test("bad parameters are rejected with a reason", arguments: [
         ("lat=1&lon=2", #"missing field "deviceid""#),
         ("id=p&lon=2", #"missing field "lat""#),

@@ -3,13 +3,17 @@
 public enum OsmAndDecoder {
     /// Parameters read; others (`altitude`, `batt`, `hdop`...) are ignored, as Traccar does.
     static let known: Set<String> = ["id", "deviceid", "lat", "lon", "timestamp", "speed", "bearing", "heading", "accuracy"]
+    /// Measurements a client may send empty when it has none (URL templates such as GPSLogger's
+    /// fill a placeholder with nothing): read as unknown, never a reason to refuse the position.
+    static let blankMeansUnknown: Set<String> = ["speed", "bearing", "heading", "accuracy"]
 
     /// `id` (or `deviceid`), `lat`, `lon`, `timestamp` (epoch seconds or ISO 8601), `speed` (knots),
-    /// `bearing`, `accuracy` (metres).
+    /// `bearing`, `accuracy` (metres); the last three may be empty.
     public static func decode(parameters: [(name: String, value: String)]) -> Result<ForeignPosition, PositionRejection> {
         do throws(PositionRejection) {
             var values: [String: String] = [:]
             for (name, value) in parameters where known.contains(name) {
+                if value.isEmpty, blankMeansUnknown.contains(name) { continue }
                 guard values[name] == nil else { throw .repeatedField(name) }
                 values[name] = value
             }
