@@ -330,6 +330,37 @@ struct LateSampleTests {
         #expect(h.outcomes.map(\.status) == [.accepted, .stale])
     }
 
+    /// Coverage lost inside the yard before its dwell; out of coverage the truck left and came back;
+    /// the live fix, inside, alerts the first stay's dwell. A dwell changes no state, so the backlog
+    /// behind it still gives the exit, the enter and the second stay's dwell with their true times
+    /// (it gave nothing: the dwell settled the fence); the first stay's dwell is not repeated.
+    @Test(arguments: [false, true])
+    func aDwellAtTheLiveFixLeavesTheBacklogsExitAndReturnToBeMerged(newestFirst: Bool) throws {
+        let covered = [at(-600, t: T0), at(0, t: T0 + 10), at(0, t: T0 + 20), at(0, t: T0 + 30)]
+        let backlog = [0.0, 0, -600, -600, -600, -600, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0].enumerated().map { k, x in
+            at(x, t: T0 + 40 + 10 * Double(k))
+        }
+        let live = at(0, t: T0 + 300)
+        func key(_ t: Transition) -> String { "\(t.event.rawValue) at \(t.at - T0) confirmed \(t.confirmedAt - T0)" }
+        let expected = try Self.run(covered + backlog + [live]).alerts
+        #expect(events(expected) == ["enter yard", "exit yard", "enter yard", "dwell yard"])
+        let merged = try Self.run(covered + [live] + (newestFirst ? backlog.reversed() : backlog))
+        #expect(events(merged.alerts) == ["enter yard", "dwell yard", "exit yard", "enter yard", "dwell yard"])
+        #expect(merged.alerts.first.map(key) == expected.first.map(key))
+        #expect(merged.alerts.dropFirst(2).map(key) == expected.dropFirst().map(key))
+        #expect(merged.alerts.map(\.seq) == [1, 2, 3, 4, 5])
+        #expect(merged.engine.insideFences(of: "truck-7") == ["yard"])
+    }
+
+    /// A backlog that stayed inside, behind a live fix that alerted the stay's dwell: no second dwell.
+    @Test func aStaysDwellAlertedAtTheLiveFixIsNotRepeatedByItsBacklog() throws {
+        let covered = [at(-600, t: T0), at(0, t: T0 + 10), at(0, t: T0 + 20), at(0, t: T0 + 30)]
+        let backlog = (0..<20).map { at(0, t: T0 + 40 + 10 * Double($0)) }
+        let merged = try Self.run(covered + [at(0, t: T0 + 300)] + backlog.reversed())
+        #expect(events(merged.alerts) == ["enter yard", "dwell yard"])
+        #expect(merged.engine.counters.late == 20)
+    }
+
     /// What identifies an alert for these comparisons.
     struct Fingerprint: Equatable, CustomStringConvertible {
         let event: String, fence: String, at: Double, confirmedAt: Double, seq: UInt64, lat: Double, lon: Double

@@ -103,7 +103,8 @@ extension GeofenceEngine {
     private func marks(_ transitions: some Sequence<Transition>) -> [SampleHistory.AlertMark] {
         transitions.compactMap { transition in
             guard transition.tourID == nil, let slot = slotsByFenceID[ExactID(transition.fenceID)] else { return nil }
-            return SampleHistory.AlertMark(fence: slot, confirmedAt: transition.confirmedAt)
+            return SampleHistory.AlertMark(
+                fence: slot, confirmedAt: transition.confirmedAt, stay: transition.event == .dwell ? transition.at : .nan)
         }
     }
 
@@ -211,8 +212,11 @@ extension GeofenceEngine {
         // Silence after the backlog counts from its last fix's arrival.
         current.lastArrival = max(current.lastArrival, history.lastLateArrival)
         let original = current.entries
-        // Fences a sample at or after the backlog's oldest already alerted: it says nothing for them.
+        // Fences a sample at or after the backlog's oldest already changed: it says nothing for them.
+        // A dwell changed nothing: the backlog may still have left and come back, and only that
+        // stay's dwell is not given again.
         let settled = history.fencesAlerted(after: since)
+        let dwelt = history.dwellsAlerted(after: since)
         let settledIDs = Set(settled.compactMap { fenceSlots[Int($0)].map { ExactID($0.id) } })
         let settledSlots = Set(settled)
 
@@ -237,8 +241,14 @@ extension GeofenceEngine {
             if position == 0, history.startsAtFirstSight { devices.knownGeneration[device] = 0 }
             evaluate(&replay, sample: sample, arrival: arrival, anchor: anchor, &outcome, &replayed)
             devices.knownGeneration[device] = knownGeneration
-            // What it says of settled fences was alerted already.
-            let own = replayed[first...].filter { !settledIDs.contains(ExactID($0.fenceID)) }
+            // What it says of settled fences, and a dwell of a stay, was alerted already.
+            let own = replayed[first...].filter { transition in
+                guard !settledIDs.contains(ExactID(transition.fenceID)) else { return false }
+                guard transition.event == .dwell, !dwelt.isEmpty, let slot = slotsByFenceID[ExactID(transition.fenceID)] else {
+                    return true
+                }
+                return !dwelt.contains(SampleHistory.Dwell(fence: slot, stay: transition.at))
+            }
             dropped += replayed.count - first - own.count
             replayed.replaceSubrange(first..., with: own)
             enteredScratch.removeAll { settledSlots.contains($0.fenceSlot) }
