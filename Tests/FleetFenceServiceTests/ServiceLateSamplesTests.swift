@@ -13,6 +13,16 @@ struct ServiceLateSamplesTests {
         (500, T + 11), (600, T + 12), (700, T + 13), (800, T + 14), (900, T + 20),
     ]
 
+    /// The merged alerts are those of the fixes uploaded oldest first: kinds, times and numbering.
+    static func expect(_ merged: [Alert], asUploadedOldestFirst reference: [Alert], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(merged.map(\.event) == reference.map(\.event), sourceLocation: sourceLocation)
+        #expect(merged.map { $0.json.string("at") } == reference.map { $0.json.string("at") }, sourceLocation: sourceLocation)
+        #expect(
+            merged.map { $0.json.string("confirmed_at") } == reference.map { $0.json.string("confirmed_at") },
+            sourceLocation: sourceLocation)
+        #expect(merged.map(\.seq) == reference.indices.map { $0 + 1 }, sourceLocation: sourceLocation)
+    }
+
     @Test func aBacklogAfterItsLiveFixGivesTheAlertsOfAnUploadOldestFirst() async throws {
         var reference: [Alert] = []
         try await withService { h in
@@ -28,10 +38,7 @@ struct ServiceLateSamplesTests {
             // The backlog is merged once it has ended: here the tracker's next live fix ends it.
             try await h.position("live-first", north: 900, ts: Self.visit[live].ts + 5)
             let merged = await h.waitForAlerts("live-first", count: 2)
-            #expect(merged.map(\.event) == reference.map(\.event))
-            #expect(merged.map { $0.json.string("at") } == reference.map { $0.json.string("at") })
-            #expect(merged.map { $0.json.string("confirmed_at") } == reference.map { $0.json.string("confirmed_at") })
-            #expect(merged.map(\.seq) == [1, 2])
+            Self.expect(merged, asUploadedOldestFirst: reference)
             // The retained state keeps the newest sample, outside.
             let state = try await h.retained("fleetfence/state/live-first")
             #expect(state.last.flatMap { JSONObject($0.payload) }?.strings("inside") == [])
@@ -55,10 +62,7 @@ struct ServiceLateSamplesTests {
             }
             try await h.position("switched-on", north: 900, ts: Self.visit[live].ts + 5)
             let merged = await h.waitForAlerts("switched-on", count: 2)
-            #expect(merged.map(\.event) == reference.map(\.event))
-            #expect(merged.map { $0.json.string("at") } == reference.map { $0.json.string("at") })
-            #expect(merged.map { $0.json.string("confirmed_at") } == reference.map { $0.json.string("confirmed_at") })
-            #expect(merged.map(\.seq) == [1, 2])
+            Self.expect(merged, asUploadedOldestFirst: reference)
             #expect(await h.waitForLog("late=\(live) too_late=0"), "merges counted in the stats line")
         }
     }
@@ -85,10 +89,7 @@ struct ServiceLateSamplesTests {
             #expect(h.alerts("newest-first").isEmpty, "quiet for less than silent_confirm_s: the backlog may go on")
             try await h.advance(by: 2)
             let merged = await h.waitForAlerts("newest-first", count: 2)
-            #expect(merged.map(\.event) == reference.map(\.event))
-            #expect(merged.map { $0.json.string("at") } == reference.map { $0.json.string("at") })
-            #expect(merged.map { $0.json.string("confirmed_at") } == reference.map { $0.json.string("confirmed_at") })
-            #expect(merged.map(\.seq) == [1, 2])
+            Self.expect(merged, asUploadedOldestFirst: reference)
         }
     }
 
