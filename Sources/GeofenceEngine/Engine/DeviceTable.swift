@@ -26,18 +26,25 @@ struct DeviceTable: Sendable {
     /// The device's place in the engine's `SampleHistories`, or -1 while it holds no samples for
     /// merging late ones (docs/rules.md "Late samples"), or `firstSampleHeld`.
     var history: [Int32] = []
-    /// The accuracy and speed (NaN: unknown) of the device's first accurate sample, read only while
-    /// `history` is `firstSampleHeld`.
+    /// The accuracy and speed of the device's first accurate sample, read only while `history` is
+    /// `firstSampleHeld`.
     var firstFix: [FirstFix] = []
 
     /// In `history`: the device's only judged sample is its first, held at no cost. The regions
     /// before it were empty, and it is the anchor columns with `firstFix`: a history is made of it
-    /// only if a late sample comes (a million devices seen once hold nothing more).
+    /// only if a late sample comes (a million devices seen once hold nothing more). It alerted
+    /// nothing and left no change pending (first sight is silent), so nothing confirmed since
+    /// needs marking on it.
     static let firstSampleHeld: Int32 = -2
 
+    /// 12 bytes a device.
     struct FirstFix: Sendable {
+        /// NaN: unknown.
         var accuracy: Float
         var speed: Float
+        /// The engine's fence epoch at the sample: a fence removed or reassigned since voids it,
+        /// as it voids a history.
+        var epoch: UInt32
     }
 
     var count: Int { index.count }
@@ -74,7 +81,7 @@ struct DeviceTable: Sendable {
             groupsVersion[i] = .max
             live[i] = true
             history[i] = -1
-            firstFix[i] = FirstFix(accuracy: .nan, speed: .nan)
+            firstFix[i] = FirstFix(accuracy: .nan, speed: .nan, epoch: 0)
         } else {
             slot = Int32(ids.count)
             ids.append(key.string)
@@ -90,7 +97,7 @@ struct DeviceTable: Sendable {
             groupsVersion.append(.max)
             live.append(true)
             history.append(-1)
-            firstFix.append(FirstFix(accuracy: .nan, speed: .nan))
+            firstFix.append(FirstFix(accuracy: .nan, speed: .nan, epoch: 0))
         }
         index.insert(key, at: slot)
         return DeviceHandle(slot: slot)

@@ -34,8 +34,10 @@ extension GeofenceEngine {
         let gap = sample.timestamp - previousLatest > Self.gapSeconds
         // A first sample held starts the history: a backlog may still come behind it. The anchor
         // columns are this sample's already; `anchor` is the first.
-        let fromFirst = devices.history[device] == DeviceTable.firstSampleHeld
-        if fromFirst, let anchor { devices.history[device] = addHistory(ofFirstSample: device, at: anchor) }
+        var fromFirst = false
+        if devices.history[device] == DeviceTable.firstSampleHeld, let anchor {
+            fromFirst = historyOfFirstSample(device, at: anchor) != nil
+        }
         let index = devices.history[device]
         var history = index >= 0 ? histories.take(index) : SampleHistory()
         if index >= 0, history.epoch == fenceEpoch, !gap, !history.merging, history.held.count >= settings.heldSamples {
@@ -74,7 +76,8 @@ extension GeofenceEngine {
     mutating func holdFirstSample(_ sample: PositionSample, device: Int) {
         devices.history[device] = DeviceTable.firstSampleHeld
         devices.firstFix[device] = DeviceTable.FirstFix(
-            accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan)
+            accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan,
+            epoch: fenceEpoch)
     }
 
     /// The device's history for a late sample: its place in `histories`, made of its first sample
@@ -82,21 +85,26 @@ extension GeofenceEngine {
     private mutating func heldHistory(of device: Int) -> Int32? {
         let index = devices.history[device]
         guard index == DeviceTable.firstSampleHeld else { return index >= 0 ? index : nil }
-        let first = (devices.anchorTime[device], devices.anchorLat[device], devices.anchorLon[device])
-        devices.history[device] = addHistory(ofFirstSample: device, at: first)
-        return devices.history[device]
+        return historyOfFirstSample(device, at: (devices.anchorTime[device], devices.anchorLat[device], devices.anchorLon[device]))
     }
 
-    /// A history of the device's first sample, at `first` (time, lat, lon), added to `histories`.
-    private mutating func addHistory(ofFirstSample device: Int, at first: (Double, Double, Double)) -> Int32 {
+    /// Turns the device's first sample held, at `first` (time, lat, lon), into a history in
+    /// `histories` and returns its place; nil (and the hold dropped) when a fence was removed or
+    /// reassigned since, as for any history.
+    private mutating func historyOfFirstSample(_ device: Int, at first: (Double, Double, Double)) -> Int32? {
         let fix = devices.firstFix[device]
+        guard fix.epoch == fenceEpoch else {
+            devices.history[device] = -1
+            return nil
+        }
         var history = SampleHistory()
         history.epoch = fenceEpoch
         // Nothing judged before it: `floor` stays -infinity, and a merge judges the oldest held
         // sample as first sight.
         history.held = [SampleHistory.Held(
             timestamp: first.0, lat: first.1, lon: first.2, accuracy: fix.accuracy, speed: fix.speed, before: [])]
-        return histories.add(history)
+        devices.history[device] = histories.add(history)
+        return devices.history[device]
     }
 
     /// The alerts of fences (not tours' events) as marks for the history.
@@ -104,18 +112,14 @@ extension GeofenceEngine {
         transitions.compactMap { transition in
             guard transition.tourID == nil, let slot = slotsByFenceID[ExactID(transition.fenceID)] else { return nil }
             return SampleHistory.AlertMark(
-                fence: slot, confirmedAt: transition.confirmedAt, stay: transition.event == .dwell ? transition.at : .nan)
+                fence: slot, confirmedAt: transition.confirmedAt, dwellStay: transition.event == .dwell ? transition.at : nil)
         }
     }
 
     /// Marks a fence confirmed by silence after the device's newest held sample.
     mutating func markAlerted(fence slot: Int32, at confirmedAt: Double, device: Int32) {
         let index = devices.history[Int(device)]
-        guard index >= 0 else {
-            // A first sample held says nothing of what came after it: it is held no more.
-            if index == DeviceTable.firstSampleHeld { devices.history[Int(device)] = -1 }
-            return
-        }
+        guard index >= 0 else { return }
         histories.markAlerted(index, SampleHistory.AlertMark(fence: slot, confirmedAt: confirmedAt))
     }
 
@@ -213,10 +217,11 @@ extension GeofenceEngine {
         current.lastArrival = max(current.lastArrival, history.lastLateArrival)
         let original = current.entries
         // Fences a sample at or after the backlog's oldest already changed: it says nothing for them.
-        // A dwell changed nothing: the backlog may still have left and come back, and only that
-        // stay's dwell is not given again.
+        // A dwell changed nothing: the backlog may still have left the fence and come back. The stay
+        // it was alerted for is the replay's stay at its sample, if that began no later than the
+        // dwell's `at` (the backlog may move its start earlier): that stay's dwell is not given again.
         let settled = history.fencesAlerted(after: since)
-        let dwelt = history.dwellsAlerted(after: since)
+        var dwelt: Set<SampleHistory.Stay> = []
         let settledIDs = Set(settled.compactMap { fenceSlots[Int($0)].map { ExactID($0.id) } })
         let settledSlots = Set(settled)
 
@@ -236,25 +241,39 @@ extension GeofenceEngine {
             let first = replayed.endIndex
             let sample = history.held[position].sample
             enteredScratch.removeAll(keepingCapacity: true)
-            // The oldest of a device's first samples is its first sight (silent, rule 3).
+            // Nothing was judged before the first held sample: it is the device's first sight (rule 3, silent).
             let knownGeneration = devices.knownGeneration[device]
             if position == 0, history.startsAtFirstSight { devices.knownGeneration[device] = 0 }
             evaluate(&replay, sample: sample, arrival: arrival, anchor: anchor, &outcome, &replayed)
             devices.knownGeneration[device] = knownGeneration
-            // What it says of settled fences, and a dwell of a stay, was alerted already.
-            let own = replayed[first...].filter { transition in
-                guard !settledIDs.contains(ExactID(transition.fenceID)) else { return false }
-                guard transition.event == .dwell, !dwelt.isEmpty, let slot = slotsByFenceID[ExactID(transition.fenceID)] else {
-                    return true
-                }
-                return !dwelt.contains(SampleHistory.Dwell(fence: slot, stay: transition.at))
-            }
+            // What it says of settled fences was alerted already.
+            let own = replayed[first...].filter { !settledIDs.contains(ExactID($0.fenceID)) }
             dropped += replayed.count - first - own.count
             replayed.replaceSubrange(first..., with: own)
             enteredScratch.removeAll { settledSlots.contains($0.fenceSlot) }
             _ = finishStep(&replay, device: deviceSlot, from: first, &replayed)
             alertedBySample.append(Array(replayed[first...]))
             anchor = (sample.timestamp, sample.lat, sample.lon)
+            for mark in history.held[position].alerted {
+                guard let stay = mark.dwellStay,
+                    let entry = replay.entries.firstIndex(where: { $0.fenceSlot == mark.fence }),
+                    replay.entries[entry].state == .inside, replay.entries[entry].enteredAt <= stay
+                else { continue }
+                replay.entries[entry].dwellReported = true
+                dwelt.insert(SampleHistory.Stay(fence: mark.fence, enteredAt: replay.entries[entry].enteredAt))
+            }
+        }
+        if !dwelt.isEmpty {
+            // A dwell of a stay alerted already, which the replay gave at or before its sample.
+            func repeated(_ transition: Transition) -> Bool {
+                guard transition.event == .dwell, transition.tourID == nil,
+                    let slot = slotsByFenceID[ExactID(transition.fenceID)] else { return false }
+                return dwelt.contains(SampleHistory.Stay(fence: slot, enteredAt: transition.at))
+            }
+            let count = replayed.count
+            replayed.removeAll(where: repeated)
+            dropped += count - replayed.count
+            for step in alertedBySample.indices { alertedBySample[step].removeAll(where: repeated) }
         }
         current.entries = Self.compose(replay.entries, keeping: original, for: settled)
         current.tours = replay.tours

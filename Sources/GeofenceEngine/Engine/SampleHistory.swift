@@ -30,14 +30,14 @@ struct SampleHistory: Sendable {
     struct AlertMark: Sendable {
         var fence: Int32
         var confirmedAt: Double
-        /// For a dwell, the stay's start (its `at`); NaN for a change of state.
-        var stay: Double = .nan
+        /// For a dwell, the start of its stay (its `at`); nil for a change of state or speeding.
+        var dwellStay: Double?
     }
 
-    /// A dwell published for one stay at a fence.
-    struct Dwell: Hashable {
+    /// A stay at a fence whose dwell was published.
+    struct Stay: Hashable {
         var fence: Int32
-        var stay: Double
+        var enteredAt: Double
     }
 
     // In this order, the optional anchor's tag, `merging` and `epoch` share one word: 64 bytes a
@@ -117,15 +117,9 @@ struct SampleHistory: Sendable {
     }
 
     /// Fences whose state changed (enter, exit) or that alerted speeding after `time`, as far as the
-    /// held samples know.
+    /// held samples know. Not dwells: a dwell changes no state (see `mergeBacklog`).
     func fencesAlerted(after time: Double) -> [Int32] {
-        held.flatMap { $0.alerted.lazy.filter { $0.confirmedAt > time && $0.stay.isNaN }.map(\.fence) }
-    }
-
-    /// Dwells alerted after `time`: a dwell is no change of state, so a backlog before it may still
-    /// have left the fence and come back, but its stay is not alerted twice.
-    func dwellsAlerted(after time: Double) -> Set<Dwell> {
-        Set(held.flatMap { $0.alerted.lazy.filter { $0.confirmedAt > time && !$0.stay.isNaN }.map { Dwell(fence: $0.fence, stay: $0.stay) } })
+        held.flatMap { $0.alerted.lazy.filter { $0.confirmedAt > time && $0.dwellStay == nil }.map(\.fence) }
     }
 
     /// The held sample before `position`, else the anchor before them all. Only accurate samples

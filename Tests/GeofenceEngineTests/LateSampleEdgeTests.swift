@@ -1,0 +1,249 @@
+import Foundation
+import Testing
+
+@testable import GeofenceEngine
+
+/// docs/rules.md "Late samples" at its edges: a device's first fix held, a dwell alerted before its
+/// backlog came, fences changed while a first fix is held. Each compares a live-first upload with
+/// the same fixes oldest first.
+@Suite("Late samples: edges")
+struct LateSampleEdgeTests {
+    typealias Fingerprint = LateSampleTests.Fingerprint
+
+    static let yard = circle("yard", radius: 150, dwell: 60)
+
+    /// Feeds in order, arrivals a quarter second apart (never before event time); after the
+    /// samples at `pausesAfter` the device is quiet for 30 s and a tick runs (a backlog paced
+    /// slower than `silent_confirm_s` is merged in parts). A final tick 60 s after.
+    static func run(
+        _ samples: [PositionSample], fences: [FenceDefinition] = [yard], pausesAfter: Set<Int> = [],
+        settings: GeofenceSettings = GeofenceSettings()
+    ) throws -> Harness {
+        var h = try Harness(settings: settings, fences)
+        var arrival = 0.0
+        for (k, s) in samples.enumerated() {
+            arrival = max(arrival + 0.25, s.timestamp + 0.25)
+            h.feed(s, arrival: arrival)
+            if pausesAfter.contains(k) {
+                arrival += 30
+                h.tick(arrival)
+            }
+        }
+        h.tick(arrival + 60)
+        return h
+    }
+
+    /// A steady stream before the gap (each fix within `gapSeconds`): the device holds nothing, not
+    /// even its first fix, when the gap begins.
+    static func steady(x: Double, until end: Double) -> [PositionSample] {
+        (0..<5).map { at(x, t: end - 20 + 5 * Double($0)) }
+    }
+
+    static func describe(_ alerts: [Transition]) -> String {
+        alerts.map { Fingerprint($0).description }.joined(separator: "; ")
+    }
+
+    /// The first fix is first sight inside (its stay starts there); a fix after a gap alerts that
+    /// stay's dwell; the backlog behind the first fix moves first sight, and the stay's start,
+    /// earlier. It is the same stay: its dwell is not alerted again.
+    @Test func aBacklogThatMovesAStaysStartEarlierDoesNotRepeatItsDwell() throws {
+        let first = at(0, t: T0 + 300), next = at(0, t: T0 + 400)
+        let backlog = (0..<15).map { at(0, t: T0 + 100 + 10 * Double($0)) }
+        let expected = try Self.run(backlog + [first, next]).alerts
+        #expect(events(expected) == ["dwell yard"])
+        let merged = try Self.run([first, next] + backlog.reversed())
+        #expect(events(merged.alerts) == ["dwell yard"], "\(Self.describe(merged.alerts))")
+    }
+
+    /// The same with a first-fix backlog paced in two parts newest first: the first part's merge
+    /// alerts a dwell from its first sight; the older part moves first sight earlier, and no second
+    /// dwell of the same stay comes.
+    @Test func aFirstFixBacklogInTwoPartsAlertsOneDwell() throws {
+        let first = at(0, t: T0 + 1_000)
+        let newer = (50..<100).map { at(0, t: T0 + 10 * Double($0)) }
+        let older = (10..<50).map { at(0, t: T0 + 10 * Double($0)) }
+        let expected = try Self.run(older + newer + [first]).alerts
+        #expect(events(expected) == ["dwell yard"])
+        let merged = try Self.run([first] + newer.reversed() + older.reversed(), pausesAfter: [newer.count])
+        #expect(events(merged.alerts) == ["dwell yard"], "\(Self.describe(merged.alerts))")
+    }
+
+    /// A fence that notifies dwell but not enter leaves no mark for its enter, and a dwell does not
+    /// settle it: a backlog that puts the crossing earlier does not alert the one stay twice.
+    @Test func aDwellOnlyFenceGetsOneDwellForOneStay() throws {
+        let settings = GeofenceSettings(debounceSeconds: 5)
+        let fences = [circle("yard", radius: 150, notify: [.dwell], dwell: 60)]
+        let covered = Self.steady(x: -600, until: T0)
+        let live = [at(0, t: T0 + 300), at(0, t: T0 + 305)]  // enter confirmed (silently) and dwell at +305
+        let backlog = [at(-600, t: T0 + 90)] + (0..<20).map { at(0, t: T0 + 100 + 10 * Double($0)) }
+        let expected = try Self.run(covered + backlog + live, fences: fences, settings: settings).alerts
+        #expect(events(expected) == ["dwell yard"])
+        let merged = try Self.run(covered + live + backlog.reversed(), fences: fences, settings: settings)
+        #expect(events(merged.alerts) == ["dwell yard"], "\(Self.describe(merged.alerts))")
+    }
+
+    /// "After ... a fence removed or reassigned, merging starts again from the samples received
+    /// since: an older sample is too_late": a first fix held too, or a backlog would be judged
+    /// against a fence that did not apply to the device then.
+    @Test func aReassignVoidsAFirstFixHeld() throws {
+        var h = try Harness([circle("yard", radius: 150).only(["someone-else"])])
+        h.feed(at(-600, t: T0 + 300), arrival: T0 + 300)
+        let update = try h.engine.setFence(circle("yard", radius: 150), now: T0 + 301)
+        #expect(update.transitions.isEmpty)
+        let backlog = [at(0, t: T0), at(0, t: T0 + 10), at(-600, t: T0 + 50), at(-600, t: T0 + 80)]
+        for (k, s) in backlog.enumerated() { h.feed(s, arrival: T0 + 302 + Double(k)) }
+        h.tick(T0 + 400)
+        #expect(h.outcomes.dropFirst().map(\.status) == [.tooLate, .tooLate, .tooLate, .tooLate])
+        #expect(h.alerts.isEmpty, "\(Self.describe(h.alerts))")
+    }
+
+    @Test func aRemovalVoidsAFirstFixHeld() throws {
+        let other = circle("other", at: destination(depot, bearing: 90, meters: 5_000), radius: 100)
+        var h = try Harness([circle("yard", radius: 150), other])
+        h.feed(at(-400, t: T0 + 60), arrival: T0 + 60)
+        h.engine.removeFence(id: "other", now: T0 + 61)
+        h.feed(at(0, t: T0 + 30), arrival: T0 + 62)
+        #expect(h.outcomes.last?.status == .tooLate)
+    }
+
+    @Test(arguments: [false, true])
+    func speedingWithAFirstFixBacklog(newestFirst: Bool) throws {
+        let fences = [FenceDefinition(id: "road", shape: .circle(center: depot, radius: 2_000), speedLimitKmh: 50)]
+        let fixes: [PositionSample] = (0..<12).map { (k: Int) -> PositionSample in
+            at(-1_500 + 100 * Double(k), t: T0 + 5 * Double(k), speed: k < 8 ? 20.3 : 5)
+        }
+        let backlog = Array(fixes[..<6])
+        let expected = try Self.run(fixes, fences: fences).alerts
+        #expect(events(expected) == ["speeding road"])
+        let merged = try Self.run([fixes[6]] + (newestFirst ? backlog.reversed() : backlog) + fixes[7...], fences: fences).alerts
+        #expect(merged.map(Fingerprint.init) == expected.map(Fingerprint.init))
+        #expect(Self.sameSpeeds(merged, expected))
+    }
+
+    /// A held sample keeps its speed as a `Float` (48 bytes a sample): a merged `max_speed_kmh` may
+    /// differ from the stream's in its eighth digit.
+    static func sameSpeeds(_ a: [Transition], _ b: [Transition]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { x, y in abs((x.maxSpeedKmh ?? 0) - (y.maxSpeedKmh ?? 0)) < 1e-4 }
+    }
+
+    /// The first fix confirms the speeding episode its backlog began.
+    @Test func speedingConfirmedByTheFirstFixKeepsItsSpeed() throws {
+        let fences = [FenceDefinition(id: "road", shape: .circle(center: depot, radius: 2_000), speedLimitKmh: 50)]
+        let fixes: [PositionSample] = (0..<6).map { (k: Int) -> PositionSample in
+            let speed: Double = k == 4 ? 20.3 : (k < 4 ? 20 : 5)
+            return at(-1_500 + 100 * Double(k), t: T0 + 5 * Double(k), speed: speed)
+        }
+        let expected = try Self.run(fixes, fences: fences).alerts
+        #expect(events(expected) == ["speeding road"])
+        let merged = try Self.run([fixes[4]] + fixes[..<4].reversed() + [fixes[5]], fences: fences).alerts
+        #expect(merged.map(Fingerprint.init) == expected.map(Fingerprint.init))
+        #expect(Self.sameSpeeds(merged, expected))
+    }
+
+    @Test func toursWithAFirstFixBacklog() throws {
+        let stops = [
+            circle("s1", at: local(depot, x: 1_000, y: 0), radius: 200, dwell: 30),
+            circle("s2", at: local(depot, x: 2_000, y: 0), radius: 200, dwell: 30),
+        ]
+        let xs: [Double] = [0, 1_000, 1_000, 1_000, 1_000, 1_500, 2_000, 2_000, 2_000, 2_000, 1_500, 1_000, 1_000, 1_000, 1_000, 0]
+        let backlog = xs.enumerated().map { at($0.element, t: T0 + 100 + 10 * Double($0.offset)) }
+        let live = at(0, t: T0 + 400)
+        func run(_ samples: [PositionSample]) throws -> Harness {
+            var h = try Harness(stops)
+            try h.engine.setTour(TourDefinition(id: "round", stops: ["s1", "s2"], ordered: true))
+            h.feed(samples)
+            h.feed([at(0, t: T0 + 405)])
+            return h
+        }
+        let expected = try run(backlog + [live])
+        let merged = try run([live] + backlog.reversed())
+        #expect(!expected.alerts.isEmpty)
+        #expect(merged.alerts.map(Fingerprint.init) == expected.alerts.map(Fingerprint.init))
+        #expect(merged.engine.progress(device: "truck-7") == expected.engine.progress(device: "truck-7"))
+    }
+
+    /// A device forgotten while its first fix was held; a new device takes its slot.
+    @Test func aSlotReusedAfterAForgottenFirstFix() throws {
+        let route = LateSampleTests.route
+        var h = try Harness([Self.yard])
+        h.feed(at(0, t: T0 + 5_000), device: "gone", arrival: T0)
+        #expect(h.engine.devices.history[0] == DeviceTable.firstSampleHeld)
+        h.engine.forgetDevice("gone")
+        var arrival = T0 + 10
+        for s in [route[44]] + route[..<44].reversed() + route[45...] {
+            arrival = max(arrival + 0.25, s.timestamp + 0.25)
+            h.feed(s, device: "new", arrival: arrival)
+        }
+        h.tick(arrival + 60)
+        #expect(h.engine.devices.slot(of: "new") == 0)
+        let expected = try Self.run(route).alerts
+        #expect(h.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init))
+        // A late sample for "gone" again: a new device, nothing to merge.
+        h.feed(at(0, t: T0), device: "gone", arrival: T0 + 9_000)
+        #expect(h.outcomes.last?.status == .accepted)
+    }
+
+    /// Silence ticks while the first fix is held, then the backlog.
+    @Test func ticksWhileAFirstFixIsHeld() throws {
+        let route = LateSampleTests.route
+        var h = try Harness([Self.yard])
+        let live = route[30]
+        h.feed(live, arrival: live.timestamp)
+        h.tick(live.timestamp + 25)
+        h.tick(live.timestamp + 50)
+        #expect(h.engine.devices.history[0] == DeviceTable.firstSampleHeld)
+        var arrival = live.timestamp + 60
+        for s in route[..<30].reversed() + route[31...] {
+            arrival = max(arrival + 0.25, s.timestamp + 0.25)
+            h.feed(s, arrival: arrival)
+        }
+        h.tick(arrival + 60)
+        let expected = try Self.run(route).alerts
+        #expect(h.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init))
+    }
+
+    /// Equal timestamps: a late fix at the first fix's own time is stale; an inaccurate one
+    /// interleaved in the backlog says nothing.
+    @Test func equalTimesAndInaccurateFixesBehindAFirstFix() throws {
+        let route = LateSampleTests.route
+        var backlog = Array(route[..<30])
+        for k in stride(from: 1, to: 30, by: 4) { backlog[k].accuracy = 500 }
+        let expected = try Self.run(backlog + Array(route[30...])).alerts
+        var live = route[30]
+        live.lat += 0.00001
+        let merged = try Self.run([route[30], live] + backlog.reversed() + route[31...])
+        #expect(merged.outcomes[1].status == .stale)
+        #expect(merged.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init))
+    }
+
+    /// A new fence added while the first fix is held: judged as if the fixes had come after it.
+    @Test func aFenceAddedWhileAFirstFixIsHeld() throws {
+        let gate = circle("gate", at: local(depot, x: 1_000, y: 0), radius: 150)
+        let backlog = [at(1_000, t: T0), at(1_000, t: T0 + 10), at(-600, t: T0 + 50), at(-600, t: T0 + 80)]
+        let live = at(-600, t: T0 + 300)
+        var h = try Harness([Self.yard])
+        h.feed(live, arrival: live.timestamp)
+        try h.engine.setFence(gate)
+        for (k, s) in backlog.enumerated() { h.feed(s, arrival: live.timestamp + 1 + Double(k)) }
+        h.tick(live.timestamp + 100)
+        var reference = try Harness([Self.yard, gate])
+        reference.feed(backlog + [live])
+        reference.tick(live.timestamp + 100)
+        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init), "\(Self.describe(h.alerts))")
+    }
+
+    /// A dwell alerted at the live fix, then two backlogs (the older second), ordinary history.
+    @Test func aDwellMarkThenASecondBacklog() throws {
+        let covered = [at(-600, t: T0), at(0, t: T0 + 10), at(0, t: T0 + 20), at(0, t: T0 + 30)]
+        let xs: [Double] = [0, 0, -600, -600, -600, -600, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        let backlog = xs.enumerated().map { k, x in at(x, t: T0 + 40 + 10 * Double(k)) }
+        let live = at(0, t: T0 + 300)
+        let expected = try Self.run(covered + backlog + [live]).alerts
+        let older = Array(backlog[..<8]), newer = Array(backlog[8...])
+        let merged = try Self.run(covered + [live] + newer.reversed() + older.reversed(), pausesAfter: [covered.count + newer.count])
+        #expect(events(merged.alerts) == ["enter yard", "dwell yard", "exit yard", "enter yard", "dwell yard"], "\(Self.describe(merged.alerts))")
+        func key(_ t: Transition) -> String { "\(t.event.rawValue) at \(t.at - T0) confirmed \(t.confirmedAt - T0)" }
+        #expect(merged.alerts.dropFirst(2).map(key) == expected.dropFirst().map(key))
+    }
+}
+
