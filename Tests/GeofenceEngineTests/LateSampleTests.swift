@@ -9,9 +9,10 @@ import Testing
 struct LateSampleTests {
     /// Every device after a gap in its reports holds a history and a sample: their size is memory
     /// per device (docs/performance.md).
-    @Test func aHistoryIsSixtyFourBytesAndASampleFortyEight() {
+    @Test func aHistoryIsSixtyFourBytesAndASampleFiftySix() {
         #expect(MemoryLayout<SampleHistory>.stride == 64)
-        #expect(MemoryLayout<SampleHistory.Held>.stride == 48)
+        #expect(MemoryLayout<SampleHistory.Held>.stride == 56)
+        #expect(MemoryLayout<DeviceTable.FirstFix>.stride == 16)
     }
 
     /// A truck at 10 m/s, a fix every 5 s, along the east-west line through a 150 m circle: in from

@@ -37,14 +37,13 @@ struct DeviceTable: Sendable {
     /// needs marking on it.
     static let firstSampleHeld: Int32 = -2
 
-    /// 12 bytes a device.
+    /// 16 bytes a device; NaN: unknown (the types of `SampleHistory.Held`).
     struct FirstFix: Sendable {
-        /// NaN: unknown.
         var accuracy: Float
-        var speed: Float
         /// The engine's fence epoch at the sample: a fence removed or reassigned since voids it,
         /// as it voids a history.
         var epoch: UInt32
+        var speed: Double
     }
 
     var count: Int { index.count }
@@ -81,7 +80,7 @@ struct DeviceTable: Sendable {
             groupsVersion[i] = .max
             live[i] = true
             history[i] = -1
-            firstFix[i] = FirstFix(accuracy: .nan, speed: .nan, epoch: 0)
+            firstFix[i] = FirstFix(accuracy: .nan, epoch: 0, speed: .nan)
         } else {
             slot = Int32(ids.count)
             ids.append(key.string)
@@ -97,7 +96,7 @@ struct DeviceTable: Sendable {
             groupsVersion.append(.max)
             live.append(true)
             history.append(-1)
-            firstFix.append(FirstFix(accuracy: .nan, speed: .nan, epoch: 0))
+            firstFix.append(FirstFix(accuracy: .nan, epoch: 0, speed: .nan))
         }
         index.insert(key, at: slot)
         return DeviceHandle(slot: slot)

@@ -56,10 +56,7 @@ extension GeofenceEngine {
         }
         // An open backlog was merged before this sample (`process`): what is held is judged.
         history.merging = false
-        let held = SampleHistory.Held(
-            timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon,
-            accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan,
-            before: before, alerted: marks(alerted))
+        let held = SampleHistory.Held(sample, before: before, alerted: marks(alerted))
         history.append(held, capacity: settings.heldSamples, window: settings.lateWindowSeconds, anchor: anchor)
         if index >= 0 {
             histories.put(history, at: index)
@@ -76,8 +73,7 @@ extension GeofenceEngine {
     mutating func holdFirstSample(_ sample: PositionSample, device: Int) {
         devices.history[device] = DeviceTable.firstSampleHeld
         devices.firstFix[device] = DeviceTable.FirstFix(
-            accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan,
-            epoch: fenceEpoch)
+            accuracy: sample.accuracy.map { Float($0) } ?? .nan, epoch: fenceEpoch, speed: sample.speed ?? .nan)
     }
 
     /// The device's history for a late sample: its place in `histories`, made of its first sample
@@ -182,10 +178,7 @@ extension GeofenceEngine {
         // The regions before it are those before the sample after it until the replay: the samples
         // between them are late ones not judged yet.
         let base = place < history.held.count ? history.held[place].before : record(of: deviceSlot)?.entries ?? []
-        let held = SampleHistory.Held(
-            timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon,
-            accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed.map { Float($0) } ?? .nan,
-            before: base)
+        let held = SampleHistory.Held(sample, before: base)
         history.insert(held, at: place, capacity: max(settings.heldSamples, Self.backlogSamples), window: window)
         return outcome
     }

@@ -18,7 +18,7 @@ public struct GeofenceSettings: Sendable, Hashable, Codable {
     /// How far behind a device's latest sample a late one is still merged (docs/rules.md "Late
     /// samples"); 0 drops every sample not newer than the latest.
     public var lateWindowSeconds: Double = 3600
-    /// How many recent samples a device holds for merging late ones, at 48 bytes each
+    /// How many recent samples a device holds for merging late ones, at 56 bytes each
     /// (fleetbench's memory phase): four keep the live fix that ends a gap and the fixes around
     /// it. While a backlog arrives the device holds all of it (`GeofenceEngine.backlogSamples`).
     public var heldSamples: Int = 4

@@ -11,19 +11,35 @@ struct SampleHistory: Sendable {
         var timestamp: Double
         var lat: Double
         var lon: Double
-        /// NaN: unknown (as `Float`, to keep a held sample at 48 bytes).
-        var accuracy: Float
-        var speed: Float
+        /// NaN: unknown. A `Double`, as the stream's: a merged speeding alert's `max_speed_kmh` is
+        /// the one an upload oldest first gives (as a `Float`, 73.07999725 for 73.08; 8 bytes a
+        /// sample more, 56).
+        var speed: Double
         /// The device's region entries just before this sample.
         var before: [RegionEntry]
         /// Alerts this sample (or silence after it, or a sample dropped after it) confirmed: a
         /// late sample older than one says nothing for its fence.
         var alerted: [AlertMark] = []
+        /// NaN: unknown. A `Float` is enough: it only widens the margin (`max(hysteresis_m, acc)`).
+        var accuracy: Float
+
+        init(timestamp: Double, lat: Double, lon: Double, accuracy: Float, speed: Double, before: [RegionEntry],
+             alerted: [AlertMark] = []) {
+            (self.timestamp, self.lat, self.lon, self.accuracy, self.speed) = (timestamp, lat, lon, accuracy, speed)
+            (self.before, self.alerted) = (before, alerted)
+        }
+
+        init(_ sample: PositionSample, before: [RegionEntry], alerted: [AlertMark] = []) {
+            self.init(
+                timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon,
+                accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed ?? .nan,
+                before: before, alerted: alerted)
+        }
 
         var sample: PositionSample {
             PositionSample(
                 lat: lat, lon: lon, timestamp: timestamp, accuracy: accuracy.isNaN ? nil : Double(accuracy),
-                speed: speed.isNaN ? nil : Double(speed))
+                speed: speed.isNaN ? nil : speed)
         }
     }
 
