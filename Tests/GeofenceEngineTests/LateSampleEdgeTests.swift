@@ -134,28 +134,6 @@ struct LateSampleEdgeTests {
         #expect(merged.map(\.maxSpeedKmh) == expected.map(\.maxSpeedKmh))
     }
 
-    @Test func toursWithAFirstFixBacklog() throws {
-        let stops = [
-            circle("s1", at: local(depot, x: 1_000, y: 0), radius: 200, dwell: 30),
-            circle("s2", at: local(depot, x: 2_000, y: 0), radius: 200, dwell: 30),
-        ]
-        let xs: [Double] = [0, 1_000, 1_000, 1_000, 1_000, 1_500, 2_000, 2_000, 2_000, 2_000, 1_500, 1_000, 1_000, 1_000, 1_000, 0]
-        let backlog = xs.enumerated().map { at($0.element, t: T0 + 100 + 10 * Double($0.offset)) }
-        let live = at(0, t: T0 + 400)
-        func run(_ samples: [PositionSample]) throws -> Harness {
-            var h = try Harness(stops)
-            try h.engine.setTour(TourDefinition(id: "round", stops: ["s1", "s2"], ordered: true))
-            h.feed(samples)
-            h.feed([at(0, t: T0 + 405)])
-            return h
-        }
-        let expected = try run(backlog + [live])
-        let merged = try run([live] + backlog.reversed())
-        #expect(!expected.alerts.isEmpty)
-        #expect(merged.alerts.map(Fingerprint.init) == expected.alerts.map(Fingerprint.init))
-        #expect(merged.engine.progress(device: "truck-7") == expected.engine.progress(device: "truck-7"))
-    }
-
     /// A device forgotten while its first fix was held; a new device takes its slot.
     @Test func aSlotReusedAfterAForgottenFirstFix() throws {
         let route = LateSampleTests.route

@@ -95,8 +95,9 @@ struct LateSampleTests {
     /// Tours are judged on the merged order: two rounds of an ordered tour driven wholly out of
     /// coverage, uploaded newest first, give the events (and their place among the alerts) of the
     /// fixes in order. Judged at the end of the merge, they came after every alert, and the second
-    /// round's visit was lost.
-    @Test func toursInABacklogAreVisitedInTheMergedOrder() throws {
+    /// round's visit was lost. The same behind a device's very first fix.
+    @Test(arguments: [false, true])
+    func toursInABacklogAreVisitedInTheMergedOrder(behindTheFirstFix: Bool) throws {
         let stops = [
             circle("s1", at: local(depot, x: 1_000, y: 0), radius: 200, dwell: 30),
             circle("s2", at: local(depot, x: 2_000, y: 0), radius: 200, dwell: 30),
@@ -104,7 +105,7 @@ struct LateSampleTests {
         // Outside, then s1, between, s2, between, s1 again, outside: a fix every 10 s.
         let xs: [Double] = [0, 1_000, 1_000, 1_000, 1_000, 1_500, 2_000, 2_000, 2_000, 2_000, 1_500, 1_000, 1_000, 1_000, 1_000, 0]
         let backlog = xs.enumerated().map { at($0.element, t: T0 + 100 + 10 * Double($0.offset)) }
-        let (first, live) = (at(0, t: T0), at(0, t: T0 + 400))
+        let (before, live) = (behindTheFirstFix ? [] : [at(0, t: T0)], at(0, t: T0 + 400))
         func run(_ samples: [PositionSample]) throws -> Harness {
             var h = try Harness(stops)
             try h.engine.setTour(TourDefinition(id: "round", stops: ["s1", "s2"], ordered: true))
@@ -112,9 +113,9 @@ struct LateSampleTests {
             h.feed([at(0, t: T0 + 405)])
             return h
         }
-        let expected = try run([first] + backlog + [live])
+        let expected = try run(before + backlog + [live])
         #expect(events(expected.alerts).filter { $0.hasPrefix("stop_visited") } == ["stop_visited s1", "stop_visited s2", "stop_visited s1"])
-        let merged = try run([first, live] + backlog.reversed())
+        let merged = try run(before + [live] + backlog.reversed())
         #expect(merged.alerts.map(Fingerprint.init) == expected.alerts.map(Fingerprint.init))
         #expect(merged.engine.progress(device: "truck-7") == expected.engine.progress(device: "truck-7"))
     }
