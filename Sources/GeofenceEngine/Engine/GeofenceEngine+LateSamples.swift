@@ -98,7 +98,7 @@ extension GeofenceEngine {
         // Nothing judged before it: `floor` stays -infinity, and a merge judges the oldest held
         // sample as first sight.
         history.held = [SampleHistory.Held(
-            timestamp: first.0, lat: first.1, lon: first.2, accuracy: fix.accuracy, speed: fix.speed, before: [])]
+            timestamp: first.0, lat: first.1, lon: first.2, speed: fix.speed, before: [], accuracy: fix.accuracy)]
         devices.history[device] = histories.add(history)
         return devices.history[device]
     }

@@ -23,19 +23,6 @@ struct SampleHistory: Sendable {
         /// NaN: unknown. A `Float` is enough: it only widens the margin (`max(hysteresis_m, acc)`).
         var accuracy: Float
 
-        init(timestamp: Double, lat: Double, lon: Double, accuracy: Float, speed: Double, before: [RegionEntry],
-             alerted: [AlertMark] = []) {
-            (self.timestamp, self.lat, self.lon, self.accuracy, self.speed) = (timestamp, lat, lon, accuracy, speed)
-            (self.before, self.alerted) = (before, alerted)
-        }
-
-        init(_ sample: PositionSample, before: [RegionEntry], alerted: [AlertMark] = []) {
-            self.init(
-                timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon,
-                accuracy: sample.accuracy.map { Float($0) } ?? .nan, speed: sample.speed ?? .nan,
-                before: before, alerted: alerted)
-        }
-
         var sample: PositionSample {
             PositionSample(
                 lat: lat, lon: lon, timestamp: timestamp, accuracy: accuracy.isNaN ? nil : Double(accuracy),
@@ -144,6 +131,16 @@ struct SampleHistory: Sendable {
         guard position > 0 else { return baseAnchor }
         let sample = held[position - 1]
         return (sample.timestamp, sample.lat, sample.lon)
+    }
+}
+
+extension SampleHistory.Held {
+    /// In an extension, so that the memberwise initializer stays (a history made of a first fix
+    /// held uses it).
+    init(_ sample: PositionSample, before: [RegionEntry], alerted: [SampleHistory.AlertMark] = []) {
+        self.init(
+            timestamp: sample.timestamp, lat: sample.lat, lon: sample.lon, speed: sample.speed ?? .nan,
+            before: before, alerted: alerted, accuracy: sample.accuracy.map { Float($0) } ?? .nan)
     }
 }
 
