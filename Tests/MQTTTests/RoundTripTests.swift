@@ -1,6 +1,8 @@
 import FleetFenceTesting
 import Testing
 
+@testable import MQTT
+
 @Suite(.timeLimit(.minutes(1)))
 struct RoundTripTests {
     @Test(arguments: [Int32(0), 1])
@@ -21,6 +23,29 @@ struct RoundTripTests {
             #expect(publisher.unacknowledgedPublishes == 0)
             #expect(!collector.collected.contains { $0.topic == "elsewhere/x" })
 
+            await publisher.disconnect()
+            await collector.stop()
+        }
+    }
+
+    /// The network thread reads packet after packet while the socket has more, up to a turn's
+    /// cap: a burst many turns long, with payloads that end a read halfway (64 KiB), arrives
+    /// whole and in order, and at QoS 1 each is acknowledged.
+    @Test(arguments: [Int32(0), 1])
+    func aBurstLongerThanATurnArrivesWholeAndInOrder(qos: Int32) async throws {
+        try await withLocalBroker { broker in
+            let collector = try await MessageCollector.start(url: broker.url, filters: ["burst/#"], qos: qos)
+            let publisher = try await broker.connectedClient()
+            let count = LoopContext.packetsPerTurn * 10 + 7
+            func payload(_ index: Int) -> [UInt8] {
+                index % 50 == 0 ? Array(repeating: UInt8(index % 256), count: 65_536) : Array("\(index)".utf8)
+            }
+            for index in 0..<count { publisher.publish(topic: "burst/\(index)", payload: payload(index), qos: qos) }
+            let received = await collector.messages(matching: "burst/#", count: count, timeout: .seconds(20))
+            #expect(received.count == count)
+            #expect(received.map(\.topic) == (0..<count).map { "burst/\($0)" })
+            #expect(received.map(\.payload) == (0..<count).map(payload))
+            #expect(await publisher.waitForPublishes(timeout: .seconds(10)))
             await publisher.disconnect()
             await collector.stop()
         }
