@@ -269,7 +269,9 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         do {
-            try write(steps.map(\.changes), held: held, mark: mark ?? takeMark())
+            // A closure, not `\.changes`: a key path through the generic `Step` is made at run time
+            // on every commit (perf: 1% of the service's samples under load, the writer's).
+            try write(steps.map { $0.changes }, held: held, mark: mark ?? takeMark())
         } catch {
             let reason = "\(error)"
             logger.critical("journal write failed; publishing nothing more", metadata: ["error": "\(reason)"])
