@@ -156,12 +156,13 @@ struct LateSampleTests {
         #expect(h.engine.takeMergedBacklogs() == ["truck-7"])
     }
 
-    /// A backlog longer than a device holds (`backlogSamples`), newest first: merged in parts of
-    /// that many, so no fix goes unjudged; a visit within one part is alerted with its true times.
+    /// A backlog longer than a device holds (`backlogSamples`: a fix a second of the window), newest
+    /// first, two fixes a second: merged in parts of that many, so no fix goes unjudged; a visit
+    /// within one part is alerted with its true times.
     @Test func aBacklogLongerThanWhatIsHeldIsMergedInParts() throws {
-        let count = GeofenceEngine.backlogSamples + 300
-        let backlog = (0..<count).map { k in at((10..<50).contains(k) ? 0 : -600, t: T0 + 100 + Double(k)) }
-        let (first, live) = (at(-600, t: T0), at(-600, t: T0 + 100 + Double(count) + 60))
+        let count = GeofenceEngine.backlogSamples(window: GeofenceSettings().lateWindowSeconds) + 300
+        let backlog = (0..<count).map { k in at((10..<100).contains(k) ? 0 : -600, t: T0 + 100 + Double(k) / 2) }
+        let (first, live) = (at(-600, t: T0), at(-600, t: T0 + 100 + Double(count) / 2 + 60))
         var reference = try Harness([circle("yard", radius: 150)])
         reference.feed([first] + backlog + [live])
         #expect(events(reference.alerts) == ["enter yard", "exit yard"])
@@ -172,6 +173,61 @@ struct LateSampleTests {
         #expect(h.engine.counters.late == count)
         h.tick(live.timestamp + 1 + 20)
         #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
+    }
+
+    /// A backlog the window takes whole at a fix a second is merged whole, newest first: 1,100
+    /// fixes, a visit among the oldest, behind a gap that started the device's history afresh.
+    /// Held to 1,024, the oldest 76 were `too_late` and the visit was lost.
+    @Test(arguments: [1_100, 3_500])
+    func aNewestFirstBacklogOfAnHourAtAFixASecondIsMergedWhole(count: Int) throws {
+        let backlog = (0..<count).map { k in at((10..<50).contains(k) ? 0 : -600, t: T0 + 200 + Double(k)) }
+        let before = [at(-600, t: T0), at(-600, t: T0 + 100)]
+        let live = at(-600, t: T0 + 200 + Double(count) + 60)
+        var reference = try Harness([circle("yard", radius: 150)])
+        reference.feed(before + backlog + [live])
+        #expect(events(reference.alerts) == ["enter yard", "exit yard"])
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed(before)
+        h.feed(live, arrival: live.timestamp)
+        for sample in backlog.reversed() { h.feed(sample, arrival: live.timestamp + 1) }
+        #expect(h.engine.counters.late == count)
+        #expect(h.engine.counters.tooLate == 0)
+        h.tick(live.timestamp + 1 + 20)
+        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
+    }
+
+    /// A tracker reporting every 10 s (each report a gap of more than 5 s) sends its live fix, then
+    /// `liveFixes - 1` more, then the backlog newest first: the live fix ended the longest gap, so
+    /// the device still holds it, and the backlog gives the alerts of an upload oldest first.
+    /// Started afresh at every gap, the history held the newest fix only: behind the second live
+    /// fix the whole backlog was `too_late`.
+    @Test(arguments: [2, 3, 6])
+    func aBacklogBehindLaterLiveFixesOfASlowTrackerIsMerged(liveFixes: Int) throws {
+        let before = [at(-600, t: T0), at(-600, t: T0 + 10)]
+        // Out of coverage for 5 minutes: in the yard from +60 s to +150 s.
+        let backlog = stride(from: 20.0, through: 300, by: 10).map { t in at((60...150).contains(t) ? 0 : -600, t: T0 + t) }
+        let lives = (0..<liveFixes).map { k in at(-600, t: T0 + 310 + 10 * Double(k)) }
+        var reference = try Harness([circle("yard", radius: 150)])
+        reference.feed(before + backlog + lives)
+        #expect(events(reference.alerts) == ["enter yard", "exit yard"])
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed(before + lives)
+        for sample in backlog.reversed() { h.feed(sample, arrival: lives.last!.timestamp + 1) }
+        #expect(h.engine.counters.late == backlog.count)
+        h.tick(lives.last!.timestamp + 1 + 20)
+        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
+    }
+
+    /// Reports every 10 s, each a gap of more than 5 s, with a coverage gap of 3 minutes: a fix of
+    /// the gap sent after the live fix and two more reports is still merged (it was `too_late`:
+    /// the history started afresh at the second report).
+    @Test func aFixOfTheGapSentAfterLaterReportsIsMerged() throws {
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed([at(-600, t: T0), at(-600, t: T0 + 10), at(-600, t: T0 + 20)])
+        h.feed([at(-600, t: T0 + 200), at(-600, t: T0 + 210), at(-600, t: T0 + 220)])
+        h.feed([at(-500, t: T0 + 100)])
+        #expect(h.outcomes.last?.status == .late)
+        #expect(h.engine.counters.tooLate == 0)
     }
 
     @Test func aVisitWhollyOutOfCoverageIsAlertedLateWithItsTrueTimes() throws {

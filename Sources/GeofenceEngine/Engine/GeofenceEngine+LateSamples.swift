@@ -20,10 +20,22 @@ extension GeofenceEngine {
 
     /// What a device holds while a backlog arrives: all of it, or a visit of more fixes than
     /// `heldSamples` loses its middle (held to four, a visit of five fixes or more was never
-    /// alerted). 1,024 fixes are 17 minutes at one a second, four hours at one every 15 s; a longer
-    /// backlog is merged in parts of that many (its merge judges each fix once). Back to
-    /// `heldSamples` once merged.
-    static let backlogSamples = 1_024
+    /// alerted). A fix a second for the whole late window (3,600 for the default hour), at least
+    /// 1,024 and at most a day's: a backlog the window takes at a fix a second is merged whole, as
+    /// the window promises. Held to 1,024, a newest-first backlog of 18 minutes at a fix a second
+    /// lost its oldest fixes as `too_late`, and the visits in them. A longer backlog is merged in
+    /// parts of that many (its merge judges each fix once). 56 bytes a fix, until merged; then
+    /// back to `heldSamples`.
+    static func backlogSamples(window: Double) -> Int {
+        Int(min(max(window.rounded(.up), 1_024), 86_400))
+    }
+
+    var backlogSamples: Int { Self.backlogSamples(window: settings.lateWindowSeconds) }
+
+    /// What a device reporting less often than every `gapSeconds` holds after a longer gap, for
+    /// a backlog that comes behind later live fixes (56 bytes each, until it has reported this many
+    /// times since).
+    static let samplesAfterAGap = 16
 
     /// Keeps an accepted, accurate sample with the regions just before it and the fences it
     /// alerted, for the late samples that may follow it (only when `willHold` said so).
@@ -46,8 +58,15 @@ extension GeofenceEngine {
             devices.history[device] = -1
             return
         }
-        if index < 0 || history.epoch != fenceEpoch || (gap && !history.merging && !fromFirst) {
-            // A new gap, or snapshots from before a fence was removed or reassigned (their slots may
+        // A gap shorter than one a held sample ended (a tracker reporting every 10 s after its
+        // live fix, or after its first) keeps the history: the backlog of the longer gap may still
+        // come, behind the second live fix as behind the first. Started afresh at every gap, it
+        // held only the newest fix, and a backlog sent after the next one was `too_late`.
+        let shorterGap = gap && !history.merging && !fromFirst
+        let newGap = shorterGap && sample.timestamp - previousLatest >= history.longestGap
+        if index < 0 || history.epoch != fenceEpoch || newGap {
+            // A new gap, as long as any held (a device reporting steadily every 10 s holds one
+            // fix), or snapshots from before a fence was removed or reassigned (their slots may
             // name other fences now): merging starts again from here. Samples older than the
             // device's latest before this one were judged into its regions already.
             history = SampleHistory()
@@ -57,7 +76,13 @@ extension GeofenceEngine {
         // An open backlog was merged before this sample (`process`): what is held is judged.
         history.merging = false
         let held = SampleHistory.Held(sample, before: before, alerted: marks(alerted))
-        history.append(held, capacity: settings.heldSamples, window: settings.lateWindowSeconds, anchor: anchor)
+        // Kept across a shorter gap, the history stays unbroken, the oldest going first: a replay
+        // interpolates each crossing from the sample before it, and one dropped from the middle
+        // moved an enter's `at`. `samplesAfterAGap` reports after the live fix (160 s at a report
+        // every 10 s) the device starts afresh.
+        history.append(
+            held, capacity: shorterGap ? Self.samplesAfterAGap : settings.heldSamples, window: settings.lateWindowSeconds,
+            anchor: anchor, oldestFirst: shorterGap)
         if index >= 0 {
             histories.put(history, at: index)
         } else {
@@ -151,7 +176,9 @@ extension GeofenceEngine {
             counters.tooLate += 1
             return SampleOutcome(status: .tooLate)
         }
-        if history.held.contains(where: { $0.timestamp == sample.timestamp }) {
+        // In time order: found by halving, as a backlog of thousands is held one fix at a time.
+        var place = history.place(of: sample.timestamp)
+        if place < history.held.count, history.held[place].timestamp == sample.timestamp {
             counters.stale += 1
             return SampleOutcome(status: .stale)
         }
@@ -163,23 +190,23 @@ extension GeofenceEngine {
             return SampleOutcome(status: .late)
         }
         var outcome = SampleOutcome(status: .late)
-        if history.isOpen, history.held.count >= Self.backlogSamples {
+        if history.isOpen, history.held.count >= backlogSamples {
             // Full: what is held is merged now, so that nothing unjudged is trimmed away.
             histories.put(history, at: index)
             let merged = mergeBacklog(of: deviceSlot, arrival: arrival, into: &transitions)
             (outcome.insideChanged, outcome.recordChanged) = (merged.insideChanged, merged.recordChanged)
             history = histories.take(index)
+            place = history.place(of: sample.timestamp)
         }
         history.merging = true
         history.openSince = min(history.openSince, sample.timestamp)
         history.lastLateArrival = arrival
         devicesWithOpenBacklog.insert(deviceSlot)
-        let place = history.held.firstIndex { $0.timestamp > sample.timestamp } ?? history.held.count
         // The regions before it are those before the sample after it until the replay: the samples
         // between them are late ones not judged yet.
         let base = place < history.held.count ? history.held[place].before : record(of: deviceSlot)?.entries ?? []
         let held = SampleHistory.Held(sample, before: base)
-        history.insert(held, at: place, capacity: max(settings.heldSamples, Self.backlogSamples), window: window)
+        history.insert(held, at: place, capacity: max(settings.heldSamples, backlogSamples), window: window)
         return outcome
     }
 

@@ -67,10 +67,37 @@ struct SampleHistory: Sendable {
     /// Nothing was judged before `held[0]`: the device's first sample, or a late one before it.
     var startsAtFirstSight: Bool { floor == -.infinity }
 
+    /// Where a sample of `timestamp` goes among the held ones: the first held at or after it.
+    func place(of timestamp: Double) -> Int {
+        var (low, high) = (0, held.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if held[middle].timestamp < timestamp { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The longest gap a held sample ended: the first's since `floor`, none for a first sight
+    /// (held from its first fix, a new device reporting every 10 s would hold 16 fixes).
+    var longestGap: Double {
+        var (longest, previous) = (0.0, floor)
+        for sample in held {
+            if previous.isFinite { longest = max(longest, sample.timestamp - previous) }
+            previous = sample.timestamp
+        }
+        return longest
+    }
+
     /// Appends the device's newest sample. `anchor`: the device's accurate sample before it.
-    mutating func append(_ sample: Held, capacity: Int, window: Double, anchor: (Double, Double, Double)?) {
+    /// `oldestFirst`: over `capacity`, the oldest go, not the sample after the shortest gap.
+    mutating func append(
+        _ sample: Held, capacity: Int, window: Double, anchor: (Double, Double, Double)?, oldestFirst: Bool = false
+    ) {
         if held.isEmpty { baseAnchor = anchor }
         held.append(sample)
+        if oldestFirst {
+            while held.count > max(1, capacity) { dropFirst() }
+        }
         trim(capacity: capacity, window: window)
     }
 
