@@ -44,6 +44,17 @@ struct WebhookRulesTests {
         #expect(backoff.delay(retryAfter: 0) == 1 && backoff.delay(retryAfter: 90) == 90 && backoff.delay(retryAfter: 1e9) == 3_600)
     }
 
+    /// A `Retry-After` is a floor on the wait, never a replacement for the back-off: answered 429
+    /// with `Retry-After: 0` every time, the retries still spread out to five minutes.
+    @Test func aRetryAfterShorterThanTheBackOffWaitsTheBackOff() {
+        let backoff = WebhookBackoff()
+        #expect(backoff.delay(afterFailures: 10, retryAfter: 0, unit: 0) == 150)
+        #expect(backoff.delay(afterFailures: 10, retryAfter: 1, unit: 0.999) > 299)
+        #expect(backoff.delay(afterFailures: 1, retryAfter: 90, unit: 0.5) == 90)
+        #expect(backoff.delay(afterFailures: 3, retryAfter: nil, unit: 0) == backoff.delay(afterFailures: 3, unit: 0))
+        #expect(backoff.delay(afterFailures: 1, retryAfter: 1e9, unit: 0) == 3_600)
+    }
+
     @Test func globsMatchWholeIds() {
         #expect(Glob("*").matches("") && Glob("*").matches("anything"))
         #expect(Glob("truck-*").matches("truck-7") && !Glob("truck-*").matches("van-7") && !Glob("truck-*").matches("atruck-7"))

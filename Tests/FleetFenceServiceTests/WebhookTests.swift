@@ -1,5 +1,5 @@
 import Crypto
-import FleetFenceService
+@testable import FleetFenceService
 import FleetFenceTesting
 import Foundation
 import Synchronization
@@ -244,6 +244,38 @@ struct WebhookTests {
             let truckIndices = requests.indices.filter { requests[$0].headers["fleetfence-delivery"]?.hasPrefix("truck-1/") == true }
             let retryIndex = try #require(truckIndices.dropFirst().first)
             #expect(vanIndex < retryIndex)
+        }
+    }
+
+    /// Two webhooks on one host and port: eight requests of one held by a slow receiver leave the
+    /// other's request its own connection. With AsyncHTTPClient's pool at 8 a host, the other
+    /// webhook waited for them, timed out and was dead-lettered unsent.
+    @Test func aSlowWebhookDoesNotHoldUpAnotherOnTheSameHost() async throws {
+        let hogs = (1...WebhookWorker.maxInFlight).map { "hog-\($0)" }
+        let receiver = try await WebhookReceiver.start()
+        defer { Task { await receiver.stop() } }
+        receiver.answer { request, _ in
+            guard request.headers["fleetfence-delivery"]?.hasPrefix("hog-") == true else { return WebhookReceiver.Answer(status: 204) }
+            // Held until the other webhook's request came (10 s at most): which it cannot while
+            // these hold every connection to the host.
+            return WebhookReceiver.Answer(status: 204) { received in
+                received.contains { $0.headers["fleetfence-delivery"]?.hasPrefix("solo-") == true }
+            }
+        }
+        var hog = Self.webhook("hog", receiver)
+        hog.devices = ["hog-*"]
+        hog.timeoutSeconds = 30
+        var solo = Self.webhook("solo", receiver)
+        solo.devices = ["solo-*"]
+        try await withService(Self.options([hog, solo])) { h in
+            for device in hogs { try await Self.enter(h, device) }
+            #expect(await receiver.waitForRequests(hogs.count).count == hogs.count)
+            try await Self.enter(h, "solo-1")
+            let requests = await receiver.waitForRequests(hogs.count + 1)
+            let first = try #require(requests.first)
+            let soloRequest = try #require(requests.first { $0.headers["fleetfence-delivery"]?.hasPrefix("solo-") == true })
+            // Starved, it came once the hogs' 10 s were up.
+            #expect(soloRequest.at - first.at < .seconds(8))
         }
     }
 

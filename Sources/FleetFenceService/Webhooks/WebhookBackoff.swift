@@ -24,6 +24,13 @@ public struct WebhookBackoff: Sendable, Equatable {
         min(max(minimum, seconds), 3_600)
     }
 
+    /// The wait after the `failures`-th failed attempt when the receiver may have asked for one:
+    /// the back-off, or longer if asked. Taken alone, a `Retry-After: 0` on every answer was
+    /// honoured with a request a second for as long as `max_age_s` (a day by default).
+    public func delay(afterFailures failures: Int, retryAfter seconds: Double?, unit: Double = Double.random(in: 0..<1)) -> Double {
+        max(delay(afterFailures: failures, unit: unit), seconds.map(delay(retryAfter:)) ?? 0)
+    }
+
     private static func power(_ exponent: Double) -> Double {
         var value = 1.0
         for _ in 0..<Int(exponent) { value *= 2 }

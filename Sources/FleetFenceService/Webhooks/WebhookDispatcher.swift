@@ -24,7 +24,10 @@ final class WebhookDispatcher: Sendable {
         self.logger = logger
         self.backoff = backoff
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = WebhookWorker.maxInFlight
+        // The pool is per host and port, the limit of 8 requests in flight per webhook: at 8 a
+        // host, a slow receiver behind one webhook took every connection of the others on its host
+        // and they timed out unsent. Room for 64 webhooks on one host.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = WebhookWorker.maxInFlight * 64
         // A receiver that refuses connections fails the attempt at once, and the webhook's own
         // back-off decides when to try again; AsyncHTTPClient would hold it until its timeout.
         configuration.connectionPool.retryConnectionEstablishment = false

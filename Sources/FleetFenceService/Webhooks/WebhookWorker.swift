@@ -174,7 +174,7 @@ final class WebhookWorker: Sendable {
         case let .retry(reason, retryAfter):
             stats.withLock { $0.lastError = reason }
             let backoff = target.backoff
-            let wait = retryAfter.map(backoff.delay(retryAfter:)) ?? backoff.delay(afterFailures: row.attempts + 1)
+            let wait = backoff.delay(afterFailures: row.attempts + 1, retryAfter: retryAfter)
             // Never past its max_age_s: then it is dead with this error.
             let next = min(done + wait, row.queuedAt + settings.maxAgeSeconds)
             if next <= done {
