@@ -41,7 +41,7 @@ struct OsmAndDecoderTests {
     }
 
     @Test("bad parameters are rejected with a reason", arguments: [
-        ("lat=1&lon=2", #"missing field "deviceid""#),
+        ("lat=1&lon=2", #"missing field "id""#),
         ("id=p&lon=2", #"missing field "lat""#),
         ("id=p&lat=north&lon=2", #"field "lat" must be a number or a string holding one, not the string "north""#),
         ("id=p&lat=95&lon=2", #"field "lat" is 95.0, must be within [-90, 90]"#),

@@ -18,7 +18,8 @@ public enum OsmAndDecoder {
                 values[name] = value
             }
             if values["id"] != nil, values["deviceid"] != nil { throw .repeatedField("id") }
-            let idField = values["id"] != nil ? "id" : "deviceid"
+            // Neither given: the error names `id`, the parameter the Traccar Client app sends.
+            let idField = values["deviceid"] != nil ? "deviceid" : "id"
             let id = try ForeignFields.deviceID(values[idField].map(JSONValue.string), field: idField)
             func value(_ name: String) -> JSONValue? { values[name].map(JSONValue.string) }
             let lat = try ForeignFields.coordinate(value("lat"), field: "lat", limit: 90, numericStrings: true)
