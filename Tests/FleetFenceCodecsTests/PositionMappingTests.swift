@@ -44,12 +44,23 @@ struct PositionMappingTests {
         #expect(decoded == ForeignPosition(device: "35-1", position: DecodedPosition(lat: 49.29, lon: 8.64, timestamp: 1_795_600_000)))
     }
 
+    /// A tracker's IMEI sent as a JSON number is its id in decimal, as the same IMEI in a string.
+    @Test func aWholeNumberIDIsTheDeviceInDecimal() throws {
+        let mapping = try Self.mapping(["topic": "gps/#", "id": "/imei", "latlon": "/pos"])
+        let payload = #"{"imei":356307042441013,"pos":"49.29,8.64"}"#
+        #expect(try Self.decode(mapping, payload, topic: "gps/x").get().device == "356307042441013")
+        let id = Array(payload).withUnsafeBytes { mapping.deviceID(in: $0, topic: "gps/x") }
+        #expect(id == "356307042441013")
+    }
+
     @Test("bad payloads are rejected with a reason naming the pointer", arguments: [
         (#"{"imei":"a","pos":"91,2"}"#, #"field "lat (latlon /pos)" is 91.0, must be within [-90, 90]"#),
         (#"{"imei":"a","pos":"1;2"}"#, #"field "latlon (/pos)" must be a string "lat,lon", not "1;2""#),
         (#"{"imei":"a"}"#, #"missing field "latlon (/pos)""#),
         (#"{"imei":"a/b","pos":"1,2"}"#, "device id \"a/b\" contains /: it must be one topic level (no /, +, #, NUL or other control character)"),
-        (#"{"imei":5,"pos":"1,2"}"#, #"field "id (/imei)" must be a string, not a number"#),
+        (#"{"imei":5.5,"pos":"1,2"}"#, #"field "id (/imei)" must be a string or a whole number below 2^53, not the number 5.5"#),
+        (#"{"imei":1e17,"pos":"1,2"}"#, #"field "id (/imei)" must be a string or a whole number below 2^53"#),
+        (#"{"imei":true,"pos":"1,2"}"#, #"field "id (/imei)" must be a string or a whole number, not a boolean"#),
         (#"{"imei":"a","pos":"1,2","at":12}"#, #"field "ts (/at)" must be an RFC 3339 string, not a number"#),
         (#"not json"#, "payload is not valid JSON"),
     ])

@@ -95,13 +95,21 @@ enum ForeignFields {
     }
 
     /// A required string device id, checked by ``DeviceIDRules``.
-    static func deviceID(_ value: JSONValue?, field: String) throws(PositionRejection) -> String {
+    /// `numbers`: a whole number is the id in decimal (a tracker's IMEI in a custom format, say
+    /// `{"imei": 356307042441013}`); one with a fraction, or past 2^53 where a `Double` no longer
+    /// holds every whole number, is refused rather than read as another device.
+    static func deviceID(_ value: JSONValue?, field: String, numbers: Bool = false) throws(PositionRejection) -> String {
         switch value {
         case nil, .null?: throw .missingField(field)
         case let .string(id)?:
             if let problem = DeviceIDRules.problem(id) { throw .badDeviceID(problem) }
             return id
-        case let other?: throw .wrongType(field: field, expected: "a string", got: other.kindName)
+        case let .number(number)? where numbers:
+            guard number == number.rounded(), abs(number) <= 9_007_199_254_740_992 else {
+                throw .wrongType(field: field, expected: "a string or a whole number below 2^53", got: "the number \(number)")
+            }
+            return String(Int64(number))
+        case let other?: throw .wrongType(field: field, expected: numbers ? "a string or a whole number" : "a string", got: other.kindName)
         }
     }
 

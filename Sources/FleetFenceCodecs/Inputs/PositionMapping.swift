@@ -92,7 +92,7 @@ public struct PositionMapping: Sendable, Hashable {
             let device: String
             switch id {
             case let .pointer(pointer):
-                device = try ForeignFields.deviceID(pointer.resolve(in: document), field: "id (\(pointer))")
+                device = try ForeignFields.deviceID(pointer.resolve(in: document), field: "id (\(pointer))", numbers: true)
             case let .topicLevel(level):
                 let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
                 guard level <= levels.count else {
@@ -175,7 +175,7 @@ extension PositionMapping {
             id = String(levels[level - 1])
         case let .pointer(pointer):
             guard payload.count <= PositionDecoder.maxPayloadBytes, case let .success(document) = JSONParser.parse(payload),
-                case let .string(text)? = pointer.resolve(in: document)
+                let text = try? ForeignFields.deviceID(pointer.resolve(in: document), field: "id", numbers: true)
             else { return nil }
             id = text
         }
