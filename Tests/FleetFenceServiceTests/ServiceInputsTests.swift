@@ -114,10 +114,10 @@ struct ServiceInputsTests {
             #expect(tooLarge.status == 413)
             #expect(try await http.get("/api/positions").status == 405)
             // Before any barrier, whose own message is a rejection too. A body refused as a whole
-            // holds no position to count.
+            // (not JSON, empty) counts as one rejected message, as over MQTT.
             #expect(await eventuallyAsync {
-                (try? await http.get("/metrics"))?.text.contains(#"fleetfence_positions_total{outcome="rejected"} 2"#) == true
-            }, "the two bad elements are counted")
+                (try? await http.get("/metrics"))?.text.contains(#"fleetfence_positions_total{outcome="rejected"} 4"#) == true
+            }, "the two bad elements and the two bad bodies are counted")
             try await h.barrier()
             #expect(h.states("api-2").isEmpty && h.errors("api-2").isEmpty, "answered to the caller, not on MQTT")
         }
@@ -187,6 +187,10 @@ struct ServiceInputsTests {
             #expect(slashed.status == 400 && slashed.error?.contains("one topic level") == true, "\(slashed)")
             let nobody = try await http.request("POST", "/api/owntracks", body: Data(#"{"_type":"location","lat":1,"lon":2}"#.utf8))
             #expect(nobody.status == 400 && nobody.error?.contains("X-Limit-U") == true, "\(nobody)")
+            // Each refusal counted, the one that names no device too, as over MQTT.
+            #expect(await eventuallyAsync {
+                (try? await http.get("/metrics"))?.text.contains(#"fleetfence_positions_total{outcome="rejected"} 3"#) == true
+            }, "the three refusals are counted")
             try await h.barrier()
             #expect(h.states("bob-tab").isEmpty)
         }

@@ -15,13 +15,16 @@ struct PositionsEndpoint: Sendable {
     /// (each is merged); the others are the outcomes of `fleetfence_positions_total`.
     func positions(_ request: Request) async throws(HTTPProblem) -> Response {
         let body = try await RequestBody.read(request)
-        guard !body.isEmpty else { throw .badRequest("the body is empty: a position or an array of positions is expected") }
+        let source = "POST /api/positions"
+        guard !body.isEmpty else {
+            try await refuse(.missingField("body"), source: source, saying: "the body is empty: a position or an array of positions is expected")
+        }
         let items: [Result<ForeignPosition, PositionRejection>]
         switch PositionBatchDecoder.decode(body) {
         case let .success(decoded): items = decoded
-        case let .failure(rejection): throw .badRequest(rejection.description)
+        case let .failure(rejection): try await refuse(rejection, source: source, saying: rejection.description)
         }
-        let outcomes = try await ingest(items, source: "POST /api/positions")
+        let outcomes = try await ingest(items, source: source)
         var json = JSONWriter(capacity: 64)
         json.beginObject()
         let late = outcomes.count { $0 == .late }
@@ -86,7 +89,11 @@ struct PositionsEndpoint: Sendable {
         let queryDevice = try target.single("d")
         guard let user = request.headers[Self.limitUser] ?? queryUser, !user.isEmpty,
             let device = request.headers[Self.limitDevice] ?? queryDevice, !device.isEmpty
-        else { throw .badRequest("the user and device are needed: headers X-Limit-U and X-Limit-D, or query parameters u and d") }
+        else {
+            try await refuse(
+                .missingField("X-Limit-U and X-Limit-D"), source: "POST /api/owntracks",
+                saying: "the user and device are needed: headers X-Limit-U and X-Limit-D, or query parameters u and d")
+        }
         let id = "\(user)-\(device)"
         let body = try await RequestBody.read(request)
         // A bad id goes through the core too, to be counted as a rejection like any other.
@@ -103,6 +110,13 @@ struct PositionsEndpoint: Sendable {
 
     private static let limitUser = HTTPField.Name("X-Limit-U")!
     private static let limitDevice = HTTPField.Name("X-Limit-D")!
+
+    /// A request that holds no position to feed (a body that is not JSON, no device named) is
+    /// counted as a rejected message, as the same payload over MQTT is, and answered 400.
+    private func refuse(_ rejection: PositionRejection, source: String, saying reason: String) async throws(HTTPProblem) -> Never {
+        _ = try await ingest([.failure(rejection)], source: source)
+        throw .badRequest(reason)
+    }
 
     private func ingest(
         _ items: [Result<ForeignPosition, PositionRejection>], source: String
