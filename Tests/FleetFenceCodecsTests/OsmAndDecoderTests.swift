@@ -28,6 +28,27 @@ struct OsmAndDecoderTests {
         #expect(none.position.timestamp == nil)
     }
 
+    /// The ISO 8601 forms trackers and their platforms write, each the same instant
+    /// (2026-11-25T09:46:40Z); what is none of them stays refused.
+    @Test(arguments: [
+        "2026-11-25T09:46:40Z", "2026-11-25 09:46:40", "2026-11-25T09:46:40", "2026-11-25t09:46:40z", "2026-11-25T10:46:40+01:00",
+        "2026-11-25T10:46:40+0100", "2026-11-25T10:46:40+01", "2026-11-25T04:16:40-0530", "20261125T094640Z", "20261125T104640+0100",
+        "2026-11-25T09:46:40,000Z", "2026-11-25 09:46:40.000",
+    ])
+    func isoTimes(text: String) throws {
+        let decoded = try OsmAndDecoder.decode(parameters: [("id", "p"), ("lat", "1"), ("lon", "2"), ("timestamp", text)]).get()
+        #expect(decoded.position.timestamp == 1_795_600_000, "\(text)")
+    }
+
+    @Test func isoTimesWithoutSecondsOrWithAFraction() throws {
+        #expect(ISO8601Time.parse("2026-11-25T09:46Z") == 1_795_599_960)
+        #expect(ISO8601Time.parse("2026-11-25T09:46:40,5Z") == 1_795_600_000.5)
+        for bad in ["2026-11-25", "2026-11-25T09", "2026-11-25T09:46:40+1", "2026-11-25T09:46:40 Z", "2026-1125T094640Z",
+                    "2026-11-25T09:46:40.Z", "yesterday", "2026-11-25T25:00:00Z", "2026-02-30T00:00:00Z"] {
+            #expect(ISO8601Time.parse(bad) == nil, "\(bad)")
+        }
+    }
+
     /// URL templates (GPSLogger's "custom URL") leave a placeholder empty when the phone has no value.
     @Test func emptyMeasurementsAreUnknown() throws {
         let decoded = try OsmAndDecoder.decode(
