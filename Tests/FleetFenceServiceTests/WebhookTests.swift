@@ -381,6 +381,13 @@ struct WebhookTests {
                     events: [entered]
                 """)
             #expect(badEvent?.contains("unknown event entered") == true)
+            // Lists that would match nothing.
+            let emptyDevices = await refusal("webhooks:\n  - {name: ops, url: \"http://a.example/x\", devices: []}\n")
+            #expect(emptyDevices?.contains("devices") == true && emptyDevices?.contains("matches nothing") == true, "\(emptyDevices ?? "")")
+            let commaText = await refusal("webhooks:\n  - {name: ops, url: \"http://a.example/x\", fences: \"depot-*,yard-*\"}\n")
+            #expect(commaText?.contains("[depot-*, yard-*]") == true, "\(commaText ?? "")")
+            // One glob as text is a list of one.
+            #expect(try await load("webhooks:\n  - {name: ops, url: \"http://a.example/x\", devices: \"truck-*\"}\n").webhooks.first?.devices == ["truck-*"])
         }
     }
 

@@ -45,7 +45,8 @@ struct WebhooksEndpoint: Sendable {
     static let deadParameters: Set<String> = ["limit", "after"]
 
     func dead(_ name: String, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
-        let limit = try target.limit(default: 100, maximum: 1_000)
+        // Paged as /api/events, as the contract says: the same default and largest page.
+        let limit = try target.limit(default: 1_000, maximum: 10_000)
         let after = try Self.cursor(target)
         let api = api
         guard let page = try await Self.offloaded({ try api.webhookDeadLetters(name, after: after, limit: limit) }) else {

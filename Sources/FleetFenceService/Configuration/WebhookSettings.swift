@@ -124,8 +124,19 @@ public struct WebhookSettings: Sendable, Equatable {
         for event in events where !known.contains(event) {
             throw fail("events", "unknown event \(event); expected some of \(AlertEvent.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let devices = try list("devices") ?? ["*"]
-        let fences = try list("fences") ?? ["*"]
+        // A list that can match nothing is a mistake, not a wish: said at start rather than
+        // found when no alert is delivered (`devices: []`, or `devices: "a*,b*"`, one glob with a
+        // comma in it, where a YAML list was meant).
+        func globs(_ key: String) throws(ConfigurationError) -> [String] {
+            guard let globs = try list(key) else { return ["*"] }
+            guard !globs.isEmpty else { throw fail(key, "is empty, so it matches nothing; leave it out for every one") }
+            if mapping[key]?.scalar != nil, let glob = globs.first, glob.contains(",") {
+                throw fail(key, "is one text holding a comma, \(glob); write a list, [\(glob.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))]")
+            }
+            return globs
+        }
+        let devices = try globs("devices")
+        let fences = try globs("fences")
         let secretFile = try text("secret_file")
         if let secretFile, secretFile.isEmpty { throw fail("secret_file", "is empty") }
         return WebhookSettings(
