@@ -35,11 +35,13 @@ struct WebhookRulesTests {
 
     @Test func backOffDoublesFromOneSecondToFiveMinutesWithJitter() {
         let backoff = WebhookBackoff()
+        // The first retry too is spread, over 1-2 s.
         #expect(backoff.delay(afterFailures: 1, unit: 0) == 1)
-        #expect(backoff.delay(afterFailures: 1, unit: 0.999) < 1.001)
-        #expect(backoff.delay(afterFailures: 4, unit: 0.999) > 7.9 && backoff.delay(afterFailures: 4, unit: 0) == 4)
-        #expect(backoff.delay(afterFailures: 50, unit: 0.999) <= 300)
-        #expect(backoff.delay(afterFailures: 50, unit: 0) == 150)
+        #expect(backoff.delay(afterFailures: 1, unit: 0.5) == 1.5 && backoff.delay(afterFailures: 1, unit: 0.999) > 1.99)
+        #expect(backoff.delay(afterFailures: 4, unit: 0) == 8 && backoff.delay(afterFailures: 4, unit: 0.999) > 15.9)
+        #expect(backoff.delay(afterFailures: 50, unit: 0.999) == 300)
+        #expect(backoff.delay(afterFailures: 50, unit: 0) == 300)
+        #expect(backoff.delay(afterFailures: 9, unit: 0) == 256 && backoff.delay(afterFailures: 9, unit: 0.5) == 300)
         #expect(backoff.delay(afterFailures: 1_000_000, unit: 0.5) <= 300)
         #expect(backoff.delay(retryAfter: 0) == 1 && backoff.delay(retryAfter: 90) == 90 && backoff.delay(retryAfter: 1e9) == 3_600)
     }
@@ -48,8 +50,8 @@ struct WebhookRulesTests {
     /// with `Retry-After: 0` every time, the retries still spread out to five minutes.
     @Test func aRetryAfterShorterThanTheBackOffWaitsTheBackOff() {
         let backoff = WebhookBackoff()
-        #expect(backoff.delay(afterFailures: 10, retryAfter: 0, unit: 0) == 150)
-        #expect(backoff.delay(afterFailures: 10, retryAfter: 1, unit: 0.999) > 299)
+        #expect(backoff.delay(afterFailures: 8, retryAfter: 0, unit: 0) == 128)
+        #expect(backoff.delay(afterFailures: 10, retryAfter: 1, unit: 0.999) == 300)
         #expect(backoff.delay(afterFailures: 1, retryAfter: 90, unit: 0.5) == 90)
         #expect(backoff.delay(afterFailures: 3, retryAfter: nil, unit: 0) == backoff.delay(afterFailures: 3, unit: 0))
         #expect(backoff.delay(afterFailures: 1, retryAfter: 1e9, unit: 0) == 3_600)

@@ -1,6 +1,8 @@
 /// How long a failed delivery waits before its next attempt (docs/webhooks.md "Webhooks"): doubling from
-/// `minimum` to `maximum`, each wait drawn between half and all of it (jitter), so that the
-/// retries of many devices spread out instead of arriving at a recovering receiver at once.
+/// `minimum` to `maximum`, each wait drawn between it and twice it, at most `maximum` (jitter), so
+/// that the retries of many devices spread out instead of arriving at a recovering receiver at
+/// once. Drawn between half and all of it, the first wait was always `minimum` (half was below it):
+/// every device failing at once retried in the same millisecond.
 public struct WebhookBackoff: Sendable, Equatable {
     public var minimum: Double
     public var maximum: Double
@@ -15,7 +17,7 @@ public struct WebhookBackoff: Sendable, Equatable {
     public func delay(afterFailures failures: Int, unit: Double = Double.random(in: 0..<1)) -> Double {
         let exponent = Double(min(max(failures - 1, 0), 30))
         let base = min(maximum, minimum * Self.power(exponent))
-        return max(minimum, base * (0.5 + 0.5 * unit))
+        return min(maximum, base * (1 + unit))
     }
 
     /// A receiver's `Retry-After`, kept within `minimum` and an hour: honoured, but neither a
