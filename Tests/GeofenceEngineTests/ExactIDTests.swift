@@ -20,6 +20,18 @@ struct ExactIDTests {
         #expect(!nfc.isSameID(as: nfd) && nfc.isSameID(as: nfc))
     }
 
+    /// `<` is the order of the bytes, prefixes first, for ids short enough to be stored inline
+    /// and long ones, with bytes past 0x7F (a signed comparison would put them first).
+    @Test func orderIsTheBytesOrder() {
+        var random = SystemRandomNumberGenerator()
+        let alphabet = ["a", "b", "", "z", "\u{00FC}", "\u{7F}", "-", "\u{1F69A}", "Z"]
+        for _ in 0..<2_000 {
+            let x = (0..<Int.random(in: 0...20, using: &random)).map { _ in alphabet.randomElement(using: &random)! }.joined()
+            let y = (0..<Int.random(in: 0...20, using: &random)).map { _ in alphabet.randomElement(using: &random)! }.joined()
+            #expect((ExactID(x) < ExactID(y)) == Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8)), "\(x) \(y)")
+        }
+    }
+
     @Test func nfcAndNfdAreTwoDevicesWithIndependentState() throws {
         var h = try Harness([circle("depot", radius: 200)])
         h.feed(driveThrough(startingAt: 420, speed: 10, interval: 5, count: 12), device: nfc)

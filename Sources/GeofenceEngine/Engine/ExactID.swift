@@ -31,9 +31,17 @@ public struct ExactID: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
     }
 
-    /// Byte order, which for UTF-8 is the order of Unicode scalar values.
+    /// Byte order, which for UTF-8 is the order of Unicode scalar values. By `memcmp`: the
+    /// journal's writer sorts the rows of a start with 100,000 fences by id, 200,000 of them, and
+    /// comparing byte by byte was 6% of the start's CPU (perf).
     public static func < (lhs: ExactID, rhs: ExactID) -> Bool {
-        lhs.withBytes { a in rhs.withBytes { b in a.lexicographicallyPrecedes(b) } }
+        lhs.withBytes { a in
+            rhs.withBytes { b in
+                let common = min(a.count, b.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                return order != 0 ? order < 0 : a.count < b.count
+            }
+        }
     }
 
     private func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
