@@ -218,6 +218,22 @@ struct LateSampleTests {
         #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
     }
 
+    /// What a slow tracker holds after a longer gap is bounded: the live fix and the reports after
+    /// it up to `samplesAfterAGap`, then one report again (a tracker reporting steadily every 10 s).
+    @Test func aSlowTrackerHoldsAFewReportsAfterAGapThenOne() throws {
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed((0..<3).map { at(-600, t: T0 + 10 * Double($0)) })
+        let held = { h.engine.histories[h.engine.devices.history[0]].held.count }
+        #expect(held() == 1)
+        var sizes: [Int] = []
+        for k in 0..<20 {
+            h.feed([at(-600, t: T0 + 300 + 10 * Double(k))])
+            sizes.append(held())
+        }
+        #expect(sizes.max() == GeofenceEngine.samplesAfterAGap)
+        #expect(sizes.last == 1, "\(sizes)")
+    }
+
     /// Reports every 10 s, each a gap of more than 5 s, with a coverage gap of 3 minutes: a fix of
     /// the gap sent after the live fix and two more reports is still merged (it was `too_late`:
     /// the history started afresh at the second report).

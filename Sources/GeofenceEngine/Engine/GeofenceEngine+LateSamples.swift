@@ -33,9 +33,11 @@ extension GeofenceEngine {
     var backlogSamples: Int { Self.backlogSamples(window: settings.lateWindowSeconds) }
 
     /// What a device reporting less often than every `gapSeconds` holds after a longer gap, for
-    /// a backlog that comes behind later live fixes (56 bytes each, until it has reported this many
-    /// times since).
-    static let samplesAfterAGap = 16
+    /// a backlog that comes behind later live fixes: 80 s of reports every 10 s, four minutes of
+    /// reports every 30 s. A tracker that reports every 30 s moving and every 2 minutes parked
+    /// holds as many after each stop, so each costs memory a device (56 bytes), until it has
+    /// reported this many times since.
+    static let samplesAfterAGap = 8
 
     /// Keeps an accepted, accurate sample with the regions just before it and the fences it
     /// alerted, for the late samples that may follow it (only when `willHold` said so).
@@ -78,8 +80,8 @@ extension GeofenceEngine {
         let held = SampleHistory.Held(sample, before: before, alerted: marks(alerted))
         // Kept across a shorter gap, the history stays unbroken, the oldest going first: a replay
         // interpolates each crossing from the sample before it, and one dropped from the middle
-        // moved an enter's `at`. `samplesAfterAGap` reports after the live fix (160 s at a report
-        // every 10 s) the device starts afresh.
+        // moved an enter's `at`. `samplesAfterAGap` reports after the live fix the device starts
+        // afresh.
         history.append(
             held, capacity: shorterGap ? Self.samplesAfterAGap : settings.heldSamples, window: settings.lateWindowSeconds,
             anchor: anchor, oldestFirst: shorterGap)
