@@ -27,10 +27,14 @@ extension GeofenceEngine {
     /// parts of that many (its merge judges each fix once). 56 bytes a fix, until merged; then
     /// back to `heldSamples`.
     static func backlogSamples(window: Double) -> Int {
-        Int(min(max(window.rounded(.up), 1_024), 86_400))
+        Int(min(max(window.rounded(.up) + 1, 1_024), 86_400))
     }
 
-    var backlogSamples: Int { Self.backlogSamples(window: settings.lateWindowSeconds) }
+    /// The backlog, and the live fixes held before it came: counted against the backlog alone,
+    /// an hour behind two live fixes was merged early, its first fix in a part of its own.
+    var backlogSamples: Int {
+        Self.backlogSamples(window: settings.lateWindowSeconds) + max(settings.heldSamples, Self.samplesAfterAGap)
+    }
 
     /// What a device reporting less often than every `gapSeconds` holds after a longer gap, for
     /// a backlog that comes behind later live fixes: 80 s of reports every 10 s, four minutes of
@@ -83,7 +87,8 @@ extension GeofenceEngine {
         // moved an enter's `at`. `samplesAfterAGap` reports after the live fix the device starts
         // afresh.
         history.append(
-            held, capacity: shorterGap ? Self.samplesAfterAGap : settings.heldSamples, window: settings.lateWindowSeconds,
+            held, capacity: shorterGap ? max(Self.samplesAfterAGap, settings.heldSamples) : settings.heldSamples,
+            window: settings.lateWindowSeconds,
             anchor: anchor, oldestFirst: shorterGap)
         if index >= 0 {
             histories.put(history, at: index)

@@ -78,7 +78,10 @@ struct SampleHistory: Sendable {
     }
 
     /// The longest gap a held sample ended: the first's since `floor`, none for a first sight
-    /// (held from its first fix, a new device reporting every 10 s would hold 16 fixes).
+    /// (held from its first fix, a new device reporting every 10 s would hold 8 fixes; and a
+    /// backlog part older than one merged before is judged with the samples kept after that
+    /// merge, which an endless gap changes: a second backlog behind a dwell alerted at the live
+    /// fix then gave that stay's dwell 40 s late).
     var longestGap: Double {
         var (longest, previous) = (0.0, floor)
         for sample in held {
@@ -87,7 +90,6 @@ struct SampleHistory: Sendable {
         }
         return longest
     }
-
     /// Appends the device's newest sample. `anchor`: the device's accurate sample before it.
     /// `oldestFirst`: over `capacity`, the oldest go, not the sample after the shortest gap.
     mutating func append(
@@ -110,6 +112,15 @@ struct SampleHistory: Sendable {
     /// Keeps `capacity` samples at most, once all are judged (a backlog merged).
     mutating func shrink(to capacity: Int) {
         trim(capacity: capacity, window: .infinity)
+        // Removing never gives an array's room back: a device quiet after uploading an hour's
+        // backlog kept 200 KB for its four fixes.
+        if held.capacity > 4 * max(capacity, 4) {
+            // Copied into an array of its own size (`Array(held)` would keep the same buffer).
+            var compact: [Held] = []
+            compact.reserveCapacity(held.count)
+            compact.append(contentsOf: held)
+            held = compact
+        }
     }
 
     /// Drops what the window no longer reaches, then, over `capacity`, the sample after the
