@@ -26,14 +26,11 @@ extension GeofenceEngine {
     /// lost its oldest fixes as `too_late`, and the visits in them. A longer backlog is merged in
     /// parts of that many (its merge judges each fix once). 56 bytes a fix, until merged; then
     /// back to `heldSamples`.
-    static func backlogSamples(window: Double) -> Int {
-        Int(min(max(window.rounded(.up) + 1, 1_024), 86_400))
-    }
-
-    /// The backlog, and the live fixes held before it came: counted against the backlog alone,
-    /// an hour behind two live fixes was merged early, its first fix in a part of its own.
+    ///
+    /// Counted with the live fixes held before the backlog came: counted against the backlog
+    /// alone, an hour behind two live fixes was merged early, its first fix in a part of its own.
     var backlogSamples: Int {
-        Self.backlogSamples(window: settings.lateWindowSeconds) + max(settings.heldSamples, Self.samplesAfterAGap)
+        Int(min(max(settings.lateWindowSeconds.rounded(.up) + 1, 1_024), 86_400)) + heldAfterAGap
     }
 
     /// What a device reporting less often than every `gapSeconds` holds after a longer gap, for
@@ -42,6 +39,8 @@ extension GeofenceEngine {
     /// holds as many after each stop, so each costs memory a device (56 bytes), until it has
     /// reported this many times since.
     static let samplesAfterAGap = 8
+
+    var heldAfterAGap: Int { max(Self.samplesAfterAGap, settings.heldSamples) }
 
     /// Keeps an accepted, accurate sample with the regions just before it and the fences it
     /// alerted, for the late samples that may follow it (only when `willHold` said so).
@@ -68,9 +67,9 @@ extension GeofenceEngine {
         // live fix, or after its first) keeps the history: the backlog of the longer gap may still
         // come, behind the second live fix as behind the first. Started afresh at every gap, it
         // held only the newest fix, and a backlog sent after the next one was `too_late`.
-        let shorterGap = gap && !history.merging && !fromFirst
-        let newGap = shorterGap && sample.timestamp - previousLatest >= history.longestGap
-        if index < 0 || history.epoch != fenceEpoch || newGap {
+        let mayStartAfresh = gap && !history.merging && !fromFirst
+        let keptAcrossGap = mayStartAfresh && sample.timestamp - previousLatest < history.longestGap
+        if index < 0 || history.epoch != fenceEpoch || (mayStartAfresh && !keptAcrossGap) {
             // A new gap, as long as any held (a device reporting steadily every 10 s holds one
             // fix), or snapshots from before a fence was removed or reassigned (their slots may
             // name other fences now): merging starts again from here. Samples older than the
@@ -87,9 +86,8 @@ extension GeofenceEngine {
         // moved an enter's `at`. `samplesAfterAGap` reports after the live fix the device starts
         // afresh.
         history.append(
-            held, capacity: shorterGap ? max(Self.samplesAfterAGap, settings.heldSamples) : settings.heldSamples,
-            window: settings.lateWindowSeconds,
-            anchor: anchor, oldestFirst: shorterGap)
+            held, capacity: keptAcrossGap ? heldAfterAGap : settings.heldSamples, window: settings.lateWindowSeconds,
+            anchor: anchor, oldestFirst: keptAcrossGap)
         if index >= 0 {
             histories.put(history, at: index)
         } else {
@@ -213,7 +211,7 @@ extension GeofenceEngine {
         // between them are late ones not judged yet.
         let base = place < history.held.count ? history.held[place].before : record(of: deviceSlot)?.entries ?? []
         let held = SampleHistory.Held(sample, before: base)
-        history.insert(held, at: place, capacity: max(settings.heldSamples, backlogSamples), window: window)
+        history.insert(held, at: place, capacity: backlogSamples, window: window)
         return outcome
     }
 

@@ -77,11 +77,9 @@ struct SampleHistory: Sendable {
         return low
     }
 
-    /// The longest gap a held sample ended: the first's since `floor`, none for a first sight
-    /// (held from its first fix, a new device reporting every 10 s would hold 8 fixes; and a
-    /// backlog part older than one merged before is judged with the samples kept after that
-    /// merge, which an endless gap changes: a second backlog behind a dwell alerted at the live
-    /// fix then gave that stay's dwell 40 s late).
+    /// The longest gap a held sample ended: the first's since `floor`, none for a first sight. As
+    /// an endless gap, a first sight changed which fixes a second, older backlog part is judged
+    /// with, and a dwell came 40 s late (`LateSampleEdgeTests.aDwellMarkThenASecondBacklog`).
     var longestGap: Double {
         var (longest, previous) = (0.0, floor)
         for sample in held {
@@ -90,6 +88,7 @@ struct SampleHistory: Sendable {
         }
         return longest
     }
+
     /// Appends the device's newest sample. `anchor`: the device's accurate sample before it.
     /// `oldestFirst`: over `capacity`, the oldest go, not the sample after the shortest gap.
     mutating func append(
