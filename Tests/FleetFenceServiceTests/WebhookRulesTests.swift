@@ -43,7 +43,6 @@ struct WebhookRulesTests {
         #expect(backoff.delay(afterFailures: 50, unit: 0) == 300)
         #expect(backoff.delay(afterFailures: 9, unit: 0) == 256 && backoff.delay(afterFailures: 9, unit: 0.5) == 300)
         #expect(backoff.delay(afterFailures: 1_000_000, unit: 0.5) <= 300)
-        #expect(backoff.delay(retryAfter: 0) == 1 && backoff.delay(retryAfter: 90) == 90 && backoff.delay(retryAfter: 1e9) == 3_600)
     }
 
     /// A `Retry-After` is a floor on the wait, never a replacement for the back-off: answered 429
@@ -53,7 +52,7 @@ struct WebhookRulesTests {
         #expect(backoff.delay(afterFailures: 8, retryAfter: 0, unit: 0) == 128)
         #expect(backoff.delay(afterFailures: 10, retryAfter: 1, unit: 0.999) == 300)
         #expect(backoff.delay(afterFailures: 1, retryAfter: 90, unit: 0.5) == 90)
-        #expect(backoff.delay(afterFailures: 3, retryAfter: nil, unit: 0) == backoff.delay(afterFailures: 3, unit: 0))
+        #expect(backoff.delay(afterFailures: 3, retryAfter: nil, unit: 0) == 4)
         #expect(backoff.delay(afterFailures: 1, retryAfter: 1e9, unit: 0) == 3_600)
     }
 

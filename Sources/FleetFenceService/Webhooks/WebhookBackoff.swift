@@ -13,24 +13,14 @@ public struct WebhookBackoff: Sendable, Equatable {
         self.maximum = max(minimum, maximum)
     }
 
-    /// The wait after the `failures`-th failed attempt; `unit` in [0, 1) draws the jitter.
-    public func delay(afterFailures failures: Int, unit: Double = Double.random(in: 0..<1)) -> Double {
+    /// The wait after the `failures`-th failed attempt; `unit` in [0, 1) draws the jitter. A
+    /// receiver's `Retry-After` is the least wait, up to an hour: honoured, but neither a busy loop
+    /// (taken alone, `Retry-After: 0` on every answer was a request a second for `max_age_s`) nor
+    /// a queue parked for good.
+    public func delay(afterFailures failures: Int, retryAfter: Double? = nil, unit: Double = Double.random(in: 0..<1)) -> Double {
         let exponent = Double(min(max(failures - 1, 0), 30))
         let base = min(maximum, minimum * Self.power(exponent))
-        return min(maximum, base * (1 + unit))
-    }
-
-    /// A receiver's `Retry-After`, kept within `minimum` and an hour: honoured, but neither a
-    /// busy loop nor a queue parked for good.
-    public func delay(retryAfter seconds: Double) -> Double {
-        min(max(minimum, seconds), 3_600)
-    }
-
-    /// The wait after the `failures`-th failed attempt when the receiver may have asked for one:
-    /// the back-off, or longer if asked. Taken alone, a `Retry-After: 0` on every answer was
-    /// honoured with a request a second for as long as `max_age_s` (a day by default).
-    public func delay(afterFailures failures: Int, retryAfter seconds: Double?, unit: Double = Double.random(in: 0..<1)) -> Double {
-        max(delay(afterFailures: failures, unit: unit), seconds.map(delay(retryAfter:)) ?? 0)
+        return max(min(maximum, base * (1 + unit)), min(retryAfter ?? 0, 3_600))
     }
 
     private static func power(_ exponent: Double) -> Double {
