@@ -105,7 +105,7 @@ enum ForeignFields {
             if let problem = DeviceIDRules.problem(id) { throw .badDeviceID(problem) }
             return id
         case let .number(number)? where numbers:
-            guard number == number.rounded(), abs(number) <= 9_007_199_254_740_992 else {
+            guard number == number.rounded(), abs(number) < 9_007_199_254_740_992 else {
                 throw .wrongType(field: field, expected: "a string or a whole number below 2^53", got: "the number \(number)")
             }
             return String(Int64(number))
