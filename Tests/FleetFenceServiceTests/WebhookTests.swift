@@ -196,6 +196,9 @@ struct WebhookTests {
             #expect((dead.first?["event"] as? [String: Any])?["seq"] as? Int == alert.seq)
             #expect(page.json?.object["next"] is NSNull)
             #expect(try await http.get("/api/webhooks/nobody/dead").status == 404)
+            // Paged as /api/events: pages up to 10,000.
+            #expect(try await http.get("/api/webhooks/ops/dead?limit=5000").json?.object["dead"] is [Any])
+            #expect(try await http.get("/api/webhooks/ops/dead?limit=10001").status == 400)
             #expect(try await http.request("POST", "/api/webhooks/nobody/redeliver").status == 404)
             #expect(try await http.get("/api/webhooks/ops/redeliver").status == 405)
 
