@@ -40,7 +40,9 @@ public final class ChildProcess: Sendable {
         platform.processGroupID = 0
         let configuration = Configuration(
             executable: .path(.init(executable)), arguments: Arguments(arguments),
-            environment: environment.map { .custom($0.map { Array("\($0.key)=\($0.value)".utf8) }) } ?? .inherit,
+            // Each entry ends in NUL: Subprocess hands it to `strdup`, which without one read past
+            // the array into whatever followed (a child once got `-32768es` for `-32768`).
+            environment: environment.map { .custom($0.map { Array("\($0.key)=\($0.value)\0".utf8) }) } ?? .inherit,
             workingDirectory: workingDirectory.map { .init($0) }, platformOptions: platform)
         // Copies, which Subprocess closes once the child has them.
         let (input, output, error) = (Self.copy(stdin), Self.copy(stdout), Self.copy(stderr))
