@@ -318,15 +318,17 @@ struct GeofenceCore {
             // Not keeping capacity: after a burst of new devices the set would stay that large.
             changedViews = []
         }
-        let slice = viewsDue.suffix(limit)
-        defer { viewsDue.removeLast(slice.count) }
-        return slice.compactMap { key in
-            let device = key.string
-            return engine.deviceRecord(for: device).map { record in
+        // Copied out before the rest is shortened: shortened while a slice of it was alive, the
+        // whole rest was copied at every call (perf, the soak: 45,000 views a second taken 500 at
+        // a time, 2.4% of the service's samples under the core's lock; 0.2% copied out).
+        let due = Array(viewsDue.suffix(limit))
+        viewsDue.removeLast(due.count)
+        return due.compactMap { key in
+            engine.deviceSummary(for: key).map { device in
                 DeviceView(
-                    device: device, inside: engine.insideFences(of: device), at: record.anchorTime,
-                    lat: record.anchorLat, lon: record.anchorLon, lastSeen: record.lastTimestamp,
-                    lastLat: record.anchorLat, lastLon: record.anchorLon, seq: record.seq)
+                    device: device.device, inside: device.inside, at: device.anchorTime, lat: device.anchorLat,
+                    lon: device.anchorLon, lastSeen: device.lastTimestamp, lastLat: device.anchorLat,
+                    lastLon: device.anchorLon, seq: device.seq)
             }
         }
     }
