@@ -8,7 +8,7 @@ extension Journal {
         -> [(sql: String, binds: [SQLiteData])]
     {
         removed.map { (JournalSQL.deleteFileFence, [.text($0)]) }
-            + definitions.keys.sorted().compactMap { id in
+            + definitions.keys.sortedByID().compactMap { id in
                 definitions[id].map { (JournalSQL.upsertFileFence, [.text(id.string), .blob($0)]) }
             }
     }

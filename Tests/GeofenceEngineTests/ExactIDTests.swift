@@ -32,6 +32,22 @@ struct ExactIDTests {
         }
     }
 
+    /// `sortedByID()` is `sorted()`: ids shorter and longer than its 16-byte keys, ids that
+    /// share those 16 bytes and differ after, prefixes of each other, zero bytes (a key's padding
+    /// is zeros too), bytes past 0x7F, duplicates.
+    @Test func sortedByIDIsTheBytesOrder() {
+        var random = SystemRandomNumberGenerator()
+        let alphabet = ["a", "b", "\u{0}", "z", "\u{00FC}", "\u{7F}", "-", "\u{1F69A}", "Z", "truck-000000000000"]
+        for _ in 0..<200 {
+            let ids = (0..<Int.random(in: 0...300, using: &random)).map { _ in
+                ExactID((0..<Int.random(in: 0...6, using: &random)).map { _ in alphabet.randomElement(using: &random)! }.joined())
+            }
+            #expect(ids.sortedByID() == ids.sorted())
+        }
+        #expect([ExactID("ab\u{0}"), ExactID("ab")].sortedByID() == [ExactID("ab"), ExactID("ab\u{0}")])
+        #expect([ExactID("truck-0000000000b"), ExactID("truck-0000000000a")].sortedByID().map(\.string) == ["truck-0000000000a", "truck-0000000000b"])
+    }
+
     @Test func nfcAndNfdAreTwoDevicesWithIndependentState() throws {
         var h = try Harness([circle("depot", radius: 200)])
         h.feed(driveThrough(startingAt: 420, speed: 10, interval: 5, count: 12), device: nfc)

@@ -427,7 +427,7 @@ public final class GeofenceService: Service, Sendable {
         // chunk at a time, and a chunk of neighbours fills a few pages of the WAL where a chunk
         // of devices from all over the table filled one page per row (docs/performance.md).
         // Sorted here, off the core's lock.
-        let due = loop.withCore { $0.takeClockOnlyDevices() }.sorted()
+        let due = loop.withCore { $0.takeClockOnlyDevices() }.sortedByID()
         for start in stride(from: 0, to: due.count, by: Self.clockSlice) {
             loop.step { $0.clockRecords(of: due[start..<min(due.count, start + Self.clockSlice)]) }
         }
