@@ -164,26 +164,6 @@ struct DeviceClockTests {
         #expect(h.engine.deviceClock(for: "nobody") == nil)
     }
 
-    /// What the read side shows of a device, read from the columns, is what its record says, at
-    /// every sample of a drive through both fences (inside one, inside none, alerts counted).
-    @Test func theSummaryIsWhatTheRecordSays() throws {
-        var h = try Harness(SnapshotRestoreTests.fences)
-        var sawInside = false
-        for sample in SnapshotRestoreTests.path {
-            h.feed([sample])
-            let record = try #require(h.engine.deviceRecord(for: "truck-7"))
-            let summary = try #require(h.engine.deviceSummary(for: ExactID("truck-7")))
-            #expect(summary.device == "truck-7")
-            #expect(summary.lastTimestamp == record.lastTimestamp && summary.seq == record.seq)
-            #expect(summary.anchorTime == record.anchorTime && summary.anchorLat == record.anchorLat && summary.anchorLon == record.anchorLon)
-            #expect(summary.inside == h.engine.insideFences(of: "truck-7"))
-            sawInside = sawInside || !summary.inside.isEmpty
-        }
-        #expect(sawInside)
-        #expect(try #require(h.engine.deviceSummary(for: ExactID("truck-7"))).seq == 4)
-        #expect(h.engine.deviceSummary(for: ExactID("nobody")) == nil)
-    }
-
     /// A record written before the last samples, with the clock written after them: restored, the
     /// device's latest sample is the clock's, so a sample between the two is old news (rule 4),
     /// and its regions are the record's.

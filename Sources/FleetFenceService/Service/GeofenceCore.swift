@@ -324,11 +324,12 @@ struct GeofenceCore {
         let due = Array(viewsDue.suffix(limit))
         viewsDue.removeLast(due.count)
         return due.compactMap { key in
-            engine.deviceSummary(for: key).map { device in
+            let device = key.string
+            return engine.deviceRecord(for: device).map { record in
                 DeviceView(
-                    device: device.device, inside: device.inside, at: device.anchorTime, lat: device.anchorLat,
-                    lon: device.anchorLon, lastSeen: device.lastTimestamp, lastLat: device.anchorLat,
-                    lastLon: device.anchorLon, seq: device.seq)
+                    device: device, inside: engine.insideFences(of: device), at: record.anchorTime,
+                    lat: record.anchorLat, lon: record.anchorLon, lastSeen: record.lastTimestamp,
+                    lastLat: record.anchorLat, lastLon: record.anchorLon, seq: record.seq)
             }
         }
     }

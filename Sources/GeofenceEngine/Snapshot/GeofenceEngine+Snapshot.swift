@@ -139,18 +139,6 @@ extension GeofenceEngine {
 }
 
 extension GeofenceEngine {
-    /// `device` as a reader is shown it, or nil if the engine does not hold it: one lookup and a
-    /// few columns, where `deviceRecord(for:)` copies every region.
-    public func deviceSummary(for device: ExactID) -> DeviceSummary? {
-        guard let slot = devices.slot(of: device) else { return nil }
-        let index = Int(slot)
-        let anchored = !devices.anchorTime[index].isNaN
-        return DeviceSummary(
-            device: devices.ids[index], lastTimestamp: devices.lastTimestamp[index].isFinite ? devices.lastTimestamp[index] : nil,
-            anchorTime: anchored ? devices.anchorTime[index] : nil, anchorLat: anchored ? devices.anchorLat[index] : nil,
-            anchorLon: anchored ? devices.anchorLon[index] : nil, seq: devices.seq[index], inside: insideFences(slot: slot))
-    }
-
     /// The time and place of `device`'s latest sample, or nil if the engine does not hold it or
     /// it has not accepted a sample yet: a few columns read, where `deviceRecord(for:)` copies
     /// every region.
