@@ -40,9 +40,10 @@ public final class ChildProcess: Sendable {
         platform.processGroupID = 0
         let configuration = Configuration(
             executable: .path(.init(executable)), arguments: Arguments(arguments),
-            // Each entry ends in NUL: Subprocess hands it to `strdup`, which without one read past
-            // the array into whatever followed (a child once got `-32768es` for `-32768`).
-            environment: environment.map { .custom($0.map { Array("\($0.key)=\($0.value)\0".utf8) }) } ?? .inherit,
+            // As names and values, which Subprocess makes into C strings itself: entries built
+            // here as bytes had no terminating NUL, and the child read past each value into
+            // whatever followed (it once got `-32768es` for `-32768`).
+            environment: environment.map { .custom(Self.variables($0)) } ?? .inherit,
             workingDirectory: workingDirectory.map { .init($0) }, platformOptions: platform)
         // Copies, which Subprocess closes once the child has them.
         let (input, output, error) = (Self.copy(stdin), Self.copy(stdout), Self.copy(stderr))
@@ -76,6 +77,12 @@ public final class ChildProcess: Sendable {
     }
 
     /// `true` while the child runs; once it has ended, lets Subprocess reap it.
+    private static func variables(_ environment: [String: String]) -> [Environment.Key: String] {
+        Dictionary(
+            environment.compactMap { name, value in Environment.Key(rawValue: name).map { ($0, value) } },
+            uniquingKeysWith: { _, last in last })
+    }
+
     public var isRunning: Bool {
         exitStatus.withLock { exitStatus in
             guard exitStatus == nil else { return false }
