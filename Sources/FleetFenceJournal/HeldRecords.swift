@@ -1,7 +1,7 @@
 import GeofenceEngine
 
 /// The device records and clocks the journal's writer holds back (``JournalChanges/heldDevices``,
-/// ``JournalChanges/heldClocks``), in the order they came, each batch sorted by id by the writer:
+/// ``JournalChanges/heldClocks``), in the order they came, each batch in id order:
 /// the journal stores device rows by id, so a chunk of a batch that is most of the fleet (the
 /// latest-sample clocks of every device reporting each second) fills a few pages of the WAL rather
 /// than a page per row. A device held again keeps its place with its newer record or clock: taken

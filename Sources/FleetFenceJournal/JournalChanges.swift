@@ -10,7 +10,9 @@ public struct JournalChanges: Sendable {
     /// of their own): the writer holds them and writes a chunk at a time between deliveries,
     /// oldest first (``HeldRecords``). A later record of the same device replaces a held one.
     public var heldDevices: [DeviceRecord] = []
-    /// Latest-sample times and places (`DeviceClock`), held like `heldDevices`.
+    /// Latest-sample times and places (`DeviceClock`), held like `heldDevices`, in id order: the
+    /// service sorts a whole flush at once (`sortedByID`), and the writer holds them as they come.
+    /// The order is only for speed (neighbours share pages); any order is journaled the same.
     public var heldClocks: [DeviceClock] = []
     public var fences: [JournalFenceRow] = []
     public var removedFences: [String] = []

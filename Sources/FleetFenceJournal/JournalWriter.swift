@@ -204,14 +204,13 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                     for record in step.changes.devices { held.drop(record.device) }
                     for device in step.changes.removedDevices { held.drop(device) }
                     // By id, the journal's order, so that a chunk is neighbours (see
-                    // `HeldRecords`): a clock flush comes sorted already (nearly free to sort
-                    // again), a tick's dirty devices do not.
+                    // `HeldRecords`). A tick's dirty devices come in any order; clocks come sorted
+                    // (``JournalChanges/heldClocks``): sorted again here, they were 1.3% of the
+                    // service's samples in the soak.
                     for record in step.changes.heldDevices.sorted(by: { ExactID($0.device) < ExactID($1.device) }) {
                         held.hold(record)
                     }
-                    for clock in step.changes.heldClocks.sorted(by: { ExactID($0.device) < ExactID($1.device) }) {
-                        held.hold(clock)
-                    }
+                    for clock in step.changes.heldClocks { held.hold(clock) }
                 }
                 commit(steps)
                 heldCount.store(held.count, ordering: .relaxed)
