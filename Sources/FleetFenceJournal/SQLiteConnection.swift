@@ -94,18 +94,34 @@ final class SQLiteConnection: Sendable {
         case truncate = "TRUNCATE"
     }
 
-    /// Runs a checkpoint. Returns whether it copied every frame, after which the next commit
-    /// starts the WAL over and `walFrames` counts from 0.
+    /// How far a checkpoint got: the WAL's frames when it began and how many of them are in the
+    /// main file now.
+    struct CheckpointResult: Sendable, Equatable {
+        var frames: Int
+        var checkpointed: Int
+        /// Every frame copied: the next commit starts the WAL over.
+        var complete: Bool
+    }
+
+    /// Runs a checkpoint. Once it copied every frame, the next commit starts the WAL over and
+    /// `walFrames` counts from 0.
     @discardableResult
-    func checkpoint(_ mode: CheckpointMode = .passive) throws -> Bool {
+    func checkpoint(_ mode: CheckpointMode = .passive) throws -> CheckpointResult {
         try state.withLock { state in
             let row = try Self.run("PRAGMA wal_checkpoint(\(mode.rawValue))", [], state: &state).first
+            let frames = Int(row?.column("log")?.int64Value ?? -1)
+            let checkpointed = Int(row?.column("checkpointed")?.int64Value ?? -1)
             // A reader still on older frames (someone in the sqlite3 shell) keeps it partial.
-            let complete = row?.column("busy")?.int64Value == 0
-                && row?.column("log")?.int64Value == row?.column("checkpointed")?.int64Value
+            let complete = row?.column("busy")?.int64Value == 0 && frames == checkpointed
             if complete { state.walFrames.pointee = 0 }
-            return complete
+            return CheckpointResult(frames: frames, checkpointed: checkpointed, complete: complete)
         }
+    }
+
+    /// Another connection's checkpoint copied every frame this one committed: its next commit
+    /// starts the WAL over, so `walFrames` counts from 0 as after a checkpoint of its own.
+    func walWasCheckpointed() {
+        state.withLock { $0.walFrames.pointee = 0 }
     }
 
     /// Prepared statements held, for tests of the cache's bound.

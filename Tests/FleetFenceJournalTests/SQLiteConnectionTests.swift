@@ -143,11 +143,11 @@ struct SQLiteConnectionTests {
             #expect(try reader.run("SELECT count(*) AS n FROM t").first?.column("n")?.int64Value == 1)
             try db.run("INSERT INTO t (v) VALUES (2)")
             let pinned = db.walFrames
-            #expect(try !db.checkpoint())
+            #expect(try !db.checkpoint().complete)
             #expect(db.walFrames == pinned)
 
             try reader.run("COMMIT")
-            #expect(try db.checkpoint())
+            #expect(try db.checkpoint().complete)
             #expect(db.walFrames == 0)
         }
     }
