@@ -12,15 +12,27 @@ public final class Journal: Sendable {
     public let path: String
     let db: SQLiteConnection
     let logger: Logger
-    /// WAL frames past which `checkpointIfDue(idle: true)` checkpoints. 4,000, not SQLite's own
-    /// 1,000: under load the writer is idle between most deliveries, and fleetbench's latency
-    /// phase (14,000 frames a second) checkpointed 120-160 times in 13 s, 1.8-2.0 s of the
-    /// writer's time; at 4,000, 34-44 times and 1.2-1.4 s (a checkpoint copies each page once,
-    /// however many frames of it the WAL holds).
+    /// WAL frames not yet copied into the file past which `checkpointIfDue()` asks the
+    /// checkpointer for a pass, and twice this, the WAL's length past which the journal's
+    /// connection finishes a pass so that the WAL starts over. Each finish costs the writer two
+    /// fsyncs (21 ms at the median in the soak, however few frames are left): finishing every
+    /// other pass makes it wait half as often. Not SQLite's 1,000: fleetbench's latency phase (14,000 frames a
+    /// second) checkpointed 120-160 times in 13 s, 1.8-2.0 s of CPU; at 4,000, 34-44 times and
+    /// 1.2-1.4 s (a checkpoint copies each page once, however many frames of it the WAL holds).
     let checkpointFrames: Int
-    /// Past this many `checkpointIfDue` checkpoints also when not idle: a writer that is never
-    /// idle must not let the WAL grow for good.
+    /// Past this many the journal's connection checkpoints itself, waiting for a pass that runs:
+    /// a checkpointer that falls behind must not let the WAL grow for good.
     let forcedCheckpointFrames: Int
+    /// Copies the WAL beside the writer's commits; `nil` for a reader.
+    private let checkpointer: Checkpointer?
+    /// What `checkpointIfDue()` knows of the WAL between calls.
+    private struct WALProgress {
+        /// Frames of the current WAL already in the file.
+        var copied = 0
+        /// The WAL's length at the last call: a shorter one has started over.
+        var frames = 0
+    }
+    private let wal = Mutex(WALProgress())
     private let isClosed = Mutex(false)
     /// The last alert's row id: `write` gives ids itself, so that an id is never reused, even
     /// after retention emptied the table (``PublishedMark`` counts on it).
@@ -42,9 +54,10 @@ public final class Journal: Sendable {
     /// Checkpoints are the caller's, who must call `checkpointIfDue` after acting on each write
     /// (the journal pipeline does, after publishing), or the WAL grows for good. Not SQLite's:
     /// its automatic checkpoint runs inside the commit that crosses the threshold,
-    /// and the alerts of that commit waited 10 ms and more for its fsyncs.
+    /// and the alerts of that commit waited 10 ms and more for its fsyncs. Most of the copying
+    /// is a ``Checkpointer``'s, on a thread of its own.
     public init(
-        path: String, logger: Logger = Logger(label: "fleetfence.journal"), checkpointFrames: Int = 4_000,
+        path: String, logger: Logger = Logger(label: "fleetfence.journal"), checkpointFrames: Int = 3_000,
         forcedCheckpointFrames: Int = 8_000
     ) throws {
         let db = try SQLiteConnection.open(path: path)
@@ -78,6 +91,8 @@ public final class Journal: Sendable {
             let marked = try db.run("SELECT value FROM journal_meta WHERE key = ?", [.text(PublishedMark.key)])
                 .first?.optionalText("value").flatMap(PublishedMark.init(encoded:))?.alertID ?? 0
             alertIDs.withLock { $0 = max(lastRow, marked) }
+            // Last: nothing after it throws, so a failed open leaves no thread behind.
+            checkpointer = try Checkpointer(path: path)
         } catch {
             try? db.close()
             if let error = error as? SQLiteError {
@@ -117,6 +132,7 @@ public final class Journal: Sendable {
         self.logger = logger
         self.checkpointFrames = .max
         self.forcedCheckpointFrames = .max
+        self.checkpointer = nil
         self.readOnly = true
         self.walRoom = 0
     }
@@ -148,25 +164,62 @@ public final class Journal: Sendable {
         }
     }
 
-    /// Copies the WAL into the main file once it holds `checkpointFrames` frames when `idle`
-    /// (nothing waits to be written, so its fsyncs delay no commit), `forcedCheckpointFrames`
-    /// otherwise. Call it after each write has been acted on. Returns whether it ran.
+    /// Keeps the WAL short without making a commit wait for a whole checkpoint. Call it after
+    /// each write has been acted on (on the writer's thread). Once `checkpointFrames` frames wait
+    /// to be copied it asks the ``Checkpointer`` for a pass; once a pass has ended and the WAL
+    /// is twice that long, it copies what was committed during the pass itself (a few hundred
+    /// frames), so that its next commit starts the WAL over; past `forcedCheckpointFrames` it
+    /// checkpoints at once, after any pass running. Returns whether it checkpointed itself.
     @discardableResult
-    public func checkpointIfDue(idle: Bool) -> Bool {
+    public func checkpointIfDue() -> Bool {
         (try? locked { () -> Bool in
-            guard db.walFrames >= (idle ? checkpointFrames : forcedCheckpointFrames) else { return false }
-            checkpoint()
-            return true
+            guard let checkpointer else { return false }
+            return wal.withLock { wal in
+                var frames = db.walFrames
+                if frames < wal.frames { wal.copied = 0 }
+                defer { wal.frames = db.walFrames }
+                if let pass = checkpointer.takeFinishedPass(), let result = pass.result, frames >= result.frames {
+                    if result.complete, result.frames == frames {
+                        // Nothing committed since: the next commit starts the WAL over.
+                        db.walWasCheckpointed()
+                        (wal.copied, frames) = (0, 0)
+                    } else {
+                        wal.copied = result.checkpointed
+                    }
+                    if frames >= 2 * checkpointFrames {
+                        // No pass runs: only this asks for one, under the journal's lock.
+                        checkpointer.checkpointLock.withLock { _ in finish(&wal) }
+                        return true
+                    }
+                }
+                if frames >= forcedCheckpointFrames {
+                    checkpointer.checkpointLock.withLock { _ in finish(&wal) }
+                    return true
+                }
+                if frames - wal.copied >= checkpointFrames { checkpointer.request() }
+                return false
+            }
         }) ?? false
     }
 
+    /// A checkpoint on the journal's own connection: commits wait for it.
+    private func finish(_ progress: inout WALProgress) {
+        guard let result = checkpoint() else { return }
+        progress.copied = result.complete ? 0 : result.checkpointed
+    }
+
+    /// Passes the checkpointer has run, for tests.
+    var checkpointPasses: Int { checkpointer?.passes ?? 0 }
+
     /// Under the lock. A failure is only logged: the WAL stays, is checkpointed later and in any
     /// case replayed at the next open.
-    func checkpoint(_ mode: SQLiteConnection.CheckpointMode = .passive) {
+    @discardableResult
+    func checkpoint(_ mode: SQLiteConnection.CheckpointMode = .passive) -> SQLiteConnection.CheckpointResult? {
         do {
-            try db.checkpoint(mode)
+            return try db.checkpoint(mode)
         } catch {
             logger.warning("journal checkpoint failed", metadata: ["path": "\(path)", "error": "\(error)"])
+            return nil
         }
     }
 
@@ -175,10 +228,16 @@ public final class Journal: Sendable {
         try isClosed.withLock { closed in
             guard !closed else { return }
             closed = true
+            checkpointer?.stop()
             // A single self-contained file is left behind for copying or inspection.
             if !readOnly { checkpoint(.truncate) }
             try db.close()
         }
+    }
+
+    /// A journal dropped without `close()` (a test's) ends its checkpointer's thread too.
+    deinit {
+        checkpointer?.stop()
     }
 
     /// Runs `body` under the lock, refusing after close().

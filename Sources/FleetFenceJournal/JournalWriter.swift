@@ -64,8 +64,8 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     private let journal: Journal
     private let logger: Logger
     private let deliver: @Sendable ([Step]) -> Void
-    /// `journal.checkpointIfDue(idle:)`, called after each delivery; a test may watch it.
-    private let checkpointIfDue: @Sendable (_ idle: Bool) -> Void
+    /// `journal.checkpointIfDue()`, called after each delivery; a test may watch it.
+    private let checkpointIfDue: @Sendable () -> Void
     private let queue = Mutex(Queue())
     private let wake = DispatchSemaphore(value: 0)
     private let observeCommit: @Sendable (Duration) -> Void
@@ -88,7 +88,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// took. `failed` is told once, when a write fails: from then on nothing is delivered, since
     /// an alert is published only once its row is committed (docs/operations.md "Limits and failures").
     public init(
-        journal: Journal, logger: Logger, checkpointIfDue: (@Sendable (_ idle: Bool) -> Void)? = nil,
+        journal: Journal, logger: Logger, checkpointIfDue: (@Sendable () -> Void)? = nil,
         observeCommit: @escaping @Sendable (Duration) -> Void = { _ in },
         failed: @escaping @Sendable (String) -> Void = { _ in },
         publishedMark: @escaping @Sendable () -> (mark: PublishedMark?, awaiting: Bool) = { (nil, false) },
@@ -100,7 +100,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         self.deliver = deliver
         self.observeCommit = observeCommit
         self.failed = failed
-        self.checkpointIfDue = checkpointIfDue ?? { idle in journal.checkpointIfDue(idle: idle) }
+        self.checkpointIfDue = checkpointIfDue ?? { journal.checkpointIfDue() }
         Thread.detachNewThread { [self] in
             // Named from the thread itself, where Linux applies it: `top -H` and profilers show it.
             Thread.current.name = "journal-writer"
@@ -214,14 +214,14 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                 }
                 commit(steps)
                 heldCount.store(held.count, ordering: .relaxed)
-                finishDelivery(stillHolding: !held.isEmpty, delivered: steps.count)
+                finishDelivery(delivered: steps.count)
             }
             if !held.isEmpty {
                 // Stopping, all at once: a million small transactions would outlast the stop.
                 let size = stopping ? held.count : held.count > Self.heldLimit ? Self.heldBurst : Self.heldChunk
                 commit([], alsoWriting: held.take(size))
                 heldCount.store(held.count, ordering: .relaxed)
-                finishDelivery(stillHolding: !held.isEmpty)
+                finishDelivery()
                 continue
             }
             if steps.isEmpty {
@@ -245,17 +245,17 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         }
     }
 
-    /// The steps taken are delivered; then the WAL is checkpointed if due, after publishing: its
-    /// fsyncs delay only what comes meanwhile, never what was just written. Idle, with nothing
-    /// queued or held, most often nothing. (After stop, closing the journal checkpoints.)
-    private func finishDelivery(stillHolding: Bool, delivered: Int = 0) {
-        let (idle, waiters) = queue.withLock { queue in
+    /// The steps taken are delivered; then the WAL is checkpointed if due, after publishing:
+    /// what this thread copies itself delays only what comes meanwhile, never what was just
+    /// written. (After stop, closing the journal checkpoints.)
+    private func finishDelivery(delivered: Int = 0) {
+        let waiters = queue.withLock { queue in
             queue.writing = false
             queue.delivered += delivered
-            return (queue.steps.isEmpty && !stillHolding, delivered > 0 ? queue.takeReadyWaiters() : [])
+            return delivered > 0 ? queue.takeReadyWaiters() : []
         }
         for waiter in waiters { waiter.resume() }
-        checkpointIfDue(idle)
+        checkpointIfDue()
     }
 
     /// One transaction for `steps` (and `held`, device state without a step of its own), then

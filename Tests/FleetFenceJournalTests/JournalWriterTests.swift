@@ -65,7 +65,7 @@ struct JournalWriterTests {
         let rows = Mutex<[Int]>([])
         let held = Mutex<[Int]>([])
         let runBox = Mutex<Run?>(nil)
-        let watch: @Sendable (Bool) -> Void = { _ in
+        let watch: @Sendable () -> Void = {
             // On the writer thread, between its transactions.
             let (count, holding) = runBox.withLock { run in
                 ((try? run?.journal.loadDevices().count) ?? nil, run?.writer.heldDeviceCount ?? -1)
@@ -115,7 +115,7 @@ struct JournalWriterTests {
         let journalBox = Mutex<Journal?>(nil)
         let rowsAfterTwentyDeliveries = Mutex<Int?>(nil)
         let deliveries = Atomic<Int>(0)
-        let watch: @Sendable (Bool) -> Void = { _ in
+        let watch: @Sendable () -> Void = {
             // On the writer thread, between its transactions.
             let delivered = deliveries.add(1, ordering: .relaxed).newValue
             if delivered < 20 {
@@ -189,45 +189,45 @@ struct JournalWriterTests {
         try other.close()
     }
 
-    /// The writer checkpoints the WAL once it has published and nothing waits: the journal no
-    /// longer does it inside a commit.
-    @Test func theWriterCheckpointsWhenIdle() async throws {
+    /// After publishing, the writer asks the checkpointer for a pass over the WAL, which copies it
+    /// on a thread of its own; the next commit starts the WAL over. The journal no longer
+    /// checkpoints inside a commit.
+    @Test func theWALIsCopiedAfterPublishingAndStartsOver() async throws {
         let (alert, _, newer) = try alertAndRecords()
         try await withWriter(checkpointFrames: 1) { run in
             run.writer.submit(step(alert, record: newer))
             await run.writer.waitUntilDelivered()
             let deadline = ContinuousClock.now + .seconds(5)
-            while run.journal.db.walFrames > 0, ContinuousClock.now < deadline {
+            while run.journal.checkpointPasses == 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
-            #expect(run.journal.db.walFrames == 0)
+            #expect(run.journal.checkpointPasses == 1)
+            // A new journal's schema and the first step.
+            let first = run.journal.db.walFrames
+            #expect(first >= 20)
+            run.writer.submit(step(alert, record: newer))
+            await run.writer.waitUntilDelivered()
+            // The second step's frames alone.
+            #expect(run.journal.db.walFrames < first / 2)
         }
     }
 
-    /// The checkpoint comes after publishing, and asks for `idle` only when nothing waits. A
-    /// slow first checkpoint (3 s) must not hold the alert up; a step queued while the writer
-    /// waits for another connection's write lock makes that delivery's checkpoint a busy one.
-    @Test func theCheckpointFollowsPublishingAndKnowsWhetherStepsWait() async throws {
+    /// The checkpoint comes after publishing: a slow one (3 s) must not hold the alert up.
+    @Test func theCheckpointFollowsPublishing() async throws {
         let (alert, _, newer) = try alertAndRecords()
-        let calls = Mutex<[Bool]>([])
-        let watch: @Sendable (Bool) -> Void = { idle in
+        let calls = Atomic(0)
+        let watch: @Sendable () -> Void = {
             // Only the writer thread calls it: the first call sleeps, then says it ran.
-            if calls.withLock({ $0.isEmpty }) { Thread.sleep(forTimeInterval: 3) }
-            calls.withLock { $0.append(idle) }
+            if calls.load(ordering: .relaxed) == 0 { Thread.sleep(forTimeInterval: 3) }
+            calls.add(1, ordering: .relaxed)
         }
         try await withWriter(checkpointIfDue: watch) { run in
             let submitted = ContinuousClock.now
             run.writer.submit(step(alert, record: newer))
             #expect(await run.deliveries(atLeast: 1) == 1)
             #expect(ContinuousClock.now - submitted < .milliseconds(2_500), "delivered before the checkpoint")
-            while calls.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
-
-            try await whileTheWriterWaits(run, blocker: step(alert, record: newer)) {
-                run.writer.submit(step(alert, record: newer))
-            }
-            await run.writer.waitUntilDelivered()
-            try await Task.sleep(for: .milliseconds(100))
-            #expect(calls.withLock { $0 } == [true, false, true])
+            while calls.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(calls.load(ordering: .relaxed) == 1)
         }
     }
 
@@ -270,7 +270,7 @@ struct JournalWriterTests {
 
     /// A writer on a new journal whose deliveries are recorded; stopped and closed after `body`.
     func withWriter(
-        checkpointFrames: Int = 1_000, checkpointIfDue: (@Sendable (Bool) -> Void)? = nil,
+        checkpointFrames: Int = 1_000, checkpointIfDue: (@Sendable () -> Void)? = nil,
         _ body: (Run) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-writer-\(UUID().uuidString)")
