@@ -1,48 +1,57 @@
 import Dispatch
 import Foundation
+import Logging
 import Synchronization
 
 /// Copies the journal's WAL into its main file on a thread and connection of its own, so that
-/// the copy and its two fsyncs delay no commit: in the soak (docs/performance.md "Soak") the
-/// writer checkpointed 2.2 times a second itself, 42 ms at the median and up to 275 ms, and
-/// every alert that came meanwhile waited.
+/// the copy and its two fsyncs delay no commit: in the soak's fleet the writer checkpointed about
+/// twice a second itself, 42 ms at the median and up to 276 ms, and every alert that came
+/// meanwhile waited (docs/performance.md "Checkpoints beside the commits").
 ///
 /// A pass on another connection cannot start the WAL over: SQLite rewinds it only when a commit
-/// begins with every frame copied, and under steady writes some always land during the pass
-/// (left alone, the WAL grew to 332 MB in 18 s of commits 1 ms apart). So the journal's own
-/// connection finishes every other pass: it copies the frames committed meanwhile, a few
-/// hundred, and its next commit rewinds (`Journal.checkpointIfDue()`).
+/// begins with every frame copied and no reader on it, and under steady writes some frames
+/// always land during the pass (left alone, the WAL grew to 332 MB in 18 s of commits 1 ms
+/// apart). So the journal's own connection finishes every other pass: it copies the frames
+/// committed meanwhile, a few hundred, and its next commit rewinds (`Journal.checkpointIfDue()`).
+///
+/// No pass may start right after a complete checkpoint while a commit may rewind the WAL: in
+/// SQLite before 3.51.3 (Debian 12 has 3.40.1) such a pass can record frames as copied that the
+/// rewind replaced, and corrupt the file (sqlite.org/wal.html, "the WAL-reset bug"). A pass is
+/// only asked for with frames waiting, and one that waits to start while the journal's
+/// connection checkpoints is dropped (``checkpointingAlone(_:)``).
 final class Checkpointer: Sendable {
-    /// A pass that has ended, for the journal's connection to finish.
+    /// A pass that has ended, for the journal's connection to finish; `nil` if it failed.
     struct Pass: Sendable, Equatable {
         var result: SQLiteConnection.CheckpointResult?
     }
 
     private struct State {
+        /// Asked for and not yet ended (waiting to start, or copying).
         var running = false
+        /// Asked for, then overtaken by a checkpoint of the journal's own connection.
+        var cancelled = false
         var finished: Pass?
         var stopping = false
+        var threadEnded = false
         var passes = 0
     }
 
     private let connection: SQLiteConnection
+    private let logger: Logger
     private let state = Mutex(State())
     /// Held by every checkpoint of the journal, this thread's and the journal connection's:
-    /// SQLite runs one at a time and a second one would return at once, having done nothing.
-    let checkpointLock = Mutex(())
+    /// SQLite runs one at a time, and a pass's end is recorded before it is let go.
+    private let checkpointLock = Mutex(())
     private let wake = DispatchSemaphore(value: 0)
     private let ended = DispatchSemaphore(value: 0)
+    /// Called on the checkpointer's thread before each pass: tests stall passes with it.
+    private let beforePass: @Sendable () -> Void
 
     /// A connection of its own to `path`, a journal in WAL mode that another connection writes.
-    init(path: String) throws {
+    init(path: String, logger: Logger, beforePass: @escaping @Sendable () -> Void = {}) throws {
         connection = try SQLiteConnection.open(path: path)
-        do {
-            // As the writer's: the checkpoint's fsyncs keep the file sound after a power loss.
-            try connection.run("PRAGMA synchronous = NORMAL")
-        } catch {
-            try? connection.close()
-            throw error
-        }
+        self.logger = logger
+        self.beforePass = beforePass
         Thread.detachNewThread { [self] in
             // Linux keeps 15 bytes of a thread's name and refuses a longer one.
             Thread.current.name = "wal-checkpoint"
@@ -50,14 +59,16 @@ final class Checkpointer: Sendable {
         }
     }
 
-    /// Asks for a pass; nothing when one runs or waits to be finished.
-    func request() {
+    /// Asks for a pass; nothing (false) when one is asked for already or waits to be finished.
+    @discardableResult
+    func request() -> Bool {
         let start = state.withLock { state in
             guard !state.running, state.finished == nil, !state.stopping else { return false }
             state.running = true
             return true
         }
         if start { wake.signal() }
+        return start
     }
 
     /// The pass that ended since the last call, taken.
@@ -68,35 +79,65 @@ final class Checkpointer: Sendable {
         }
     }
 
+    /// Runs `checkpoint` (on the journal's own connection) once no pass copies; a pass that
+    /// ended meanwhile, or waits to start, is dropped: after this checkpoint it would copy
+    /// nothing, and started right after a complete one it could meet the WAL-reset bug.
+    func checkpointingAlone<T>(_ checkpoint: () -> T) -> T {
+        checkpointLock.withLock { _ in
+            let result = checkpoint()
+            state.withLock { state in
+                state.finished = nil
+                if state.running { state.cancelled = true }
+            }
+            return result
+        }
+    }
+
     /// Passes run since start, for tests.
     var passes: Int { state.withLock { $0.passes } }
 
-    /// Ends the thread once its pass (if any) has ended, and closes its connection.
+    /// Ends the thread once its pass (if any) has ended, and closes its connection. Returns
+    /// once it has, on every call.
     func stop() {
-        let running = state.withLock { state in
-            if state.stopping { return false }
+        let waiting = state.withLock { state in
             state.stopping = true
-            return true
+            return !state.threadEnded
         }
-        guard running else { return }
+        guard waiting else { return }
         wake.signal()
         ended.wait()
+        // For a later call: the thread has ended.
+        ended.signal()
     }
 
     private func run() {
         while true {
             wake.wait()
             if state.withLock({ $0.stopping }) { break }
-            // A failure is left to the journal's connection, whose own checkpoint then copies
-            // everything: nothing is lost, only this pass's head start.
-            let result = checkpointLock.withLock { _ in try? connection.checkpoint(.passive) }
-            state.withLock { state in
-                state.running = false
-                state.finished = Pass(result: result)
-                state.passes += 1
+            beforePass()
+            checkpointLock.withLock { _ in
+                let go = state.withLock { state in
+                    if !state.cancelled { return true }
+                    (state.cancelled, state.running) = (false, false)
+                    return false
+                }
+                guard go else { return }
+                var result: SQLiteConnection.CheckpointResult?
+                do {
+                    result = try connection.checkpoint(.passive)
+                } catch {
+                    // The journal's connection then copies everything: only the head start is lost.
+                    logger.warning("journal checkpoint pass failed", metadata: ["error": "\(error)"])
+                }
+                state.withLock { state in
+                    state.running = false
+                    state.finished = Pass(result: result)
+                    state.passes += 1
+                }
             }
         }
         try? connection.close()
+        state.withLock { $0.threadEnded = true }
         ended.signal()
     }
 }

@@ -15,10 +15,12 @@ public final class Journal: Sendable {
     /// WAL frames not yet copied into the file past which `checkpointIfDue()` asks the
     /// checkpointer for a pass, and twice this, the WAL's length past which the journal's
     /// connection finishes a pass so that the WAL starts over. Each finish costs the writer two
-    /// fsyncs (21 ms at the median in the soak, however few frames are left): finishing every
-    /// other pass makes it wait half as often. Not SQLite's 1,000: fleetbench's latency phase (14,000 frames a
-    /// second) checkpointed 120-160 times in 13 s, 1.8-2.0 s of CPU; at 4,000, 34-44 times and
-    /// 1.2-1.4 s (a checkpoint copies each page once, however many frames of it the WAL holds).
+    /// fsyncs (21 ms at the median in the soak, however few frames are left), so every other
+    /// pass is finished, not each. 3,000: twice it leaves 2,000 frames below the forced
+    /// checkpoint for what is committed during a pass (205 at the median in the soak, 1,463 at
+    /// most). Not SQLite's 1,000: fleetbench's latency phase (14,000 frames a second)
+    /// checkpointed 120-160 times in 13 s, 1.8-2.0 s of CPU; at 4,000, 34-44 times and 1.2-1.4 s
+    /// (a checkpoint copies each page once, however many frames of it the WAL holds).
     let checkpointFrames: Int
     /// Past this many the journal's connection checkpoints itself, waiting for a pass that runs:
     /// a checkpointer that falls behind must not let the WAL grow for good.
@@ -29,8 +31,9 @@ public final class Journal: Sendable {
     private struct WALProgress {
         /// Frames of the current WAL already in the file.
         var copied = 0
-        /// The WAL's length at the last call: a shorter one has started over.
-        var frames = 0
+        /// The WAL's generation `copied` counts in, and the one the pass asked for last began in.
+        var generation = 0
+        var passGeneration = 0
     }
     private let wal = Mutex(WALProgress())
     private let isClosed = Mutex(false)
@@ -56,10 +59,23 @@ public final class Journal: Sendable {
     /// its automatic checkpoint runs inside the commit that crosses the threshold,
     /// and the alerts of that commit waited 10 ms and more for its fsyncs. Most of the copying
     /// is a ``Checkpointer``'s, on a thread of its own.
-    public init(
+    public convenience init(
         path: String, logger: Logger = Logger(label: "fleetfence.journal"), checkpointFrames: Int = 3_000,
         forcedCheckpointFrames: Int = 8_000
     ) throws {
+        try self.init(
+            path: path, logger: logger, checkpointFrames: checkpointFrames, forcedCheckpointFrames: forcedCheckpointFrames,
+            beforeCheckpointPass: {})
+    }
+
+    /// As above; `beforeCheckpointPass` runs on the checkpointer's thread before each pass (tests
+    /// stall passes with it).
+    init(
+        path: String, logger: Logger, checkpointFrames: Int, forcedCheckpointFrames: Int,
+        beforeCheckpointPass: @escaping @Sendable () -> Void
+    ) throws {
+        // A pass is finished at twice its threshold, which must come before the forced checkpoint.
+        precondition(2 * checkpointFrames < forcedCheckpointFrames, "checkpointFrames too large for forcedCheckpointFrames")
         let db = try SQLiteConnection.open(path: path)
         do {
             try Self.checkIntegrity(db, path: path)
@@ -92,7 +108,7 @@ public final class Journal: Sendable {
                 .first?.optionalText("value").flatMap(PublishedMark.init(encoded:))?.alertID ?? 0
             alertIDs.withLock { $0 = max(lastRow, marked) }
             // Last: nothing after it throws, so a failed open leaves no thread behind.
-            checkpointer = try Checkpointer(path: path)
+            checkpointer = try Checkpointer(path: path, logger: logger, beforePass: beforeCheckpointPass)
         } catch {
             try? db.close()
             if let error = error as? SQLiteError {
@@ -176,27 +192,27 @@ public final class Journal: Sendable {
             guard let checkpointer else { return false }
             return wal.withLock { wal in
                 var frames = db.walFrames
-                if frames < wal.frames { wal.copied = 0 }
-                defer { wal.frames = db.walFrames }
-                if let pass = checkpointer.takeFinishedPass(), let result = pass.result, frames >= result.frames {
+                let generation = db.walGeneration
+                if generation != wal.generation { (wal.copied, wal.generation) = (0, generation) }
+                // A pass asked for in an earlier generation counted frames that are gone.
+                if let pass = checkpointer.takeFinishedPass(), let result = pass.result, wal.passGeneration == generation {
                     if result.complete, result.frames == frames {
                         // Nothing committed since: the next commit starts the WAL over.
                         db.walWasCheckpointed()
-                        (wal.copied, frames) = (0, 0)
+                        (wal.copied, wal.generation, frames) = (0, db.walGeneration, 0)
                     } else {
                         wal.copied = result.checkpointed
                     }
                     if frames >= 2 * checkpointFrames {
-                        // No pass runs: only this asks for one, under the journal's lock.
-                        checkpointer.checkpointLock.withLock { _ in finish(&wal) }
+                        checkpointer.checkpointingAlone { finish(&wal) }
                         return true
                     }
                 }
                 if frames >= forcedCheckpointFrames {
-                    checkpointer.checkpointLock.withLock { _ in finish(&wal) }
+                    checkpointer.checkpointingAlone { finish(&wal) }
                     return true
                 }
-                if frames - wal.copied >= checkpointFrames { checkpointer.request() }
+                if frames - wal.copied >= checkpointFrames, checkpointer.request() { wal.passGeneration = generation }
                 return false
             }
         }) ?? false
@@ -206,6 +222,7 @@ public final class Journal: Sendable {
     private func finish(_ progress: inout WALProgress) {
         guard let result = checkpoint() else { return }
         progress.copied = result.complete ? 0 : result.checkpointed
+        progress.generation = db.walGeneration
     }
 
     /// Passes the checkpointer has run, for tests.

@@ -11,7 +11,7 @@ final class SQLiteConnection: Sendable {
         var handle: OpaquePointer?
         var statements = StatementCache(limit: SQLiteConnection.cachedStatements)
         /// Written by SQLite's WAL hook after each commit, inside a step under the lock.
-        let walFrames: UnsafeMutablePointer<Int32>
+        let wal: UnsafeMutablePointer<WALCount>
     }
 
     /// Distinct statement texts kept prepared (see `StatementCache`).
@@ -19,9 +19,9 @@ final class SQLiteConnection: Sendable {
     private let state: Mutex<State>
 
     private init(handle: OpaquePointer) {
-        let walFrames = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
-        walFrames.initialize(to: 0)
-        state = Mutex(State(handle: handle, walFrames: walFrames))
+        let wal = UnsafeMutablePointer<WALCount>.allocate(capacity: 1)
+        wal.initialize(to: WALCount())
+        state = Mutex(State(handle: handle, wal: wal))
     }
 
     static func open(path: String, readOnly: Bool = false) throws -> SQLiteConnection {
@@ -72,7 +72,23 @@ final class SQLiteConnection: Sendable {
     }
 
     /// Frames in the WAL after the last commit, once `takeOverCheckpoints()` was called.
-    var walFrames: Int { state.withLock { Int($0.walFrames.pointee) } }
+    var walFrames: Int { state.withLock { Int($0.wal.pointee.frames) } }
+
+    /// Times the WAL started over (or was copied whole, so that the next commit starts it
+    /// over): a checkpoint's frame numbers are those of one generation of the WAL.
+    var walGeneration: Int { state.withLock { $0.wal.pointee.generation } }
+
+    /// What the WAL hook counts.
+    struct WALCount {
+        var frames: Int32 = 0
+        var generation = 0
+
+        /// The WAL has been copied whole: the next commit starts it over.
+        mutating func copied() {
+            frames = 0
+            generation += 1
+        }
+    }
 
     /// Stops SQLite's automatic checkpoint, which runs inside the commit that crosses 1,000 WAL
     /// frames and makes that commit wait for its fsyncs, and counts the frames instead
@@ -81,9 +97,12 @@ final class SQLiteConnection: Sendable {
         state.withLock { state in
             guard let handle = state.handle else { return }
             sqlite3_wal_hook(handle, { context, _, _, frames in
-                context?.assumingMemoryBound(to: Int32.self).pointee = frames
+                guard let count = context?.assumingMemoryBound(to: WALCount.self) else { return SQLITE_OK }
+                // Fewer frames than before: this commit started the WAL over.
+                if frames < count.pointee.frames { count.pointee.generation += 1 }
+                count.pointee.frames = frames
                 return SQLITE_OK
-            }, UnsafeMutableRawPointer(state.walFrames))
+            }, UnsafeMutableRawPointer(state.wal))
         }
     }
 
@@ -113,7 +132,7 @@ final class SQLiteConnection: Sendable {
             let checkpointed = Int(row?.column("checkpointed")?.int64Value ?? -1)
             // A reader still on older frames (someone in the sqlite3 shell) keeps it partial.
             let complete = row?.column("busy")?.int64Value == 0 && frames == checkpointed
-            if complete { state.walFrames.pointee = 0 }
+            if complete { state.wal.pointee.copied() }
             return CheckpointResult(frames: frames, checkpointed: checkpointed, complete: complete)
         }
     }
@@ -121,7 +140,7 @@ final class SQLiteConnection: Sendable {
     /// Another connection's checkpoint copied every frame this one committed: its next commit
     /// starts the WAL over, so `walFrames` counts from 0 as after a checkpoint of its own.
     func walWasCheckpointed() {
-        state.withLock { $0.walFrames.pointee = 0 }
+        state.withLock { $0.wal.pointee.copied() }
     }
 
     /// Prepared statements held, for tests of the cache's bound.
@@ -140,7 +159,7 @@ final class SQLiteConnection: Sendable {
             let code = sqlite3_close(handle)
             guard code == SQLITE_OK else { throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle))) }
             state.handle = nil
-            state.walFrames.pointee = 0
+            state.wal.pointee = WALCount()
         }
     }
 
@@ -150,7 +169,7 @@ final class SQLiteConnection: Sendable {
                 state.statements.finalizeAll()
                 sqlite3_close_v2(handle)
             }
-            state.walFrames.deallocate()
+            state.wal.deallocate()
         }
     }
 

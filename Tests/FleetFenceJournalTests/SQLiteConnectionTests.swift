@@ -152,6 +152,33 @@ struct SQLiteConnectionTests {
         }
     }
 
+    /// A checkpoint on a second connection says how far it got; the WAL hook sees the next
+    /// commit start the WAL over (a new generation), and a complete checkpoint noted by hand
+    /// counts as one too.
+    @Test func aCheckpointOnAnotherConnectionReportsItsProgress() throws {
+        try withConnection { db in
+            try db.run("PRAGMA journal_mode = WAL")
+            db.takeOverCheckpoints()
+            try db.run("CREATE TABLE t (v)")
+            for value in 1...5 { try db.run("INSERT INTO t (v) VALUES (?)", [.integer(Int64(value))]) }
+            let frames = db.walFrames
+            let generation = db.walGeneration
+            let other = try SQLiteConnection.open(path: path)
+            defer { try? other.close() }
+            #expect(try other.checkpoint() == .init(frames: frames, checkpointed: frames, complete: true))
+            // Another connection's checkpoint leaves this one's counts alone.
+            #expect(db.walFrames == frames && db.walGeneration == generation)
+            try db.run("INSERT INTO t (v) VALUES (6)")
+            #expect(db.walFrames < frames)
+            #expect(db.walGeneration == generation + 1)
+            try db.run("INSERT INTO t (v) VALUES (7)")
+            let now = db.walFrames
+            #expect(try other.checkpoint() == .init(frames: now, checkpointed: now, complete: true))
+            db.walWasCheckpointed()
+            #expect(db.walFrames == 0 && db.walGeneration == generation + 2)
+        }
+    }
+
     @Test func closedConnectionRefusesStatements() throws {
         let db = try SQLiteConnection.open(path: path)
         defer { try? FileManager.default.removeItem(atPath: path) }
