@@ -228,10 +228,12 @@ public final class Journal: Sendable {
     /// Passes the checkpointer has run, for tests.
     var checkpointPasses: Int { checkpointer?.passes ?? 0 }
 
-    /// Under the lock. A failure is only logged: the WAL stays, is checkpointed later and in any
+    /// Under the lock, and inside ``Checkpointer/checkpointingAlone(_:)`` or after the
+    /// checkpointer stopped: no pass may start right after it (the WAL-reset bug, see
+    /// `Checkpointer`). A failure is only logged: the WAL stays, is checkpointed later and in any
     /// case replayed at the next open.
     @discardableResult
-    func checkpoint(_ mode: SQLiteConnection.CheckpointMode = .passive) -> SQLiteConnection.CheckpointResult? {
+    private func checkpoint(_ mode: SQLiteConnection.CheckpointMode = .passive) -> SQLiteConnection.CheckpointResult? {
         do {
             return try db.checkpoint(mode)
         } catch {

@@ -98,7 +98,9 @@ final class SQLiteConnection: Sendable {
             guard let handle = state.handle else { return }
             sqlite3_wal_hook(handle, { context, _, _, frames in
                 guard let count = context?.assumingMemoryBound(to: WALCount.self) else { return SQLITE_OK }
-                // Fewer frames than before: this commit started the WAL over.
+                // Fewer frames than before: this commit started the WAL over. (One that started
+                // it over with more frames than it had goes unseen; the forced checkpoint still
+                // bounds the WAL.)
                 if frames < count.pointee.frames { count.pointee.generation += 1 }
                 count.pointee.frames = frames
                 return SQLITE_OK

@@ -192,12 +192,21 @@ struct JournalTests {
             // everything itself.
             if round % 100 == 99 { try await Task.sleep(for: .milliseconds(20)) }
         }
+        // On a loaded host the checkpointer's thread may miss the pauses: given time, it runs.
+        let deadline = ContinuousClock.now + .seconds(5)
+        var extra = 0
+        while journal.checkpointPasses < 2, ContinuousClock.now < deadline {
+            try journal.write(transitions: [], devices: [.init(device: "extra-\(extra % 100)", state: [1, 2])])
+            if journal.checkpointIfDue() { finished += 1 }
+            extra += 1
+            try await Task.sleep(for: .milliseconds(1))
+        }
         #expect(journal.checkpointPasses >= 2)
         #expect(finished >= 1)
         // 2,000 commits wrote thousands of frames; started over, the file holds a few hundred.
         #expect(written >= 4_000)
         #expect(walBytes(directory.path()) <= 450 * walFrameBytes)
-        #expect(try journal.loadDevices().count == 301)  // and "a"
+        #expect(try journal.loadDevices().count == 301 + min(extra, 100))  // and "a"
         #expect(try journal.rows(limit: 5_000).count == 2_000)
     }
 
