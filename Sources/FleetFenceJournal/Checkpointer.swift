@@ -6,7 +6,7 @@ import Synchronization
 /// Copies the journal's WAL into its main file on a thread and connection of its own, so that
 /// the copy and its two fsyncs delay no commit: in the soak's fleet the writer checkpointed about
 /// twice a second itself, 42 ms at the median and up to 276 ms, and every alert that came
-/// meanwhile waited (docs/performance.md "Checkpoints beside the commits").
+/// meanwhile waited (docs/operations.md "Journal"; the figures are in docs/performance.md).
 ///
 /// A pass on another connection cannot start the WAL over: SQLite rewinds it only when a commit
 /// begins with every frame copied and no reader on it, and under steady writes some frames
