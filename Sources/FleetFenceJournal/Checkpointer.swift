@@ -20,17 +20,14 @@ import Synchronization
 /// only asked for with frames waiting, and one that waits to start while the journal's
 /// connection checkpoints is dropped (``checkpointingAlone(_:)``).
 final class Checkpointer: Sendable {
-    /// A pass that has ended, for the journal's connection to finish; `nil` if it failed.
-    struct Pass: Sendable, Equatable {
-        var result: SQLiteConnection.CheckpointResult?
-    }
-
     private struct State {
         /// Asked for and not yet ended (waiting to start, or copying).
         var running = false
         /// Asked for, then overtaken by a checkpoint of the journal's own connection.
         var cancelled = false
-        var finished: Pass?
+        /// How far the last pass got, until taken; a failed pass leaves nothing (the next
+        /// call asks again).
+        var finished: SQLiteConnection.CheckpointResult?
         var stopping = false
         var threadEnded = false
         var passes = 0
@@ -60,7 +57,6 @@ final class Checkpointer: Sendable {
     }
 
     /// Asks for a pass; nothing (false) when one is asked for already or waits to be finished.
-    @discardableResult
     func request() -> Bool {
         let start = state.withLock { state in
             guard !state.running, state.finished == nil, !state.stopping else { return false }
@@ -72,7 +68,7 @@ final class Checkpointer: Sendable {
     }
 
     /// The pass that ended since the last call, taken.
-    func takeFinishedPass() -> Pass? {
+    func takeFinishedPass() -> SQLiteConnection.CheckpointResult? {
         state.withLock { state in
             defer { state.finished = nil }
             return state.finished
@@ -131,7 +127,7 @@ final class Checkpointer: Sendable {
                 }
                 state.withLock { state in
                     state.running = false
-                    state.finished = Pass(result: result)
+                    state.finished = result
                     state.passes += 1
                 }
             }

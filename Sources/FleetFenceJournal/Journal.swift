@@ -195,7 +195,7 @@ public final class Journal: Sendable {
                 let generation = db.walGeneration
                 if generation != wal.generation { (wal.copied, wal.generation) = (0, generation) }
                 // A pass asked for in an earlier generation counted frames that are gone.
-                if let pass = checkpointer.takeFinishedPass(), let result = pass.result, wal.passGeneration == generation {
+                if let result = checkpointer.takeFinishedPass(), wal.passGeneration == generation {
                     if result.complete, result.frames == frames {
                         // Nothing committed since: the next commit starts the WAL over.
                         db.walWasCheckpointed()
