@@ -29,6 +29,15 @@ struct HeldRecords {
     /// place stays behind and is skipped; every held device has a place at `next` or after.
     private var order: [ExactID] = []
     private var next = 0
+    /// Places dropped from the front of `order` since the start, so that `taken` and `end` count
+    /// from the start: a place noted now stays comparable after `order` is compacted.
+    private var dropped = 0
+
+    /// Places given so far: a device held from now on is at this place or after it.
+    var end: Int { dropped + order.count }
+    /// Places taken (or skipped) so far: once it reaches a noted `end`, everything held before
+    /// that moment has been taken, or replaced by a newer record written meanwhile.
+    var taken: Int { dropped + next }
 
     /// Devices held.
     var count: Int { held.count }
@@ -65,10 +74,12 @@ struct HeldRecords {
         if held.isEmpty {
             // Not keeping capacity: after a flood of first sightings these would stay large.
             held = [:]
+            dropped += order.count
             order = []
             next = 0
         } else if next >= 4_096, next * 2 >= order.count {
             order.removeFirst(next)
+            dropped += next
             next = 0
         }
         return chunk

@@ -11,9 +11,58 @@ extension Journal {
         }
     }
 
-    /// Every device's latest-sample clock (`DeviceClock`), by the id's bytes: apply each over the
-    /// device's record, where it is newer.
-    public func loadDeviceClocks() throws -> [ExactID: DeviceClock] {
+    /// The latest-sample clocks a restart applies (`DeviceClock`), by the id's bytes.
+    public struct StoredClocks: Sendable {
+        /// Each device's clock: apply it over the device's record, where it is newer.
+        public var clocks: [ExactID: DeviceClock] = [:]
+        /// The devices whose clock is the log's, newer than their folded row: the service's next
+        /// fold must write them, since it deletes every row of the log written before it.
+        public var logged: Set<ExactID> = []
+    }
+
+    /// The folded table and the log not folded yet (`ClockLog`) together: a device's last entry in
+    /// the log, unless a tombstone follows it, against its folded row, the later of the two. A
+    /// fold writes a device's row before it deletes the log rows it covers, so a row may be newer
+    /// or older than the log's entries; a forgotten device's row went in the transaction of its
+    /// tombstone, so a row found is newer than the tombstone.
+    public func loadDeviceClocks() throws -> StoredClocks {
+        var stored = StoredClocks(clocks: try loadFoldedClocks())
+        var logged: [ExactID: DeviceClock?] = [:]
+        var after: Int64 = 0
+        while true {
+            // A few rows at a time: a row is up to a second of a fleet's clocks, megabytes.
+            let rows = try locked {
+                try db.run("SELECT id, entries FROM clock_log WHERE id > ? ORDER BY id LIMIT 8", [.integer(after)])
+            }
+            for row in rows {
+                let entries = try row.bytes("entries", in: "clock_log")
+                do {
+                    try ClockLog.decode(entries) { entry in
+                        switch entry {
+                        case let .clock(clock): logged[ExactID(clock.device)] = clock
+                        case let .forgotten(device): logged[ExactID(device)] = .some(nil)
+                        }
+                    }
+                } catch {
+                    throw JournalError.malformedRow(table: "clock_log", column: "entries")
+                }
+                after = row.column("id")?.int64Value ?? after
+            }
+            if rows.count < 8 { break }
+        }
+        for case let (device, clock?) in logged {
+            if let folded = stored.clocks[device],
+                (clock.lastTimestamp, clock.lastHeard ?? -.infinity) < (folded.lastTimestamp, folded.lastHeard ?? -.infinity)
+            {
+                continue
+            }
+            stored.clocks[device] = clock
+            stored.logged.insert(device)
+        }
+        return stored
+    }
+
+    private func loadFoldedClocks() throws -> [ExactID: DeviceClock] {
         let rows = try locked {
             try db.run("SELECT device, last_ts, anchor_ts, anchor_lat, anchor_lon, last_heard FROM device_clocks")
         }

@@ -3,18 +3,21 @@ import Foundation
 
 extension Journal {
     /// Appends `alerts`, upserts `devices`, `clocks` (a device's latest sample alone, see
-    /// `DeviceClock`), `fences` and the record of the fences file
+    /// `DeviceClock`; a fold of the clock log), `fences` and the record of the fences file
     /// (`fileFences`: id to encoded definition), deletes `removedDevices`, `removedFences` and
-    /// `removedFileFences`, all in one transaction: after a crash the journal holds all of a call
+    /// `removedFileFences`, appends `clockLog` (a `ClockLog` row) and deletes the log's first rows up to
+    /// `foldedClockLog` (16 at most: call again for the rest), all in one transaction: after a crash the journal holds all of a call
     /// or none of it. Removals apply before upserts. `mark`, when given, is journaled with them.
     public func write(
         alerts: [AlertRecord], devices: [JournalDeviceRow], clocks: [DeviceClock] = [], removedDevices: [String] = [],
         fences: [JournalFenceRow] = [], removedFences: [String] = [],
         fileFences: [ExactID: [UInt8]] = [:], removedFileFences: [String] = [],
-        tours: [ExactID: [UInt8]] = [:], removedTours: [String] = [], mark: PublishedMark? = nil
+        tours: [ExactID: [UInt8]] = [:], removedTours: [String] = [], clockLog: [UInt8]? = nil,
+        foldedClockLog: Int64? = nil, mark: PublishedMark? = nil
     ) throws {
         if alerts.isEmpty && devices.isEmpty && clocks.isEmpty && removedDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
             && fileFences.isEmpty && removedFileFences.isEmpty && tours.isEmpty && removedTours.isEmpty && mark == nil
+            && clockLog == nil && foldedClockLog == nil
         {
             return
         }
@@ -38,11 +41,14 @@ extension Journal {
                 optional(clock.anchorLon), optional(clock.lastHeard),
             ]))
         }
+        if let foldedClockLog { deviceStatements.append((JournalSQL.deleteFoldedClockLog, [.integer(foldedClockLog)])) }
         if let mark { deviceStatements.append(Self.statement(for: mark)) }
         try locked {
             // Ids given under the lock: another thread's write cannot take the same ones.
             let firstID = alertIDs.withLock { $0 } + 1
+            let clockLogID = clockLogIDs.withLock { $0 } + 1
             var statements = statements
+            if let clockLog { statements.append((JournalSQL.insertClockLog, [.integer(clockLogID), .blob(clockLog)])) }
             for (offset, alert) in alerts.enumerated() {
                 statements.append((JournalSQL.insertTransition, alert.binds(id: firstID + Int64(offset))))
                 // Queued with the alert itself: a kill -9 loses neither or both (docs/webhooks.md "Webhooks").
@@ -60,6 +66,10 @@ extension Journal {
                 }
             }
             alertIDs.withLock { $0 = firstID + Int64(alerts.count) - 1 }
+            if clockLog != nil { clockLogIDs.withLock { $0 = clockLogID } }
         }
     }
+
+    /// The id of the last `clock_log` row written: a fold that starts now covers it and those before.
+    public var lastClockLogRow: Int64 { clockLogIDs.withLock { $0 } }
 }

@@ -40,6 +40,9 @@ public final class Journal: Sendable {
     /// The last alert's row id: `write` gives ids itself, so that an id is never reused, even
     /// after retention emptied the table (``PublishedMark`` counts on it).
     let alertIDs = Mutex<Int64>(0)
+    /// The last `clock_log` row's id (`ClockLog`): a fold deletes the rows up to the last one
+    /// written before it.
+    let clockLogIDs = Mutex<Int64>(0)
     /// A reader's connection: closing it must not checkpoint.
     let readOnly: Bool
     /// Bytes the WAL may grow to before its forced checkpoint: the free space the journal needs
@@ -86,6 +89,11 @@ public final class Journal: Sendable {
                     metadata: ["path": "\(path)", "journal_mode": "\(mode ?? "unknown")"])
             }
             try db.run("PRAGMA synchronous = NORMAL")
+            // Debian builds SQLite with secure_delete on: every page freed is zeroed through the
+            // WAL, so deleting the clock log's folded rows (megabytes of overflow pages a minute in
+            // the soak's fleet) wrote them a second time. FAST still zeroes a deleted row on its
+            // own page (a forgotten device's record, a pruned alert), where that costs no write.
+            try db.run("PRAGMA secure_delete = FAST")
             // Each WAL frame is a page and a 24-byte header.
             let pageSize = try db.run("PRAGMA page_size").first?.column("page_size")?.int64Value ?? 4096
             walRoom = UInt64(forcedCheckpointFrames) * UInt64(max(512, pageSize) + 24)
@@ -107,6 +115,8 @@ public final class Journal: Sendable {
             let marked = try db.run("SELECT value FROM journal_meta WHERE key = ?", [.text(PublishedMark.key)])
                 .first?.optionalText("value").flatMap(PublishedMark.init(encoded:))?.alertID ?? 0
             alertIDs.withLock { $0 = max(lastRow, marked) }
+            let lastClockRow = try db.run("SELECT MAX(id) AS id FROM clock_log").first?.column("id")?.int64Value ?? 0
+            clockLogIDs.withLock { $0 = lastClockRow }
             // Last: nothing after it throws, so a failed open leaves no thread behind.
             checkpointer = try Checkpointer(path: path, logger: logger, beforePass: beforeCheckpointPass)
         } catch {

@@ -10,10 +10,17 @@ public struct JournalChanges: Sendable {
     /// of their own): the writer holds them and writes a chunk at a time between deliveries,
     /// oldest first (``HeldRecords``). A later record of the same device replaces a held one.
     public var heldDevices: [DeviceRecord] = []
-    /// Latest-sample times and places (`DeviceClock`), held like `heldDevices`, in id order: the
-    /// service sorts a whole flush at once (`sortedByID`), and the writer holds them as they come.
-    /// The order is only for speed (neighbours share pages); any order is journaled the same.
+    /// Latest-sample times and places (`DeviceClock`) of a fold of the clock log, written into
+    /// `device_clocks` and held like `heldDevices`, in id order: the service sorts a whole fold at
+    /// once (`sortedByID`), and the writer holds them as they come. The order is only for speed
+    /// (neighbours share pages); any order is journaled the same.
     public var heldClocks: [DeviceClock] = []
+    /// Latest-sample clocks journaled at once, packed into the step's transaction's `clock_log`
+    /// row (`ClockLog`): the service's clocks of each second.
+    public var loggedClocks: [DeviceClock] = []
+    /// This step's `heldClocks` end a fold of the clock log: once they are written, the log's rows
+    /// written before this step are deleted (the fold's clocks are newer than any of their entries).
+    public var foldsClockLog = false
     public var fences: [JournalFenceRow] = []
     public var removedFences: [String] = []
     /// The record of the fences file as last applied: id to encoded definition.
@@ -29,7 +36,8 @@ public struct JournalChanges: Sendable {
 
     public init(
         alerts: [AlertRecord] = [], devices: [DeviceRecord] = [], heldDevices: [DeviceRecord] = [],
-        heldClocks: [DeviceClock] = [], fences: [JournalFenceRow] = [], removedFences: [String] = [], fileFences: [ExactID: [UInt8]] = [:],
+        heldClocks: [DeviceClock] = [], loggedClocks: [DeviceClock] = [], foldsClockLog: Bool = false,
+        fences: [JournalFenceRow] = [], removedFences: [String] = [], fileFences: [ExactID: [UInt8]] = [:],
         removedFileFences: [String] = [], removedDevices: [String] = [], pruneAlertsBefore: Double? = nil
     ) {
         self.removedDevices = removedDevices
@@ -38,6 +46,8 @@ public struct JournalChanges: Sendable {
         self.devices = devices
         self.heldDevices = heldDevices
         self.heldClocks = heldClocks
+        self.loggedClocks = loggedClocks
+        self.foldsClockLog = foldsClockLog
         self.fences = fences
         self.removedFences = removedFences
         self.fileFences = fileFences
@@ -45,7 +55,8 @@ public struct JournalChanges: Sendable {
     }
 
     public var isEmpty: Bool {
-        alerts.isEmpty && devices.isEmpty && heldDevices.isEmpty && heldClocks.isEmpty && fences.isEmpty && removedFences.isEmpty
+        alerts.isEmpty && devices.isEmpty && heldDevices.isEmpty && heldClocks.isEmpty && loggedClocks.isEmpty && !foldsClockLog
+            && fences.isEmpty && removedFences.isEmpty
             && fileFences.isEmpty && removedFileFences.isEmpty && removedDevices.isEmpty && pruneAlertsBefore == nil
             && tours.isEmpty && removedTours.isEmpty
     }

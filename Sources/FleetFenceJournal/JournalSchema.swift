@@ -14,6 +14,7 @@ enum JournalSchema {
         { db in try run(version6, in: db) },
         { db in try run(version7, in: db) },
         { db in try run(version8, in: db) },
+        { db in try run(version9, in: db) },
     ]
     static var version: Int { migrations.count }
 
@@ -196,6 +197,18 @@ enum JournalSchema {
             anchor_lon REAL,
             last_heard REAL
         ) WITHOUT ROWID
+        """,
+    ]
+
+    /// Each second's latest-sample clocks as one packed row (`ClockLog`), folded into
+    /// `device_clocks` a row per device every so often and then deleted: upserted each second
+    /// instead, most devices' clocks cost a page of the WAL each (docs/performance.md "Soak").
+    private static let version9 = [
+        """
+        CREATE TABLE IF NOT EXISTS clock_log (
+            id INTEGER PRIMARY KEY,
+            entries BLOB NOT NULL
+        )
         """,
     ]
 

@@ -185,6 +185,18 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     private func run() {
         // Only this thread touches them: the submitting thread's side stays an append.
         var held = HeldRecords()
+        // Folds of the clock log (``JournalChanges/foldsClockLog``) whose clocks are held: once
+        // `held` has taken everything up to `barrier`, the log's rows up to `through` are
+        // folded, and each transaction from then on deletes a few of them.
+        var folds: [(barrier: Int, through: Int64)] = []
+        var foldedThrough: Int64?
+        func folded() -> Int64? {
+            while let fold = folds.first, fold.barrier <= held.taken {
+                foldedThrough = fold.through
+                folds.removeFirst()
+            }
+            return foldedThrough
+        }
         while true {
             let (steps, stopping, finished) = queue.withLock { queue in
                 let steps = queue.steps
@@ -211,15 +223,18 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                         held.hold(record)
                     }
                     for clock in step.changes.heldClocks { held.hold(clock) }
+                    // The rows written before this step: this batch's own row comes after it.
+                    if step.changes.foldsClockLog { folds.append((held.end, journal.lastClockLogRow)) }
                 }
-                commit(steps)
+                commit(steps, foldedClockLog: folded())
                 heldCount.store(held.count, ordering: .relaxed)
                 finishDelivery(delivered: steps.count)
             }
             if !held.isEmpty {
                 // Stopping, all at once: a million small transactions would outlast the stop.
                 let size = stopping ? held.count : held.count > Self.heldLimit ? Self.heldBurst : Self.heldChunk
-                commit([], alsoWriting: held.take(size))
+                let chunk = held.take(size)
+                commit([], alsoWriting: chunk, foldedClockLog: folded())
                 heldCount.store(held.count, ordering: .relaxed)
                 finishDelivery()
                 continue
@@ -263,14 +278,16 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// is not committed would be forgotten by a restart, its seq reused. The service stops instead
     /// and a supervisor restarts it, while the broker keeps the positions (docs/operations.md "Limits and
     /// failures").
-    private func commit(_ steps: [Step], alsoWriting held: HeldRecords.Chunk = .init(), mark: PublishedMark? = nil) {
+    private func commit(
+        _ steps: [Step], alsoWriting held: HeldRecords.Chunk = .init(), foldedClockLog: Int64? = nil, mark: PublishedMark? = nil
+    ) {
         guard queue.withLock({ $0.failure == nil }) else { return }
         let clock = ContinuousClock()
         let start = clock.now
         do {
             // A closure, not `\.changes`: a key path through the generic `Step` is made at run time
             // on every commit (perf: 1% of the service's samples under load, the writer's).
-            try write(steps.map { $0.changes }, held: held, mark: mark ?? takeMark())
+            try write(steps.map { $0.changes }, held: held, foldedClockLog: foldedClockLog, mark: mark ?? takeMark())
         } catch {
             let reason = "\(error)"
             logger.critical("journal write failed; publishing nothing more", metadata: ["error": "\(reason)"])
@@ -297,7 +314,9 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         return mark
     }
 
-    private func write(_ changes: [JournalChanges], held: HeldRecords.Chunk, mark: PublishedMark?) throws {
+    private func write(
+        _ changes: [JournalChanges], held: HeldRecords.Chunk, foldedClockLog: Int64?, mark: PublishedMark?
+    ) throws {
         var alerts: [AlertRecord] = []
         // Keyed by bytes, as ids are told apart (docs/operations.md "Limits and failures").
         var latest: [ExactID: DeviceRecord] = [:]
@@ -309,6 +328,9 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         var tours: [ExactID: [UInt8]] = [:]
         var removedTours: [String] = []
         var pruneBefore: Double?
+        // One row of the clock log for the transaction, its entries in the steps' order: a device
+        // forgotten after a clock of it voids that clock, one seen again after is logged again.
+        var clockLog: [UInt8] = []
         // A fences file arrives in steps of thousands: grown one at a time, these tables rehash.
         latest.reserveCapacity(changes.reduce(held.records.count) { $0 + $1.devices.count })
         fences.reserveCapacity(changes.reduce(0) { $0 + $1.fences.count })
@@ -324,6 +346,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                 removedDevices.append(device)
             }
             for record in change.devices { latest[ExactID(record.device)] = record }
+            ClockLog.append(forgotten: change.removedDevices, clocks: change.loggedClocks, to: &clockLog)
             if let cutoff = change.pruneAlertsBefore { pruneBefore = max(pruneBefore ?? cutoff, cutoff) }
             // In order: a fence set again after a removal in the same batch is set.
             for id in change.removedFences {
@@ -349,7 +372,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         try journal.write(
             alerts: alerts, devices: rows, clocks: held.clocks, removedDevices: removedDevices, fences: fences.keys.sortedByID().compactMap { fences[$0] },
             removedFences: removedFences, fileFences: fileFences, removedFileFences: removedFileFences, tours: tours,
-            removedTours: removedTours, mark: mark)
+            removedTours: removedTours, clockLog: clockLog.isEmpty ? nil : clockLog, foldedClockLog: foldedClockLog, mark: mark)
         if let pruneBefore {
             let pruned = try journal.prune(before: pruneBefore, limit: Self.pruneChunk)
             if pruned > 0 { logger.debug("alerts past retention pruned", metadata: ["rows": "\(pruned)"]) }

@@ -317,7 +317,7 @@ struct JournalWriterTests {
 
         let reopened = try Journal(path: path)
         defer { try? reopened.close() }
-        let clocks = try reopened.loadDeviceClocks()
+        let clocks = try reopened.loadDeviceClocks().clocks
         let rows = Dictionary(uniqueKeysWithValues: try reopened.loadDevices().map { ($0.device, $0.state) })
         #expect(clocks[ExactID("other")] == clock("other", at: 50))
         #expect(clocks[ExactID("beside")] == clock("beside", at: 7))
@@ -325,6 +325,69 @@ struct JournalWriterTests {
         let stored = try DeviceRecordEncoding.decode(try #require(rows["d"]))
         #expect(stored.lastTimestamp == 101)
         if let written = clocks[ExactID("d")] { #expect(written.lastTimestamp < 101) }
+    }
+
+    /// Each transaction packs the clocks its steps log into one row of the clock log, tombstones
+    /// of the devices forgotten in it among them in the steps' order; a fold's clocks go into
+    /// `device_clocks`, and the log's rows before the fold go only once all of them are written
+    /// (docs/operations.md "Journal").
+    @Test func loggedClocksAreFoldedAndTheFoldedRowsGoOnlyOnceWritten() async throws {
+        func clock(_ device: String, at time: Double) -> DeviceClock {
+            DeviceClock(device: device, lastTimestamp: time, anchorTime: time, anchorLat: 49.3, anchorLon: 8.6, lastHeard: time)
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-fold-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("j.db").path
+        let journal = try Journal(path: path)
+        let reader = try Journal(readingOnly: path)
+        defer { try? reader.close() }
+        @Sendable func count(_ table: String) -> Int64 {
+            (try? reader.db.run("SELECT COUNT(*) AS n FROM \(table)").first?.column("n")?.int64Value) ?? -1
+        }
+        let devices = (0..<1_000).map { "truck-\($0)" }
+        // Seen when the fold's own step is delivered: its clocks are held, not written yet.
+        let atFoldDelivery = Mutex<(rows: Int64, folded: Int64)?>(nil)
+        let writer = JournalWriter<TestStep>(journal: journal, logger: Logger(label: "test")) { steps in
+            guard steps.contains(where: { $0.changes.foldsClockLog }) else { return }
+            atFoldDelivery.withLock { $0 = (count("clock_log"), count("device_clocks")) }
+        }
+        for second in 1...3 {
+            var logged = TestStep()
+            logged.changes.loggedClocks = devices.map { clock($0, at: Double(second)) }
+            writer.submit(logged)
+            await writer.waitUntilDelivered()
+        }
+        var forgetting = TestStep()
+        forgetting.changes.removedDevices = ["truck-7"]
+        forgetting.changes.loggedClocks = [clock("truck-8", at: 3.5)]
+        writer.submit(forgetting)
+        await writer.waitUntilDelivered()
+        #expect(count("clock_log") == 4)
+        // The fold: every device's clock as it is now (truck-7 forgotten), more than a chunk.
+        var fold = TestStep()
+        fold.changes.heldClocks = devices.filter { $0 != "truck-7" }.map { clock($0, at: 4) }
+        fold.changes.foldsClockLog = true
+        writer.submit(fold)
+        var after = TestStep()
+        after.changes.loggedClocks = [clock("truck-1", at: 5)]
+        writer.submit(after)
+        await writer.stop()
+        try journal.close()
+
+        let seen = try #require(atFoldDelivery.withLock { $0 })
+        #expect(seen.rows >= 4, "the log's rows went before the fold's clocks were written")
+        #expect(seen.folded < 999)
+        // The four rows before the fold went; the one after it stays.
+        #expect(count("clock_log") == 1)
+        let reopened = try Journal(path: path)
+        defer { try? reopened.close() }
+        let clocks = try reopened.loadDeviceClocks().clocks
+        #expect(clocks.count == 999)
+        #expect(clocks[ExactID("truck-7")] == nil)
+        #expect(clocks[ExactID("truck-1")] == clock("truck-1", at: 5))
+        #expect(clocks[ExactID("truck-999")] == clock("truck-999", at: 4))
+        #expect(try reopened.db.run("SELECT COUNT(*) AS n FROM device_clocks").first?.column("n")?.int64Value == 999)
     }
 
     /// Nothing is delivered before its transaction has committed: each delivery finds its alerts

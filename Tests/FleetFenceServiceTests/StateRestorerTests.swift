@@ -64,6 +64,15 @@ struct StateRestorerTests {
             DeviceClock(device: "truck-1", lastTimestamp: 10, anchorTime: 10, anchorLat: 1, anchorLon: 1, lastHeard: 10),
             DeviceClock(device: "ghost", lastTimestamp: 10, anchorTime: nil, anchorLat: nil, anchorLon: nil, lastHeard: nil),
         ])
+        // And in the clock log, not folded yet: truck-2's newer than its record, truck-0's older
+        // than its folded clock, and another device without a record.
+        var row: [UInt8] = []
+        ClockLog.append(clocks: [
+            DeviceClock(device: "truck-2", lastTimestamp: 6_000, anchorTime: 5_990, anchorLat: 49.02, anchorLon: 8.03, lastHeard: 6_001),
+            DeviceClock(device: "truck-0", lastTimestamp: 4_000, anchorTime: 4_000, anchorLat: 1, anchorLon: 1, lastHeard: 4_000),
+            DeviceClock(device: "ghost-2", lastTimestamp: 10, anchorTime: nil, anchorLat: nil, anchorLon: nil, lastHeard: nil),
+        ], to: &row)
+        try journal.write(alerts: [], devices: [], clockLog: row)
     }
 
     @Test func aLargeJournalComesBackWhole() throws {
@@ -107,6 +116,11 @@ struct StateRestorerTests {
         #expect(clocked?.anchorTime == 4_990 && clocked?.anchorLat == 49.01 && clocked?.anchorLon == 8.02)
         #expect(clocked?.lastHeard == 5_001)
         #expect(clocked?.regions.map(\.fence) == ["f-0"], "the record's regions stay")
+        let logged = engine.deviceRecord(for: "truck-2")
+        #expect(logged?.lastTimestamp == 6_000, "a clock of the log, newer than the record")
+        #expect(logged?.anchorTime == 5_990 && logged?.lastHeard == 6_001)
+        // The one device whose clock only the log holds: the first fold must write it.
+        #expect(restored.unfoldedClocks == [ExactID("truck-2")])
         let unclocked = engine.deviceRecord(for: "truck-1")
         #expect(unclocked?.lastTimestamp == 1_001, "an older clock changes nothing")
         #expect(unclocked?.anchorTime == nil)

@@ -26,6 +26,10 @@ struct GeofenceCore {
     /// at a clean stop, so that a busy fleet is not a write per sample: a kill -9 forgets at most
     /// those seconds of "latest sample" times, never an alert.
     var clockOnlyDevices: Set<ExactID> = []
+    /// Devices whose clocks went into the journal's clock log since its last fold
+    /// (``foldedClocks(of:last:)``): the fold writes each one's clock once, however many seconds
+    /// logged it.
+    var unfoldedClocks: Set<ExactID> = []
     var fenceOrigins: [ExactID: JournalFenceRow.Origin] = [:]
     /// The fences file as last applied: a reload acts on the file's own changes only.
     var lastFileFences: [ExactID: FenceDefinition] = [:]
@@ -280,14 +284,30 @@ struct GeofenceCore {
     /// devices the set would stay a million entries large for good.
     mutating func takeClockOnlyDevices() -> [ExactID] {
         defer { clockOnlyDevices = [] }
+        unfoldedClocks.formUnion(clockOnlyDevices)
         return Array(clockOnlyDevices)
     }
 
-    /// The latest-sample times and places of `devices`, as clocks that may wait behind alerts.
-    /// Asked for in slices with the lock let go between them: building every record at once
-    /// held messages up for 20 ms and more with 10,000 devices.
+    /// The latest-sample times and places of `devices`, for the journal's clock log: packed into
+    /// one row of the next transaction (`ClockLog`). Asked for in slices with the lock let go
+    /// between them: building every record at once held messages up for 20 ms and more with
+    /// 10,000 devices.
     func clockRecords(of devices: ArraySlice<ExactID>) -> Effects {
-        Effects(changes: JournalChanges(heldClocks: devices.compactMap { engine.deviceClock(for: $0.string) }))
+        Effects(changes: JournalChanges(loggedClocks: devices.compactMap { engine.deviceClock(for: $0.string) }))
+    }
+
+    /// The devices logged since the clock log's last fold, taken out of the set in one move.
+    mutating func takeUnfoldedClocks() -> [ExactID] {
+        defer { unfoldedClocks = [] }
+        return Array(unfoldedClocks)
+    }
+
+    /// A slice of a fold of the clock log: the clocks of `devices` as they are now, newer than
+    /// anything logged of them, held by the writer and written into `device_clocks` a chunk at a
+    /// time. `last`: once these are written, the log's rows before them go.
+    func foldedClocks(of devices: ArraySlice<ExactID>, last: Bool) -> Effects {
+        Effects(changes: JournalChanges(
+            heldClocks: devices.compactMap { engine.deviceClock(for: $0.string) }, foldsClockLog: last))
     }
 
     /// The records of the dirty devices among `devices` (`nil`: all), copied here under the

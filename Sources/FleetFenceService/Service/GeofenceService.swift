@@ -317,6 +317,8 @@ public final class GeofenceService: Service, Sendable {
         core.fenceOrigins = restored.origins
         core.lastFileFences = restored.fileFences
         core.changedViews = Set(restored.devices.map { ExactID($0) })
+        // Folded by the first fold, or it would delete the log's rows that hold their clocks.
+        core.unfoldedClocks = Set(restored.unfoldedClocks)
         if configuration.integrations.homeAssistant {
             core.integrations.homeAssistantPrefix = configuration.integrations.homeAssistantPrefix
         }
@@ -422,14 +424,33 @@ public final class GeofenceService: Service, Sendable {
     /// microsecond to build, so 10,000 moving devices cost 1% of a core at once a second.
     private static let viewRefreshInterval = 1.0
 
-    private func flushClocks(_ loop: CoreLoop) {
-        // In the journal's order (its device rows are stored by id): the writer writes them a
-        // chunk at a time, and a chunk of neighbours fills a few pages of the WAL where a chunk
-        // of devices from all over the table filled one page per row (docs/performance.md).
-        // Sorted here, off the core's lock.
-        let due = loop.withCore { $0.takeClockOnlyDevices() }.sortedByID()
+    /// The clocks of the devices that reported since the last flush, into the journal's clock
+    /// log (`ClockLog`). Returns how many.
+    @discardableResult
+    private func flushClocks(_ loop: CoreLoop) -> Int {
+        let due = loop.withCore { $0.takeClockOnlyDevices() }
         for start in stride(from: 0, to: due.count, by: Self.clockSlice) {
             loop.step { $0.clockRecords(of: due[start..<min(due.count, start + Self.clockSlice)]) }
+        }
+        return due.count
+    }
+
+    /// How often the clock log is folded into `device_clocks`, a row per device logged since the
+    /// last fold: in the soak's fleet (every device reporting every 5 s) a fold writes a device's
+    /// row once where each second's upserts wrote it 12 times. Sooner once this many clocks are
+    /// logged, so that a restart reads a bounded log (about 60 bytes a clock).
+    private static let clockFoldInterval = 60.0
+    private static let clockFoldEntries = 1_000_000
+
+    private func foldClocks(_ loop: CoreLoop) {
+        // In the journal's order (`device_clocks` is stored by id): the writer writes them a chunk
+        // at a time, and a chunk of neighbours fills a few pages of the WAL where a chunk of
+        // devices from all over the table filled one page per row (docs/performance.md). Sorted
+        // here, off the core's lock.
+        let due = loop.withCore { $0.takeUnfoldedClocks() }.sortedByID()
+        for start in stride(from: 0, to: due.count, by: Self.clockSlice) {
+            let end = min(due.count, start + Self.clockSlice)
+            loop.step { $0.foldedClocks(of: due[start..<end], last: end == due.count) }
         }
     }
 
@@ -480,6 +501,8 @@ public final class GeofenceService: Service, Sendable {
         let start = clock.now
         var nextStats = start + configuration.statsIntervalSeconds
         var nextClockFlush = start + Self.clockFlushInterval
+        var nextClockFold = start + Self.clockFoldInterval
+        var loggedSinceFold = 0
         var nextHomeAssistant = start + Self.homeAssistantInterval
         var nextViewRefresh = start
         var lastPositions = 0
@@ -498,7 +521,7 @@ public final class GeofenceService: Service, Sendable {
             if now < lastTick {
                 // The wall clock was set back (NTP stepping it): what was due keeps its pace
                 // rather than waiting for the old time to come round again.
-                (nextStats, nextClockFlush, nextHomeAssistant, nextViewRefresh) = (now, now, now, now)
+                (nextStats, nextClockFlush, nextHomeAssistant, nextViewRefresh, nextClockFold) = (now, now, now, now, now)
                 (nextForgetSweep, nextSubscriptionRetry, lastStatsTime, nextDiskCheck) = (now, now, now, now)
             }
             // Connected with a position filter refused, it does not hear those devices either.
@@ -521,7 +544,12 @@ public final class GeofenceService: Service, Sendable {
             }
             if now >= nextClockFlush {
                 nextClockFlush = now + Self.clockFlushInterval
-                flushClocks(loop)
+                loggedSinceFold += flushClocks(loop)
+                if now >= nextClockFold || loggedSinceFold >= Self.clockFoldEntries {
+                    nextClockFold = now + Self.clockFoldInterval
+                    loggedSinceFold = 0
+                    foldClocks(loop)
+                }
             }
             if now >= nextHomeAssistant {
                 // A device's position in Home Assistant is at most this old, and never a message

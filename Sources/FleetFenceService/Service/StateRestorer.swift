@@ -19,6 +19,9 @@ enum StateRestorer {
         /// Restored devices whose row was written at or after the ``PublishedMark``'s time: their
         /// retained state may not have reached the broker.
         var unpublishedStates: [String] = []
+        /// Restored devices whose clock came from the journal's clock log, not its folded table:
+        /// the next fold writes them (``GeofenceCore/unfoldedClocks``).
+        var unfoldedClocks: [ExactID] = []
     }
 
     /// `now`: the restart's wall clock. Silence is counted from it, not from the last sample
@@ -54,7 +57,8 @@ enum StateRestorer {
         var unpublishedStates: [String] = []
         let rows = try journal.loadDevices()
         // The latest sample of a device that reported after its record was written.
-        let clocks = try journal.loadDeviceClocks()
+        let stored = try journal.loadDeviceClocks()
+        var unfoldedClocks: [ExactID] = []
         devices.reserveCapacity(rows.count)
         // Decoded on every core a slice at a time: a million decoded records at once would
         // raise the service's memory for good (the allocator keeps what it was given).
@@ -66,7 +70,7 @@ enum StateRestorer {
             for (row, result) in zip(slice, decoded) {
                 var record: DeviceRecord
                 switch result {
-                case let .success(decoded): record = clocks[ExactID(row.device)]?.applied(to: decoded) ?? decoded
+                case let .success(decoded): record = stored.clocks[ExactID(row.device)]?.applied(to: decoded) ?? decoded
                 case let .failure(error):
                     logger.warning(
                         "journal: unreadable device state skipped", metadata: ["device": "\(row.device)", "reason": "\(error)"])
@@ -77,6 +81,7 @@ enum StateRestorer {
                 if let arrival = record.lastArrival { record.lastArrival = max(arrival, now) }
                 engine.restore(record)
                 devices.append(row.device)
+                if stored.logged.contains(ExactID(row.device)) { unfoldedClocks.append(ExactID(row.device)) }
                 if let publishedMark, let written = row.updatedAt, written >= publishedMark { unpublishedStates.append(row.device) }
             }
         }
@@ -94,7 +99,8 @@ enum StateRestorer {
         fileFences.reserveCapacity(fileRows.count)
         for (row, definition) in zip(fileRows, fileDefinitions) { fileFences[row.key] = definition }
         return Restored(
-            engine: engine, origins: origins, fileFences: fileFences, devices: devices, unpublishedStates: unpublishedStates)
+            engine: engine, origins: origins, fileFences: fileFences, devices: devices, unpublishedStates: unpublishedStates,
+            unfoldedClocks: unfoldedClocks)
     }
 
     /// The journal's fence records, decoded on every core, with their origins, and the file's
