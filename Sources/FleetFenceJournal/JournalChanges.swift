@@ -18,9 +18,12 @@ public struct JournalChanges: Sendable {
     /// Latest-sample clocks journaled at once, packed into the step's transaction's `clock_log`
     /// row (`ClockLog`): the service's clocks of each second.
     public var loggedClocks: [DeviceClock] = []
-    /// This step's `heldClocks` end a fold of the clock log: once they are written, the log's rows
-    /// written before this step are deleted (the fold's clocks are newer than any of their entries).
-    public var foldsClockLog = false
+    /// This step's `heldClocks` begin a fold of the clock log, whose devices are all those logged
+    /// before it: the log's rows written before this step are the ones the fold covers.
+    public var startsClockFold = false
+    /// This step's `heldClocks` end the fold: once they are written, the rows it covers are
+    /// deleted (the fold's clocks are newer than any of their entries).
+    public var endsClockFold = false
     public var fences: [JournalFenceRow] = []
     public var removedFences: [String] = []
     /// The record of the fences file as last applied: id to encoded definition.
@@ -36,8 +39,8 @@ public struct JournalChanges: Sendable {
 
     public init(
         alerts: [AlertRecord] = [], devices: [DeviceRecord] = [], heldDevices: [DeviceRecord] = [],
-        heldClocks: [DeviceClock] = [], loggedClocks: [DeviceClock] = [], foldsClockLog: Bool = false,
-        fences: [JournalFenceRow] = [], removedFences: [String] = [], fileFences: [ExactID: [UInt8]] = [:],
+        heldClocks: [DeviceClock] = [], loggedClocks: [DeviceClock] = [], startsClockFold: Bool = false,
+        endsClockFold: Bool = false, fences: [JournalFenceRow] = [], removedFences: [String] = [], fileFences: [ExactID: [UInt8]] = [:],
         removedFileFences: [String] = [], removedDevices: [String] = [], pruneAlertsBefore: Double? = nil
     ) {
         self.removedDevices = removedDevices
@@ -47,7 +50,8 @@ public struct JournalChanges: Sendable {
         self.heldDevices = heldDevices
         self.heldClocks = heldClocks
         self.loggedClocks = loggedClocks
-        self.foldsClockLog = foldsClockLog
+        self.startsClockFold = startsClockFold
+        self.endsClockFold = endsClockFold
         self.fences = fences
         self.removedFences = removedFences
         self.fileFences = fileFences
@@ -55,7 +59,8 @@ public struct JournalChanges: Sendable {
     }
 
     public var isEmpty: Bool {
-        alerts.isEmpty && devices.isEmpty && heldDevices.isEmpty && heldClocks.isEmpty && loggedClocks.isEmpty && !foldsClockLog
+        alerts.isEmpty && devices.isEmpty && heldDevices.isEmpty && heldClocks.isEmpty && loggedClocks.isEmpty && !startsClockFold
+            && !endsClockFold
             && fences.isEmpty && removedFences.isEmpty
             && fileFences.isEmpty && removedFileFences.isEmpty && removedDevices.isEmpty && pruneAlertsBefore == nil
             && tours.isEmpty && removedTours.isEmpty

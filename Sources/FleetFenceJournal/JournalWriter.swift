@@ -185,10 +185,11 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     private func run() {
         // Only this thread touches them: the submitting thread's side stays an append.
         var held = HeldRecords()
-        // Folds of the clock log (``JournalChanges/foldsClockLog``) whose clocks are held: once
+        // Folds of the clock log (``JournalChanges/startsClockFold``) whose clocks are held: once
         // `held` has taken everything up to `barrier`, the log's rows up to `through` are
         // folded, and each transaction from then on deletes a few of them.
         var folds: [(barrier: Int, through: Int64)] = []
+        var foldStart: Int64?
         var foldedThrough: Int64?
         func folded() -> Int64? {
             while let fold = folds.first, fold.barrier <= held.taken {
@@ -223,8 +224,13 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                         held.hold(record)
                     }
                     for clock in step.changes.heldClocks { held.hold(clock) }
-                    // The rows written before this step: this batch's own row comes after it.
-                    if step.changes.foldsClockLog { folds.append((held.end, journal.lastClockLogRow)) }
+                    // The rows written before the fold's first step: this batch's own row comes
+                    // after them, and a device logged after it is the next fold's.
+                    if step.changes.startsClockFold { foldStart = journal.lastClockLogRow }
+                    if step.changes.endsClockFold, let through = foldStart {
+                        folds.append((held.end, through))
+                        foldStart = nil
+                    }
                 }
                 commit(steps, foldedClockLog: folded())
                 heldCount.store(held.count, ordering: .relaxed)

@@ -81,6 +81,44 @@ struct ServiceRestartTests {
         }
     }
 
+    /// Latest-sample times go into the journal's clock log every second and are folded into
+    /// `device_clocks` once a minute, the log's folded rows deleted (docs/operations.md "Journal").
+    @Test func latestSampleTimesAreLoggedEachSecondAndFoldedEachMinute() async throws {
+        var options = HarnessOptions()
+        options.manualClock = true
+        try await withService(options) { h in
+            for device in ["a", "b"] {
+                try await h.position(device, north: 300, ts: T)
+                try await h.position(device, north: 300, ts: T + 1)  // only the time changes
+            }
+            try await h.advance(by: 1.25)
+            let reader = try Journal(readingOnly: h.journalPath)
+            defer { try? reader.close() }
+            func count(_ table: String) throws -> Int64? {
+                try reader.db.run("SELECT COUNT(*) AS n FROM \(table)").first?.column("n")?.int64Value
+            }
+            var stored = try reader.loadDeviceClocks()
+            #expect(stored.clocks[ExactID("a")]?.lastTimestamp == T + 1)
+            #expect(stored.logged == [ExactID("a"), ExactID("b")], "logged, not folded yet")
+            #expect(try count("device_clocks") == 0)
+
+            try await h.advance(by: 60)
+            try await h.barrier()
+            #expect(await eventually { (try? count("clock_log")) == 0 }, "the folded rows are deleted")
+            stored = try reader.loadDeviceClocks()
+            #expect(stored.logged.isEmpty)
+            #expect(try count("device_clocks") == 2)
+            #expect(stored.clocks[ExactID("b")]?.lastTimestamp == T + 1)
+
+            // Logged again after the fold: the log's newer clock is the one a restart applies.
+            try await h.position("a", north: 300, ts: T + 2)
+            try await h.advance(by: 1.25)
+            stored = try reader.loadDeviceClocks()
+            #expect(stored.clocks[ExactID("a")]?.lastTimestamp == T + 2)
+            #expect(stored.logged == [ExactID("a")])
+        }
+    }
+
     @Test func restartAfterSigkill() async throws {
         try await withService(.asProcess) { h in
             try await enter(h, "rk")

@@ -27,7 +27,7 @@ struct GeofenceCore {
     /// those seconds of "latest sample" times, never an alert.
     var clockOnlyDevices: Set<ExactID> = []
     /// Devices whose clocks went into the journal's clock log since its last fold
-    /// (``foldedClocks(of:last:)``): the fold writes each one's clock once, however many seconds
+    /// (``foldedClocks(of:first:last:)``): the fold writes each one's clock once, however many seconds
     /// logged it.
     var unfoldedClocks: Set<ExactID> = []
     var fenceOrigins: [ExactID: JournalFenceRow.Origin] = [:]
@@ -304,10 +304,12 @@ struct GeofenceCore {
 
     /// A slice of a fold of the clock log: the clocks of `devices` as they are now, newer than
     /// anything logged of them, held by the writer and written into `device_clocks` a chunk at a
-    /// time. `last`: once these are written, the log's rows before them go.
-    func foldedClocks(of devices: ArraySlice<ExactID>, last: Bool) -> Effects {
+    /// time. `first`: the fold covers the log's rows written before this slice. `last`: once
+    /// these are written, those rows go.
+    func foldedClocks(of devices: ArraySlice<ExactID>, first: Bool, last: Bool) -> Effects {
         Effects(changes: JournalChanges(
-            heldClocks: devices.compactMap { engine.deviceClock(for: $0.string) }, foldsClockLog: last))
+            heldClocks: devices.compactMap { engine.deviceClock(for: $0.string) }, startsClockFold: first,
+            endsClockFold: last))
     }
 
     /// The records of the dirty devices among `devices` (`nil`: all), copied here under the

@@ -441,16 +441,35 @@ public final class GeofenceService: Service, Sendable {
     /// logged, so that a restart reads a bounded log (about 60 bytes a clock).
     private static let clockFoldInterval = 60.0
     private static let clockFoldEntries = 1_000_000
+    /// A fold goes to the writer over half its interval at most, and at least this many devices a
+    /// second: handed over at once, a fold of 225,000 devices held as many clocks in the writer's
+    /// memory (each in a slot sized for a whole record).
+    private static let clockFoldSeconds = 30
+    private static let clockFoldPace = 5_000
 
-    private func foldClocks(_ loop: CoreLoop) {
-        // In the journal's order (`device_clocks` is stored by id): the writer writes them a chunk
-        // at a time, and a chunk of neighbours fills a few pages of the WAL where a chunk of
-        // devices from all over the table filled one page per row (docs/performance.md). Sorted
-        // here, off the core's lock.
-        let due = loop.withCore { $0.takeUnfoldedClocks() }.sortedByID()
-        for start in stride(from: 0, to: due.count, by: Self.clockSlice) {
-            let end = min(due.count, start + Self.clockSlice)
-            loop.step { $0.foldedClocks(of: due[start..<end], last: end == due.count) }
+    /// A fold of the clock log under way: its devices in the journal's order (`device_clocks` is
+    /// stored by id: a chunk of neighbours fills a few pages of the WAL, where a chunk of devices
+    /// from all over the table filled one page per row), sorted off the core's lock.
+    private struct ClockFold {
+        var devices: [ExactID]
+        var next = 0
+        let pace: Int
+
+        init(_ devices: [ExactID]) {
+            self.devices = devices.sortedByID()
+            pace = max(GeofenceService.clockFoldPace, devices.count / GeofenceService.clockFoldSeconds + 1)
+        }
+
+        /// Hands this second's part to the writer; true once the whole fold is handed over.
+        mutating func advance(_ loop: CoreLoop) -> Bool {
+            let end = min(devices.count, next + pace)
+            for start in stride(from: next, to: end, by: GeofenceService.clockSlice) {
+                let slice = devices[start..<min(end, start + GeofenceService.clockSlice)]
+                let (first, last) = (start == 0, slice.endIndex == devices.count)
+                loop.step { $0.foldedClocks(of: slice, first: first, last: last) }
+            }
+            next = end
+            return next == devices.count
         }
     }
 
@@ -503,6 +522,7 @@ public final class GeofenceService: Service, Sendable {
         var nextClockFlush = start + Self.clockFlushInterval
         var nextClockFold = start + Self.clockFoldInterval
         var loggedSinceFold = 0
+        var fold: ClockFold?
         var nextHomeAssistant = start + Self.homeAssistantInterval
         var nextViewRefresh = start
         var lastPositions = 0
@@ -545,11 +565,13 @@ public final class GeofenceService: Service, Sendable {
             if now >= nextClockFlush {
                 nextClockFlush = now + Self.clockFlushInterval
                 loggedSinceFold += flushClocks(loop)
-                if now >= nextClockFold || loggedSinceFold >= Self.clockFoldEntries {
+                if fold == nil, now >= nextClockFold || loggedSinceFold >= Self.clockFoldEntries {
                     nextClockFold = now + Self.clockFoldInterval
                     loggedSinceFold = 0
-                    foldClocks(loop)
+                    let devices = loop.withCore { $0.takeUnfoldedClocks() }
+                    if !devices.isEmpty { fold = ClockFold(devices) }
                 }
+                if fold?.advance(loop) == true { fold = nil }
             }
             if now >= nextHomeAssistant {
                 // A device's position in Home Assistant is at most this old, and never a message
