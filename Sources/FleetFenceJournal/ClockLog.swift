@@ -2,15 +2,15 @@ import GeofenceEngine
 
 /// The latest-sample clocks of a second, one packed row of `clock_log` (docs/operations.md
 /// "Journal"): what a `kill -9` must not forget of them, appended in one insert instead of an
-/// upsert per device. Every so often the service folds the log into `device_clocks`, a row per
-/// device that changed since the last fold, and the rows the fold covers are deleted.
+/// upsert per device. Every minute or so the service folds the log into `device_clocks`, a row
+/// per device logged since the last fold, and the rows the fold covers are then deleted.
 ///
 /// Why: upserted each second, a device's clock row landed on a page of its own in the WAL for
 /// most devices. In the soak's fleet (225,000 devices, each reporting every 5 s) that was about
 /// 1.7 µs of the writer's time a row and 7.5% of the service's CPU (docs/performance.md "Soak");
 /// for a million devices every 30 s it would be most of the table's 20,000 pages every second
 /// (estimated from the rows' size: some 60 MB of WAL a second). Logged, a second's clocks are
-/// about 60 bytes each, and a fold writes a device's row once a minute.
+/// about 60 bytes each, and a fold writes a device's row once a fold.
 ///
 /// A row is a format byte, then entries in the order they happened: a clock (the device's id and
 /// its times and place) or a tombstone (the device was forgotten: the entries before it say

@@ -2,9 +2,9 @@ import GeofenceEngine
 
 /// The device records and clocks the journal's writer holds back (``JournalChanges/heldDevices``,
 /// ``JournalChanges/heldClocks``), in the order they came, each batch in id order:
-/// the journal stores device rows by id, so a chunk of a batch that is most of the fleet (the
-/// latest-sample clocks of every device reporting each second) fills a few pages of the WAL rather
-/// than a page per row. A device held again keeps its place with its newer record or clock: taken
+/// the journal stores device rows by id, so a chunk of a batch that is most of the fleet (a fold
+/// of the clock log, the clocks of every device that reported since the last one) fills a few
+/// pages of the WAL rather than a page per row. A device held again keeps its place with its newer record or clock: taken
 /// from the front, everything held reaches the journal within `count / chunk` deliveries, however
 /// often devices change meanwhile. (Taken in a dictionary's order, the same few hundred devices
 /// were written over and over under load, and the rest waited for good.)
@@ -36,8 +36,9 @@ struct HeldRecords {
     /// Places given so far: a device held from now on is at this place or after it.
     var end: Int { dropped + order.count }
     /// Places taken (or skipped) so far: once it reaches a noted `end`, everything held before
-    /// that moment has been taken, or replaced by a newer record written meanwhile.
-    var taken: Int { dropped + next }
+    /// that moment has been taken, or replaced by a newer record written meanwhile. With nothing
+    /// held, every place is passed (the places left are of devices dropped since).
+    var taken: Int { held.isEmpty ? end : dropped + next }
 
     /// Devices held.
     var count: Int { held.count }

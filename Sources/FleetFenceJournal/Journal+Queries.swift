@@ -24,7 +24,8 @@ extension Journal {
     /// the log, unless a tombstone follows it, against its folded row, the later of the two. A
     /// fold writes a device's row before it deletes the log rows it covers, so a row may be newer
     /// or older than the log's entries; a forgotten device's row went in the transaction of its
-    /// tombstone, so a row found is newer than the tombstone.
+    /// tombstone, so a row found is newer than the tombstone. Read in several statements, not as
+    /// one snapshot: for a journal nobody writes meanwhile (a restart, a test between writes).
     public func loadDeviceClocks() throws -> StoredClocks {
         var stored = StoredClocks(clocks: try loadFoldedClocks())
         var logged: [ExactID: DeviceClock?] = [:]
@@ -35,18 +36,23 @@ extension Journal {
                 try db.run("SELECT id, entries FROM clock_log WHERE id > ? ORDER BY id LIMIT 8", [.integer(after)])
             }
             for row in rows {
-                let entries = try row.bytes("entries", in: "clock_log")
+                let id = row.column("id")?.int64Value ?? after
+                after = id
+                // Skipped whole, as an unreadable device record is: the clocks are the devices'
+                // latest times, and their records (or the next row) still hold older ones.
+                var entries: [ClockLog.Entry] = []
                 do {
-                    try ClockLog.decode(entries) { entry in
-                        switch entry {
-                        case let .clock(clock): logged[ExactID(clock.device)] = clock
-                        case let .forgotten(device): logged[ExactID(device)] = .some(nil)
-                        }
-                    }
+                    try ClockLog.decode(try row.bytes("entries", in: "clock_log")) { entries.append($0) }
                 } catch {
-                    throw JournalError.malformedRow(table: "clock_log", column: "entries")
+                    logger.warning("journal: unreadable clock log row skipped", metadata: ["row": "\(id)"])
+                    continue
                 }
-                after = row.column("id")?.int64Value ?? after
+                for entry in entries {
+                    switch entry {
+                    case let .clock(clock): logged[ExactID(clock.device)] = clock
+                    case let .forgotten(device): logged[ExactID(device)] = .some(nil)
+                    }
+                }
             }
             if rows.count < 8 { break }
         }

@@ -19,7 +19,7 @@ public struct JournalChanges: Sendable {
     /// row (`ClockLog`): the service's clocks of each second.
     public var loggedClocks: [DeviceClock] = []
     /// This step's `heldClocks` begin a fold of the clock log, whose devices are all those logged
-    /// before it: the log's rows written before this step are the ones the fold covers.
+    /// before it: the log's rows committed before this step's transaction are the ones it covers.
     public var startsClockFold = false
     /// This step's `heldClocks` end the fold: once they are written, the rows it covers are
     /// deleted (the fold's clocks are newer than any of their entries).

@@ -52,11 +52,11 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     }
 
     /// Held records written per delivery: small enough that an alert waits a few milliseconds at
-    /// most behind a chunk. Past `heldLimit` waiting (a flood of first sightings, or the
-    /// latest-sample times of 206,000 devices reporting every 5 s: 41,000 rows a second)
-    /// `heldBurst` at a time: the writer's rows per second are the same, and an alert waits behind
-    /// one chunk at most. Written all at once, each second's excess (some 31,000 rows in the soak)
-    /// made alerts wait 145-470 ms at p50. A writer that cannot keep up holds more, up to one
+    /// most behind a chunk. Past `heldLimit` waiting (a flood of first sightings, or a fold of the
+    /// clock log) `heldBurst` at a time: the writer's rows per second are the same, and an alert
+    /// waits behind one chunk at most. Written all at once, each second's excess (some 31,000
+    /// latest-sample rows in the soak, when they were upserted every second) made alerts wait
+    /// 145-470 ms at p50. A writer that cannot keep up holds more, up to one
     /// record per device.
     private static var heldChunk: Int { 250 }
     private static var heldBurst: Int { 2_000 }

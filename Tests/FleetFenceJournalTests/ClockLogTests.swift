@@ -118,7 +118,7 @@ struct ClockLogTests {
         #expect(stored.logged == [ExactID("back")])
     }
 
-    /// A fold deletes the log's rows it covers in the transaction of its last clocks; a log longer
+    /// A fold deletes the log's rows it covers, a few a transaction; a log longer
     /// than one read (rows are read a few at a time) is read whole; the ids go on after a reopen.
     @Test func foldedRowsGoAndTheRestIsReadAfterAReopen() throws {
         let (journal, directory) = try journal()
@@ -143,15 +143,20 @@ struct ClockLogTests {
         #expect(try reopened.loadDeviceClocks().clocks[ExactID("new")] == clock("new", 99))
     }
 
-    /// A row this build cannot read stops the restore with the table named, rather than starting
-    /// with clocks that may be wrong.
-    @Test func anUnreadableRowIsAnError() throws {
+    /// A row this build cannot read is skipped whole, with a warning, as an unreadable device
+    /// record is: the rows before and after it still count, and the restart goes on.
+    @Test func anUnreadableRowIsSkippedWhole() throws {
         let (journal, directory) = try journal()
         defer {
             try? journal.close()
             try? FileManager.default.removeItem(at: directory)
         }
-        try journal.write(alerts: [], devices: [], clockLog: [ClockLog.format, 1, 200])
-        #expect(throws: JournalError.malformedRow(table: "clock_log", column: "entries")) { try journal.loadDeviceClocks().clocks }
+        try log([clock("a", 1), clock("b", 1)], in: journal)
+        // A readable clock of b, then garbage: none of it applies.
+        var broken: [UInt8] = []
+        ClockLog.append(clocks: [clock("b", 2)], to: &broken)
+        try journal.write(alerts: [], devices: [], clockLog: broken + [1, 200])
+        try log([clock("a", 3)], in: journal)
+        #expect(try journal.loadDeviceClocks().clocks == [ExactID("a"): clock("a", 3), ExactID("b"): clock("b", 1)])
     }
 }

@@ -36,6 +36,32 @@ struct HeldRecordsTests {
         #expect(held.isEmpty)
     }
 
+    /// A place noted as `end` (a fold of the clock log ends there) is passed by `taken` once
+    /// everything held before it is taken, counted from the start across the order's compaction,
+    /// and at once when all of it was dropped instead.
+    @Test func aNotedPlaceIsPassedOnceEverythingBeforeItIsTaken() throws {
+        var held = HeldRecords()
+        for index in 0..<5_000 { held.hold(clock("d\(index)", at: 1)) }
+        let barrier = held.end
+        held.hold(clock("later", at: 2))
+        _ = held.take(4_500)
+        // Past 4,096 taken, the order was compacted: the places still count from the start.
+        #expect(held.taken == 4_500 && held.end == 5_001)
+        #expect(held.taken < barrier)
+        _ = held.take(500)
+        #expect(held.taken >= barrier)
+        _ = held.take(1)
+        #expect(held.isEmpty && held.taken == held.end)
+
+        // Everything held before the barrier dropped (newer records written meanwhile).
+        held.hold(clock("x", at: 3))
+        held.hold(clock("y", at: 3))
+        let second = held.end
+        held.drop("x")
+        held.drop("y")
+        #expect(held.taken >= second)
+    }
+
     func clock(_ device: String, at time: Double) -> DeviceClock {
         DeviceClock(device: device, lastTimestamp: time, anchorTime: time, anchorLat: 49.3, anchorLon: 8.6, lastHeard: time)
     }

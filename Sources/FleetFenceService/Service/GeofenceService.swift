@@ -436,9 +436,10 @@ public final class GeofenceService: Service, Sendable {
     }
 
     /// How often the clock log is folded into `device_clocks`, a row per device logged since the
-    /// last fold: in the soak's fleet (every device reporting every 5 s) a fold writes a device's
-    /// row once where each second's upserts wrote it 12 times. Sooner once this many clocks are
-    /// logged, so that a restart reads a bounded log (about 60 bytes a clock).
+    /// last fold: a device reporting every 5 s has its row written once a fold rather than every
+    /// second (about 6 times less often in the soak, where folds run back to back). Sooner once
+    /// this many clocks are logged, so that the log a restart reads stays about two folds long
+    /// (about 60 bytes a clock).
     private static let clockFoldInterval = 60.0
     private static let clockFoldEntries = 1_000_000
     /// A fold goes to the writer over half its interval at most, and at least this many devices a
@@ -520,7 +521,9 @@ public final class GeofenceService: Service, Sendable {
         let start = clock.now
         var nextStats = start + configuration.statsIntervalSeconds
         var nextClockFlush = start + Self.clockFlushInterval
-        var nextClockFold = start + Self.clockFoldInterval
+        // Restored from the log alone, clocks are folded at once: a service restarted sooner than
+        // a fold each time would never delete the log, and read more of it at every start.
+        var nextClockFold = loop.withCore { $0.unfoldedClocks.isEmpty } ? start + Self.clockFoldInterval : start
         var loggedSinceFold = 0
         var fold: ClockFold?
         var nextHomeAssistant = start + Self.homeAssistantInterval
