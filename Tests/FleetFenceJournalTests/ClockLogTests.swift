@@ -61,12 +61,6 @@ struct ClockLogTests {
         #expect(try decoded([ClockLog.format]).isEmpty)
     }
 
-    private func journal() throws -> (Journal, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-clocklog-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return (try Journal(path: directory.appendingPathComponent("j.db").path), directory)
-    }
-
     private func log(_ clocks: [DeviceClock], forgotten: [String] = [], in journal: Journal) throws {
         var row: [UInt8] = []
         ClockLog.append(forgotten: forgotten, clocks: clocks, to: &row)
@@ -76,11 +70,9 @@ struct ClockLogTests {
     /// A restart reads the folded rows and the log together: a device's last logged clock, unless
     /// a tombstone follows it, against its folded row, whichever is later.
     @Test func aRestartReadsTheFoldedRowsAndTheLogTogether() throws {
-        let (journal, directory) = try journal()
-        defer {
-            try? journal.close()
-            try? FileManager.default.removeItem(at: directory)
-        }
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
         // Folded: a at 10, b at 50 (a fold that ran after b's logged clocks below), c at 5.
         try journal.write(alerts: [], devices: [], clocks: [clock("a", 10), clock("b", 50), clock("c", 5)])
         try log([clock("a", 11), clock("b", 20), clock("d", 1)], in: journal)
@@ -99,11 +91,9 @@ struct ClockLogTests {
     /// A forgotten device's clocks say nothing once its tombstone follows them; seen again, what
     /// is logged after the tombstone counts, and so does a folded row written after it.
     @Test func aTombstoneVoidsTheClocksBeforeIt() throws {
-        let (journal, directory) = try journal()
-        defer {
-            try? journal.close()
-            try? FileManager.default.removeItem(at: directory)
-        }
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
         try log([clock("gone", 100), clock("back", 100), clock("refolded", 100)], in: journal)
         // Forgotten as the service does it: rows deleted, tombstones logged, one transaction.
         var row: [UInt8] = []
@@ -121,13 +111,13 @@ struct ClockLogTests {
     /// A fold deletes the log's rows it covers, a few a transaction; a log longer
     /// than one read (rows are read a few at a time) is read whole; the ids go on after a reopen.
     @Test func foldedRowsGoAndTheRestIsReadAfterAReopen() throws {
-        let (journal, directory) = try journal()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
         for second in 1...20 { try log([clock("t\(second % 7)", Double(second))], in: journal) }
         try journal.write(alerts: [], devices: [], clocks: [clock("t0", 14)], foldedClockLog: 5)
         #expect(try journal.db.run("SELECT COUNT(*) AS n FROM clock_log").first?.column("n")?.int64Value == 15)
         try journal.close()
-        let reopened = try Journal(path: directory.appendingPathComponent("j.db").path)
+        let reopened = try Journal(path: directory.path())
         defer { try? reopened.close() }
         #expect(reopened.lastClockLogRow == 20)
         let clocks = try reopened.loadDeviceClocks().clocks
@@ -146,11 +136,9 @@ struct ClockLogTests {
     /// A row this build cannot read is skipped whole, with a warning, as an unreadable device
     /// record is: the rows before and after it still count, and the restart goes on.
     @Test func anUnreadableRowIsSkippedWhole() throws {
-        let (journal, directory) = try journal()
-        defer {
-            try? journal.close()
-            try? FileManager.default.removeItem(at: directory)
-        }
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
         try log([clock("a", 1), clock("b", 1)], in: journal)
         // A readable clock of b, then garbage: none of it applies.
         var broken: [UInt8] = []

@@ -7,20 +7,6 @@ import Testing
 
 @testable import FleetFenceJournal
 
-/// A scratch directory for journal files, removed with the value.
-private final class JournalDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-journal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func path(_ name: String = "journal.db") -> String { url.appendingPathComponent(name).path }
-}
-
 private func transition(
     _ device: String, _ fence: String, _ event: String, at: Double, seq: Int64, reason: String? = nil
 ) -> JournalTransition {

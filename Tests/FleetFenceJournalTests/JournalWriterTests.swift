@@ -273,9 +273,8 @@ struct JournalWriterTests {
         checkpointFrames: Int = 1_000, checkpointIfDue: (@Sendable () -> Void)? = nil,
         _ body: (Run) async throws -> Void
     ) async throws {
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let journal = try Journal(path: directory.appendingPathComponent("j.db").path, checkpointFrames: checkpointFrames)
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path(), checkpointFrames: checkpointFrames)
         let delivered = Delivered()
         let writer = JournalWriter<TestStep>(journal: journal, logger: Logger(label: "test"), checkpointIfDue: checkpointIfDue) {
             steps in
@@ -293,21 +292,13 @@ struct JournalWriterTests {
         DeviceClock(device: device, lastTimestamp: time, anchorTime: time, anchorLat: 49.3, anchorLon: 8.6, lastHeard: time)
     }
 
-    /// A new directory for a journal the test reopens; the caller removes it.
-    func scratchDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-writer-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
     /// Clocks are held like records and written by the writer: a device's clock, if written at
     /// all, is never newer than a record of it written afterwards, and a held clock beside a held
     /// record is written with it (the restart applies the newer of the two).
     @Test func heldClocksAreWrittenAndNeverOutliveANewerRecord() async throws {
         let (alert, older, newer) = try alertAndRecords()
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("j.db").path
+        let directory = try JournalDirectory()
+        let path = directory.path()
         let journal = try Journal(path: path)
         let writer = JournalWriter<TestStep>(journal: journal, logger: Logger(label: "test")) { _ in }
         var first = TestStep(heldDevices: [older])
@@ -339,9 +330,8 @@ struct JournalWriterTests {
     /// `device_clocks`, and the log's rows written before the fold's first step go only once all
     /// of its clocks are written (docs/operations.md "Journal").
     @Test func loggedClocksAreFoldedAndTheFoldedRowsGoOnlyOnceWritten() async throws {
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("j.db").path
+        let directory = try JournalDirectory()
+        let path = directory.path()
         let journal = try Journal(path: path)
         let reader = try Journal(readingOnly: path)
         defer { try? reader.close() }
@@ -424,9 +414,8 @@ struct JournalWriterTests {
     /// never published. The writer says so once, and a waiter is not left waiting.
     @Test func aFailedWriteDeliversNothingThenOrLater() async throws {
         let (alert, _, newer) = try alertAndRecords()
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("j.db").path
+        let directory = try JournalDirectory()
+        let path = directory.path()
         let journal = try Journal(path: path)
         let delivered = Atomic<Int>(0)
         let failures = Mutex<[String]>([])

@@ -8,10 +8,8 @@ import Testing
 /// with the writes, the alerts after it read back in commit order, ids never reused.
 @Suite struct PublishedMarkTests {
     private static func withJournalPath(_ body: (String) throws -> Void) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-mark-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try body(directory.appendingPathComponent("journal.db").path)
+        let directory = try JournalDirectory()
+        try body(directory.path())
     }
 
     private static func alert(_ device: String, seq: UInt64, at: Double = 100) -> AlertRecord {

@@ -8,10 +8,8 @@ import Testing
 /// time, retried, dead-lettered and requeued in the journal.
 @Suite struct WebhookOutboxTests {
     private static func withJournal(_ body: (Journal, String) throws -> Void) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleetfence-outbox-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("journal.db").path
+        let directory = try JournalDirectory()
+        let path = directory.path()
         let journal = try Journal(path: path)
         defer { try? journal.close() }
         try body(journal, path)
