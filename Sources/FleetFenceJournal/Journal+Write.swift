@@ -6,7 +6,9 @@ extension Journal {
     /// `DeviceClock`; a fold of the clock log), `fences` and the record of the fences file
     /// (`fileFences`: id to encoded definition), deletes `removedDevices`, `removedFences` and
     /// `removedFileFences`, appends `clockLog` (a `ClockLog` row) and deletes the log's first rows up to
-    /// `foldedClockLog` (16 at most: call again for the rest), all in one transaction: after a crash the journal holds all of a call
+    /// `foldedClockLog`, 16 at most (each call deletes the next ones, nothing once none is left:
+    /// a row of a second's clocks is megabytes of overflow pages in a large fleet, each read to be
+    /// freed, and a minute's at once would hold the transaction's alerts up), all in one transaction: after a crash the journal holds all of a call
     /// or none of it. Removals apply before upserts. `mark`, when given, is journaled with them.
     public func write(
         alerts: [AlertRecord], devices: [JournalDeviceRow], clocks: [DeviceClock] = [], removedDevices: [String] = [],
@@ -17,7 +19,7 @@ extension Journal {
     ) throws {
         if alerts.isEmpty && devices.isEmpty && clocks.isEmpty && removedDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
             && fileFences.isEmpty && removedFileFences.isEmpty && tours.isEmpty && removedTours.isEmpty && mark == nil
-            && clockLog == nil && foldedClockLog == nil
+            && clockLog == nil && (foldedClockLog.map { $0 < clockLogRows.withLock(\.first) } ?? true)
         {
             return
         }
@@ -41,14 +43,21 @@ extension Journal {
                 optional(clock.anchorLon), optional(clock.lastHeard),
             ]))
         }
-        if let foldedClockLog { deviceStatements.append((JournalSQL.deleteFoldedClockLog, [.integer(foldedClockLog)])) }
         if let mark { deviceStatements.append(Self.statement(for: mark)) }
         try locked {
             // Ids given under the lock: another thread's write cannot take the same ones.
             let firstID = alertIDs.withLock { $0 } + 1
-            let clockLogID = clockLogIDs.withLock { $0 } + 1
+            var logRows = clockLogRows.withLock { $0 }
             var statements = statements
-            if let clockLog { statements.append((JournalSQL.insertClockLog, [.integer(clockLogID), .blob(clockLog)])) }
+            if let clockLog {
+                logRows.last += 1
+                statements.append((JournalSQL.insertClockLog, [.integer(logRows.last), .blob(clockLog)]))
+            }
+            if let foldedClockLog, logRows.first <= foldedClockLog {
+                let through = min(foldedClockLog, logRows.first + Self.clockLogRowsDeleted - 1)
+                statements.append((JournalSQL.deleteClockLog, [.integer(logRows.first), .integer(through)]))
+                logRows.first = through + 1
+            }
             for (offset, alert) in alerts.enumerated() {
                 statements.append((JournalSQL.insertTransition, alert.binds(id: firstID + Int64(offset))))
                 // Queued with the alert itself: a kill -9 loses neither or both (docs/webhooks.md "Webhooks").
@@ -66,10 +75,12 @@ extension Journal {
                 }
             }
             alertIDs.withLock { $0 = firstID + Int64(alerts.count) - 1 }
-            if clockLog != nil { clockLogIDs.withLock { $0 = clockLogID } }
+            clockLogRows.withLock { $0 = logRows }
         }
     }
 
+    private static let clockLogRowsDeleted: Int64 = 16
+
     /// The id of the last `clock_log` row written: a fold that starts now covers it and those before.
-    public var lastClockLogRow: Int64 { clockLogIDs.withLock { $0 } }
+    public var lastClockLogRow: Int64 { clockLogRows.withLock(\.last) }
 }

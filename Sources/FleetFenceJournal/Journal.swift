@@ -40,9 +40,14 @@ public final class Journal: Sendable {
     /// The last alert's row id: `write` gives ids itself, so that an id is never reused, even
     /// after retention emptied the table (``PublishedMark`` counts on it).
     let alertIDs = Mutex<Int64>(0)
-    /// The last `clock_log` row's id (`ClockLog`): a fold deletes the rows up to the last one
-    /// written before it.
-    let clockLogIDs = Mutex<Int64>(0)
+    /// The `clock_log` rows held (`ClockLog`), by id: `write` gives ids itself, one after the
+    /// other, so the rows are `first...last` and a fold's deletion is a range that ends when it
+    /// reaches the fold's row.
+    struct ClockLogRows {
+        var first: Int64 = 1
+        var last: Int64 = 0
+    }
+    let clockLogRows = Mutex(ClockLogRows())
     /// A reader's connection: closing it must not checkpoint.
     let readOnly: Bool
     /// Bytes the WAL may grow to before its forced checkpoint: the free space the journal needs
@@ -115,8 +120,9 @@ public final class Journal: Sendable {
             let marked = try db.run("SELECT value FROM journal_meta WHERE key = ?", [.text(PublishedMark.key)])
                 .first?.optionalText("value").flatMap(PublishedMark.init(encoded:))?.alertID ?? 0
             alertIDs.withLock { $0 = max(lastRow, marked) }
-            let lastClockRow = try db.run("SELECT MAX(id) AS id FROM clock_log").first?.column("id")?.int64Value ?? 0
-            clockLogIDs.withLock { $0 = lastClockRow }
+            let logRows = try db.run("SELECT MIN(id) AS first, MAX(id) AS last FROM clock_log").first
+            let lastLogRow = logRows?.column("last")?.int64Value ?? 0
+            clockLogRows.withLock { $0 = ClockLogRows(first: logRows?.column("first")?.int64Value ?? 1, last: lastLogRow) }
             // Last: nothing after it throws, so a failed open leaves no thread behind.
             checkpointer = try Checkpointer(path: path, logger: logger, beforePass: beforeCheckpointPass)
         } catch {

@@ -22,11 +22,7 @@ enum JournalSQL {
         """
     static let deleteClock = "DELETE FROM device_clocks WHERE device = ?"
     static let insertClockLog = "INSERT INTO clock_log (id, entries) VALUES (?, ?)"
-    /// Rows a fold wrote into `device_clocks` (`ClockLog`), a few at a time: a row of a second's
-    /// clocks is megabytes of overflow pages in a large fleet, each read to be freed, and all of
-    /// a minute's at once would hold the transaction's alerts up.
-    static let deleteFoldedClockLog =
-        "DELETE FROM clock_log WHERE id IN (SELECT id FROM clock_log WHERE id <= ? ORDER BY id LIMIT 16)"
+    static let deleteClockLog = "DELETE FROM clock_log WHERE id BETWEEN ? AND ?"
 
     static let upsertFence = """
         INSERT INTO fences (id, record, origin, updated_at) VALUES (?, ?, ?, ?)

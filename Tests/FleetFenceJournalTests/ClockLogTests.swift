@@ -133,6 +133,28 @@ struct ClockLogTests {
         #expect(try reopened.loadDeviceClocks().clocks[ExactID("new")] == clock("new", 99))
     }
 
+    /// Folded rows go 16 a write, oldest first, never past the fold's row; a reopened journal
+    /// goes on from the first row left.
+    @Test func foldedRowsGoSixteenAWrite() throws {
+        let directory = try JournalDirectory()
+        var journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        func rows() throws -> [Int64] {
+            try journal.db.run("SELECT id FROM clock_log ORDER BY id").compactMap { $0.column("id")?.int64Value }
+        }
+        for second in 1...40 { try log([clock("a", Double(second))], in: journal) }
+        try journal.write(alerts: [], devices: [], foldedClockLog: 30)
+        #expect(try rows() == Array(17...40))
+        try journal.close()
+        journal = try Journal(path: directory.path())
+        try journal.write(alerts: [], devices: [], foldedClockLog: 30)
+        #expect(try rows() == Array(31...40))
+        try journal.write(alerts: [], devices: [], foldedClockLog: 30)
+        #expect(try rows() == Array(31...40), "nothing past the fold's row")
+        try log([clock("a", 41)], in: journal)
+        #expect(try rows() == Array(31...41))
+    }
+
     /// A row this build cannot read is skipped whole, with a warning, as an unreadable device
     /// record is: the rows before and after it still count, and the restart goes on.
     @Test func anUnreadableRowIsSkippedWhole() throws {
