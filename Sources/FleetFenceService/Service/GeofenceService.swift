@@ -435,45 +435,6 @@ public final class GeofenceService: Service, Sendable {
         return due.count
     }
 
-    /// How often the clock log is folded into `device_clocks`, a row per device logged since the
-    /// last fold: a device reporting every 5 s has its row written once a fold rather than every
-    /// second (about 6 times less often in the soak, where folds run back to back). Sooner once
-    /// this many clocks are logged, so that the log a restart reads stays about two folds long
-    /// (about 60 bytes a clock).
-    private static let clockFoldInterval = 60.0
-    private static let clockFoldEntries = 1_000_000
-    /// A fold goes to the writer over half its interval at most, and at least this many devices a
-    /// second: handed over at once, a fold of 225,000 devices held as many clocks in the writer's
-    /// memory (each in a slot sized for a whole record).
-    private static let clockFoldSeconds = 30
-    private static let clockFoldPace = 5_000
-
-    /// A fold of the clock log under way: its devices in the journal's order (`device_clocks` is
-    /// stored by id: a chunk of neighbours fills a few pages of the WAL, where a chunk of devices
-    /// from all over the table filled one page per row), sorted off the core's lock.
-    private struct ClockFold {
-        var devices: [ExactID]
-        var next = 0
-        let pace: Int
-
-        init(_ devices: [ExactID]) {
-            self.devices = devices.sortedByID()
-            pace = max(GeofenceService.clockFoldPace, devices.count / GeofenceService.clockFoldSeconds + 1)
-        }
-
-        /// Hands this second's part to the writer; true once the whole fold is handed over.
-        mutating func advance(_ loop: CoreLoop) -> Bool {
-            let end = min(devices.count, next + pace)
-            for start in stride(from: next, to: end, by: GeofenceService.clockSlice) {
-                let slice = devices[start..<min(end, start + GeofenceService.clockSlice)]
-                let (first, last) = (start == 0, slice.endIndex == devices.count)
-                loop.step { $0.foldedClocks(of: slice, first: first, last: last) }
-            }
-            next = end
-            return next == devices.count
-        }
-    }
-
     /// Seconds a tick may come late before its gap counts as time the service did not run, not
     /// as the devices' silence (docs/rules.md "The rules").
     static let stallAllowance = 1.0
@@ -523,7 +484,7 @@ public final class GeofenceService: Service, Sendable {
         var nextClockFlush = start + Self.clockFlushInterval
         // Restored from the log alone, clocks are folded at once: a service restarted sooner than
         // a fold each time would never delete the log, and read more of it at every start.
-        var nextClockFold = loop.withCore { $0.unfoldedClocks.isEmpty } ? start + Self.clockFoldInterval : start
+        var nextClockFold = loop.withCore { $0.unfoldedClocks.isEmpty } ? start + ClockFold.interval : start
         var loggedSinceFold = 0
         var fold: ClockFold?
         var nextHomeAssistant = start + Self.homeAssistantInterval
@@ -568,13 +529,16 @@ public final class GeofenceService: Service, Sendable {
             if now >= nextClockFlush {
                 nextClockFlush = now + Self.clockFlushInterval
                 loggedSinceFold += flushClocks(loop)
-                if fold == nil, now >= nextClockFold || loggedSinceFold >= Self.clockFoldEntries {
-                    nextClockFold = now + Self.clockFoldInterval
+                if fold == nil, now >= nextClockFold || loggedSinceFold >= ClockFold.entries {
+                    nextClockFold = now + ClockFold.interval
                     loggedSinceFold = 0
                     let devices = loop.withCore { $0.takeUnfoldedClocks() }
-                    if !devices.isEmpty { fold = ClockFold(devices) }
+                    if !devices.isEmpty { fold = ClockFold(devices, slice: Self.clockSlice) }
                 }
-                if fold?.advance(loop) == true { fold = nil }
+                for part in fold?.nextSecond() ?? [] {
+                    loop.step { $0.foldedClocks(of: part.devices, first: part.first, last: part.last) }
+                }
+                if fold?.isHandedOver == true { fold = nil }
             }
             if now >= nextHomeAssistant {
                 // A device's position in Home Assistant is at most this old, and never a message
