@@ -185,19 +185,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     private func run() {
         // Only this thread touches them: the submitting thread's side stays an append.
         var held = HeldRecords()
-        // Folds of the clock log (``JournalChanges/startsClockFold``) whose clocks are held: once
-        // `held` has taken everything up to `barrier`, the log's rows up to `through` are
-        // folded, and each transaction from then on deletes a few of them.
-        var folds: [(barrier: Int, through: Int64)] = []
-        var foldStart: Int64?
-        var foldedThrough: Int64?
-        func folded() -> Int64? {
-            while let fold = folds.first, fold.barrier <= held.taken {
-                foldedThrough = fold.through
-                folds.removeFirst()
-            }
-            return foldedThrough
-        }
+        var folds = ClockLogFolds()
         while true {
             let (steps, stopping, finished) = queue.withLock { queue in
                 let steps = queue.steps
@@ -224,15 +212,9 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                         held.hold(record)
                     }
                     for clock in step.changes.heldClocks { held.hold(clock) }
-                    // The rows written before the fold's first step: this batch's own row comes
-                    // after them, and a device logged after it is the next fold's.
-                    if step.changes.startsClockFold { foldStart = journal.lastClockLogRow }
-                    if step.changes.endsClockFold, let through = foldStart {
-                        folds.append((held.end, through))
-                        foldStart = nil
-                    }
+                    folds.note(step.changes, lastLogRow: journal.lastClockLogRow, heldEnd: held.end)
                 }
-                commit(steps, foldedClockLog: folded())
+                commit(steps, foldedClockLog: folds.folded(taken: held.taken))
                 heldCount.store(held.count, ordering: .relaxed)
                 finishDelivery(delivered: steps.count)
             }
@@ -240,7 +222,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                 // Stopping, all at once: a million small transactions would outlast the stop.
                 let size = stopping ? held.count : held.count > Self.heldLimit ? Self.heldBurst : Self.heldChunk
                 let chunk = held.take(size)
-                commit([], alsoWriting: chunk, foldedClockLog: folded())
+                commit([], alsoWriting: chunk, foldedClockLog: folds.folded(taken: held.taken))
                 heldCount.store(held.count, ordering: .relaxed)
                 finishDelivery()
                 continue
@@ -388,4 +370,36 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// Alerts pruned per request: a few milliseconds of the writer's time. Asked for every second,
     /// that is 1,000 alerts a second, several times what a busy fleet alerts.
     private static var pruneChunk: Int { 1_000 }
+}
+
+/// Folds of the clock log as the writer sees them (``JournalChanges/startsClockFold``): a fold
+/// covers the log's rows committed before its first step, and they may go once its clocks,
+/// held like device records (``HeldRecords``), are all written.
+struct ClockLogFolds {
+    /// The last log row before the fold under way began.
+    private var start: Int64?
+    /// Folds whose clocks are held: done once `HeldRecords.taken` reaches `barrier`.
+    private var waiting: [(barrier: Int, through: Int64)] = []
+    /// The log's rows up to here are folded; the journal deletes a few with each write.
+    private var through: Int64?
+
+    /// A step taken: `lastLogRow` is the log's last row before this step's batch (whose own row
+    /// comes after it, so a device logged in it is the next fold's), `heldEnd` the held
+    /// records' end once the step's clocks are held.
+    mutating func note(_ changes: JournalChanges, lastLogRow: @autoclosure () -> Int64, heldEnd: Int) {
+        if changes.startsClockFold { start = lastLogRow() }
+        if changes.endsClockFold, let start {
+            waiting.append((heldEnd, start))
+            self.start = nil
+        }
+    }
+
+    /// The log's rows folded so far, once the held records have taken `taken` places.
+    mutating func folded(taken: Int) -> Int64? {
+        while let fold = waiting.first, fold.barrier <= taken {
+            through = fold.through
+            waiting.removeFirst()
+        }
+        return through
+    }
 }
