@@ -30,7 +30,7 @@
 // service under a profiler, e.g. `--wrap "valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out"`;
 // `--broker-config "set_tcp_nodelay false"` measures mosquitto's own default (LocalBroker, like
 // Config/mosquitto.conf, turns Nagle off: ~25 ms less alert latency, some QoS 0 throughput);
-// `--keep-files` keeps the service logs, journals and per-probe latencies (latency-*.csv).
+// `--keep-files` keeps the service logs, journals and per-probe latencies (latency-*.csv, soak-probes.csv).
 import ArgumentParser
 import Foundation
 

@@ -126,8 +126,9 @@ extension BenchRun {
             let lag: UInt64 = 5_000_000_000
             let window = (end - 60_000_000_000 > start ? end - 60_000_000_000 - lag : 0)..<(end - lag)
             let probes = load.probes(confirmedIn: window)
-            let latency = LatencyLoad.figures(
-                published: probes.map(\.confirmedNanos), arrivals: probes.map { observer?.firstAlert(of: $0.device) })
+            let arrivals = probes.map { observer?.firstAlert(of: $0.device) }
+            let latency = LatencyLoad.figures(published: probes.map(\.confirmedNanos), arrivals: arrivals)
+            if settings.keepFiles { appendProbeDelays(probes, arrivals: arrivals) }
             minute.probes = probes.count
             minute.probeAlerts = latency.alerts
             minute.delayP50 = latency.p50Milliseconds
@@ -140,6 +141,27 @@ extension BenchRun {
             print(minute.line)
         }
         return minutes
+    }
+
+    /// `soak-probes.csv` in the run's directory (`--keep-files`): each probe's wall-clock time of
+    /// confirming, to the millisecond, beside its alert's delay, so that a slow one can be set
+    /// beside the service's log of that second.
+    private func appendProbeDelays(_ probes: [SoakLoad.Probe], arrivals: [UInt64?]) {
+        let path = directory + "/soak-probes.csv"
+        if !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: Data("device,confirmed_unix_s,delay_ms\n".utf8))
+        }
+        let (nowWall, nowNanos) = (Date().timeIntervalSince1970, Monotonic.nanos())
+        var text = ""
+        for (probe, arrival) in zip(probes, arrivals) {
+            let confirmed = nowWall - Double(nowNanos - probe.confirmedNanos) / 1e9
+            let delay = arrival.map { String(format: "%.3f", Double(Int64($0) - Int64(probe.confirmedNanos)) / 1e6) } ?? ""
+            text += "\(probe.device)," + String(format: "%.3f", confirmed) + ",\(delay)\n"
+        }
+        guard let file = FileHandle(forWritingAtPath: path) else { return }
+        defer { try? file.close() }
+        _ = try? file.seekToEnd()
+        file.write(Data(text.utf8))
     }
 
     /// Whole lines at once, as they come: the soak is watched while it runs.
