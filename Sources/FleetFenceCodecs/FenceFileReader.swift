@@ -24,13 +24,16 @@ public enum FenceFileReader {
     /// `allowingSingleDefinition`: a file that is one definition (a Feature or a plain object,
     /// as a `set` payload) reads as a file of that one fence.
     public static func read(path: String, allowingSingleDefinition: Bool = false) throws(FenceFileError) -> Contents {
-        let data: Data
+        try read(bytes(path: path), path: path, allowingSingleDefinition: allowingSingleDefinition)
+    }
+
+    /// The file's bytes, undecoded.
+    public static func bytes(path: String) throws(FenceFileError) -> Data {
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw FenceFileError(path: path, reason: "cannot read: \(error.localizedDescription)")
         }
-        return try read(data, path: path, allowingSingleDefinition: allowingSingleDefinition)
     }
 
     /// The same for a file's bytes; `path` names it in errors.

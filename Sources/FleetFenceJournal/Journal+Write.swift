@@ -4,7 +4,7 @@ import Foundation
 extension Journal {
     /// Appends `alerts`, upserts `devices`, `clocks` (a device's latest sample alone, see
     /// `DeviceClock`; a fold of the clock log), `fences` and the record of the fences file
-    /// (`fileFences`: id to encoded definition), deletes `removedDevices`, `removedFences` and
+    /// (`fileFences`: id to encoded definition, and the digest vouching for it), deletes `removedDevices`, `removedFences` and
     /// `removedFileFences`, appends `clockLog` (a `ClockLog` row) and deletes the log's first rows up to
     /// `foldedClockLog`, 16 at most (each call deletes the next ones, nothing once none is left:
     /// a row of a second's clocks is megabytes of overflow pages in a large fleet, each read to be
@@ -13,13 +13,13 @@ extension Journal {
     public func write(
         alerts: [AlertRecord], devices: [JournalDeviceRow], clocks: [DeviceClock] = [], removedDevices: [String] = [],
         fences: [JournalFenceRow] = [], removedFences: [String] = [],
-        fileFences: [ExactID: [UInt8]] = [:], removedFileFences: [String] = [],
+        fileFences: [ExactID: [UInt8]] = [:], removedFileFences: [String] = [], fencesFileDigest: FencesFileDigest.Change? = nil,
         tours: [ExactID: [UInt8]] = [:], removedTours: [String] = [], clockLog: [UInt8]? = nil,
         foldedClockLog: Int64? = nil, mark: PublishedMark? = nil
     ) throws {
         if alerts.isEmpty && devices.isEmpty && clocks.isEmpty && removedDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
-            && fileFences.isEmpty && removedFileFences.isEmpty && tours.isEmpty && removedTours.isEmpty && mark == nil
-            && clockLog == nil && (foldedClockLog.map { $0 < clockLogRows.withLock(\.first) } ?? true)
+            && fileFences.isEmpty && removedFileFences.isEmpty && fencesFileDigest == nil && tours.isEmpty && removedTours.isEmpty
+            && mark == nil && clockLog == nil && (foldedClockLog.map { $0 < clockLogRows.withLock(\.first) } ?? true)
         {
             return
         }
@@ -27,6 +27,7 @@ extension Journal {
         // Fences first: a removal's exits and the removal itself land in one transaction.
         var statements = Self.fenceStatements(fences, removed: removedFences, updatedAt: updatedAt)
         statements += Self.fileFenceStatements(fileFences, removed: removedFileFences)
+        if let fencesFileDigest { statements.append(FencesFileDigest.statement(for: fencesFileDigest)) }
         statements += Self.tourStatements(tours, removed: removedTours)
         var deviceStatements: [(sql: String, binds: [SQLiteData])] = []
         for device in removedDevices {

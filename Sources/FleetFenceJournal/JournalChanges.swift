@@ -29,6 +29,8 @@ public struct JournalChanges: Sendable {
     /// The record of the fences file as last applied: id to encoded definition.
     public var fileFences: [ExactID: [UInt8]] = [:]
     public var removedFileFences: [String] = []
+    /// The digest of the fences file vouching for that record (`FencesFileDigest`).
+    public var fencesFileDigest: FencesFileDigest.Change?
     /// Tours set (id to encoded definition) and removed.
     public var tours: [ExactID: [UInt8]] = [:]
     public var removedTours: [String] = []
@@ -62,8 +64,8 @@ public struct JournalChanges: Sendable {
         alerts.isEmpty && devices.isEmpty && heldDevices.isEmpty && heldClocks.isEmpty && loggedClocks.isEmpty && !startsClockFold
             && !endsClockFold
             && fences.isEmpty && removedFences.isEmpty
-            && fileFences.isEmpty && removedFileFences.isEmpty && removedDevices.isEmpty && pruneAlertsBefore == nil
-            && tours.isEmpty && removedTours.isEmpty
+            && fileFences.isEmpty && removedFileFences.isEmpty && fencesFileDigest == nil && removedDevices.isEmpty
+            && pruneAlertsBefore == nil && tours.isEmpty && removedTours.isEmpty
     }
 }
 

@@ -15,6 +15,7 @@ enum JournalSchema {
         { db in try run(version7, in: db) },
         { db in try run(version8, in: db) },
         { db in try run(version9, in: db) },
+        { db in try run(version10, in: db) },
     ]
     static var version: Int { migrations.count }
 
@@ -211,6 +212,11 @@ enum JournalSchema {
         )
         """,
     ]
+
+    /// No table: the fences file's digest is a `journal_meta` row (`FencesFileDigest`). The version
+    /// moves so that an older build, which would change the file's record and leave the digest
+    /// vouching for it, refuses the journal.
+    private static let version10: [String] = []
 
     /// Creates or migrates the schema to the current version; refuses a newer one.
     static func prepare(_ db: SQLiteConnection, path: String) throws {

@@ -312,6 +312,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         var removedFences: [String] = []
         var fileFences: [ExactID: [UInt8]] = [:]
         var removedFileFences: [String] = []
+        var fencesFileDigest: FencesFileDigest.Change?
         var removedDevices: [String] = []
         var tours: [ExactID: [UInt8]] = [:]
         var removedTours: [String] = []
@@ -347,6 +348,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                 removedFileFences.append(id)
             }
             fileFences.merge(change.fileFences) { _, newer in newer }
+            fencesFileDigest = change.fencesFileDigest ?? fencesFileDigest
             for id in change.removedTours {
                 tours[ExactID(id)] = nil
                 removedTours.append(id)
@@ -359,8 +361,8 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         // 0.50 s of CPU for a 100,000-fence file; sorted so, 0.13 s.
         try journal.write(
             alerts: alerts, devices: rows, clocks: held.clocks, removedDevices: removedDevices, fences: fences.keys.sortedByID().compactMap { fences[$0] },
-            removedFences: removedFences, fileFences: fileFences, removedFileFences: removedFileFences, tours: tours,
-            removedTours: removedTours, clockLog: clockLog.isEmpty ? nil : clockLog, foldedClockLog: foldedClockLog, mark: mark)
+            removedFences: removedFences, fileFences: fileFences, removedFileFences: removedFileFences, fencesFileDigest: fencesFileDigest,
+            tours: tours, removedTours: removedTours, clockLog: clockLog.isEmpty ? nil : clockLog, foldedClockLog: foldedClockLog, mark: mark)
         if let pruneBefore {
             let pruned = try journal.prune(before: pruneBefore, limit: Self.pruneChunk)
             if pruned > 0 { logger.debug("alerts past retention pruned", metadata: ["rows": "\(pruned)"]) }

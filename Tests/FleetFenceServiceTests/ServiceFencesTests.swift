@@ -303,6 +303,45 @@ struct ServiceFencesTests {
         }
     }
 
+    /// docs/topics-and-payloads.md "Fences": a file byte for byte the one last applied clean is not
+    /// decoded again, at a SIGHUP or a restart; one with a refused feature is, each time, so that
+    /// the refusal is reported again.
+    @Test func aFileUnchangedSinceItAppliedCleanIsNotDecodedAgain() async throws {
+        try await withService { h in
+            try await h.barrier()
+            let loaded = { h.serviceLogs.split(separator: "\n").filter { $0.contains("fences loaded") } }
+            #expect(loaded().last?.contains("unchanged=false") == true, "the first start decodes the file")
+            h.service?.hangup()
+            #expect(await eventually { loaded().count >= 2 })
+            #expect(loaded().last?.contains("unchanged=true") == true, "\(loaded())")
+            #expect(await h.service?.terminate() == 0)
+            try await h.startService()
+            try await h.barrier()
+            #expect(loaded().count == 3 && loaded().last?.contains("unchanged=true") == true, "a restart on the same file: \(loaded())")
+            #expect(try await h.retained("fleetfence/fences/+").map(\.topic) == ["fleetfence/fences/depot"])
+            try await h.position("r", north: 300, ts: T)
+            try await h.position("r", north: 100, ts: T + 10)
+            try await h.position("r", north: 100, ts: T + 12)
+            #expect(await h.waitForAlerts("r", count: 1).map(\.topic) == ["fleetfence/alerts/r/depot/enter"], "the fence is in effect")
+
+            // A refused feature: the file is decoded, and the refusal reported, at every reload.
+            try Fences.collection([
+                Fences.circle("depot", radius: 200, name: "Depot"), Fences.circle("bad", radius: -5),
+            ]).write(toFile: h.fencesPath, atomically: true, encoding: .utf8)
+            for reload in 1...2 {
+                h.service?.hangup()
+                #expect(await eventually { loaded().count >= 3 + reload })
+                #expect(loaded().last?.contains("unchanged=false") == true, "reload \(reload): \(loaded())")
+                #expect(await eventually { h.errors("fences").count == reload }, "\(h.errors("fences"))")
+            }
+            #expect(await h.service?.terminate() == 0)
+            try await h.startService()
+            try await h.barrier()
+            #expect(loaded().count == 6 && loaded().last?.contains("unchanged=false") == true, "\(loaded())")
+            #expect(await eventually { h.errors("fences").count == 3 }, "\(h.errors("fences"))")
+        }
+    }
+
     /// The record of the file forgets a fence the file no longer lists: put back unchanged, it
     /// is new to the file and set again.
     @Test func aFenceRemovedFromTheFileAndPutBackIsSetAgain() async throws {

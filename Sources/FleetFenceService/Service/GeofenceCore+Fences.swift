@@ -190,6 +190,9 @@ extension GeofenceCore {
     mutating func applyFenceFile(_ loaded: FenceFile, now: Double, emit: (Effects) -> Void) {
         let path = loaded.contents.path
         var effects = Effects()
+        // Until the last of the file's steps, no digest vouches for the record (`FencesFileDigest`).
+        effects.changes.fencesFileDigest = .clear
+        var clean = loaded.contents.problems.isEmpty
         for problem in loaded.contents.problems {
             effects.log(.warning, "fence in file rejected", ["file": "\(path)", "reason": "\(problem)"])
             fenceFileProblem(problem, path: path, into: &effects)
@@ -214,6 +217,7 @@ extension GeofenceCore {
                 // The file's record changes by what changed in the file, in the fence's transaction.
                 effects.changes.fileFences[ExactID(definition.id)] = definitionJSON
             } catch {
+                clean = false
                 effects.log(.warning, "fence in file rejected", ["fence": "\(definition.id)", "reason": "\(error)"])
                 fenceFileProblem("fence \(definition.id): \(error)", path: path, into: &effects)
             }
@@ -231,6 +235,9 @@ extension GeofenceCore {
         let unlisted = lastFileFences.keys.filter { !loaded.contents.listedIDs.contains($0) }
         for id in unlisted { lastFileFences[id] = nil }
         effects.changes.removedFileFences += unlisted.map(\.string)
+        // A file with problems is decoded again each time, so that they are reported again.
+        lastFileDigest = clean ? loaded.digest : nil
+        effects.changes.fencesFileDigest = lastFileDigest.map { .set($0) } ?? .clear
         emit(effects)
     }
 

@@ -33,6 +33,8 @@ struct GeofenceCore {
     var fenceOrigins: [ExactID: JournalFenceRow.Origin] = [:]
     /// The fences file as last applied: a reload acts on the file's own changes only.
     var lastFileFences: [ExactID: FenceDefinition] = [:]
+    /// The digest of the file that record is of, when it applied clean (`FencesFileDigest`).
+    var lastFileDigest: String?
     /// Devices whose view (position, fences inside) changed since the read model last took them.
     var changedViews: Set<ExactID> = []
     /// Taken from `changedViews`, not yet handed to the read model.
