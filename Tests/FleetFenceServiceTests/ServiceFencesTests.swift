@@ -2,6 +2,8 @@ import FleetFenceTesting
 import Foundation
 import Testing
 
+@testable import FleetFenceJournal
+
 /// Fences at run time (`fleetfence/fences/<id>/set`) and the fences file reloaded on SIGHUP.
 @Suite("Service end to end: fences at run time", .timeLimit(.minutes(1)))
 struct ServiceFencesTests {
@@ -339,6 +341,26 @@ struct ServiceFencesTests {
             try await h.barrier()
             #expect(loaded().count == 6 && loaded().last?.contains("unchanged=false") == true, "\(loaded())")
             #expect(await eventually { h.errors("fences").count == 3 }, "\(h.errors("fences"))")
+        }
+    }
+
+    /// An entry of the file's record that no longer reads counts as changed, so the digest cannot
+    /// vouch for the record: the restart decodes the file and applies that fence again.
+    @Test func aRecordWithAnUnreadableEntryIsNotTrustedOnTheDigest() async throws {
+        try await withService { h in
+            try await h.barrier()
+            #expect(await h.service?.terminate() == 0)
+            let journal = try SQLiteConnection.open(path: h.journalPath)
+            try journal.run("UPDATE file_fences SET definition = x'7B' WHERE id = 'depot'")
+            try journal.close()
+            try await h.startService()
+            try await h.barrier()
+            let loaded = h.serviceLogs.split(separator: "\n").filter { $0.contains("fences loaded") }
+            #expect(loaded.count == 2 && loaded.last?.contains("unchanged=false") == true, "\(loaded)")
+            let journalAgain = try SQLiteConnection.open(path: h.journalPath)
+            defer { try? journalAgain.close() }
+            let entry = try journalAgain.run("SELECT definition FROM file_fences WHERE id = 'depot'").first
+            #expect(try entry?.bytes("definition", in: "file_fences") != Array("{".utf8), "the entry is written again")
         }
     }
 

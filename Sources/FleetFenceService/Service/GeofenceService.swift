@@ -58,6 +58,7 @@ public final class GeofenceService: Service, Sendable {
     /// Reloads the fences file as SIGHUP does (docs/topics-and-payloads.md "Fences"); reloads asked for while one
     /// runs are done once after it.
     public func reloadFences() {
+        logger.info("reloading fences", metadata: ["file": "\(configuration.fencesFile)"])
         reloadRequests.continuation.yield()
     }
 
@@ -111,6 +112,8 @@ public final class GeofenceService: Service, Sendable {
         let restored = try StateRestorer.restore(
             from: journal, settings: configuration.geofence, now: clock.now, logger: logger, publishedMark: mark?.time)
         let pending = Republish(alerts: try mark.map { try journal.alerts(after: $0.alertID) } ?? [], states: restored.unpublishedStates)
+        // A record the restore could not read whole is vouched for by no digest: the file is decoded.
+        let fileDigest = restored.fileRecordComplete ? lastFileDigest : nil
         // One connection listens, one publishes, so that acknowledgements never queue behind
         // positions (SplitBus).
         let options = try clientOptions(layout: layout)
@@ -135,7 +138,7 @@ public final class GeofenceService: Service, Sendable {
             for output in outputs { output.committed(steps) }
         }
         let loop = CoreLoop(
-            Self.core(restoring: consume restored, fileDigest: lastFileDigest, layout: layout, configuration: configuration),
+            Self.core(restoring: consume restored, fileDigest: fileDigest, layout: layout, configuration: configuration),
             writer: writer, logger: logger)
         client.onAcknowledged { writer.acknowledgementsMoved() }
 
@@ -213,7 +216,11 @@ public final class GeofenceService: Service, Sendable {
                 loop: loop, client: client,
                 history: (try? Journal(readingOnly: configuration.journalPath, logger: logger)) ?? journal, webhooks: webhooks)
         }
-        await reloadFences(loop, read: await firstRead.value)
+        // Read before the restore found the record incomplete, the file may have been skipped on
+        // the digest: then it is read again, and decoded.
+        var first: Result<FenceFile.Read, FenceFileError>? = await firstRead.value
+        if fileDigest == nil, case let .success(read)? = first, read.contents == nil { first = nil }
+        await reloadFences(loop, read: first)
         readModel.replace(fences: loop.withCore { $0.engine.fences })
         readModel.replace(tours: loop.withCore { $0.engine.tours })
         refreshReadModel(loop)
@@ -228,14 +235,14 @@ public final class GeofenceService: Service, Sendable {
                 group.addTask {
                     for await _ in hangups {
                         self.logger.info("SIGHUP: reloading fences", metadata: ["file": "\(self.configuration.fencesFile)"])
-                        await self.reloadFences(loop)
-                        await self.reloadWebhooks(loop, webhooks, journal: journal)
+                        self.reloadRequests.continuation.yield()
                     }
                     return nil
                 }
+                // One reload at a time, whoever asked: two at once would each compare the file with
+                // the same record, and the later could journal its digest over the other's changes.
                 group.addTask {
                     for await _ in self.reloadRequests.stream {
-                        self.logger.info("reloading fences", metadata: ["file": "\(self.configuration.fencesFile)"])
                         await self.reloadFences(loop)
                         await self.reloadWebhooks(loop, webhooks, journal: journal)
                     }

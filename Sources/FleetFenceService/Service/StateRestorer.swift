@@ -14,6 +14,9 @@ enum StateRestorer {
         var origins: [ExactID: JournalFenceRow.Origin]
         /// The fences file as last applied.
         var fileFences: [ExactID: FenceDefinition]
+        /// Every entry of that record read: one that is not is applied again from the file, so no
+        /// digest of the file may vouch for the record (`FencesFileDigest`).
+        var fileRecordComplete = true
         /// The devices restored, for the read side to show before they report again.
         var devices: [String] = []
         /// Restored devices whose row was written at or after the ``PublishedMark``'s time: their
@@ -98,9 +101,11 @@ enum StateRestorer {
         var fileFences: [ExactID: FenceDefinition] = [:]
         fileFences.reserveCapacity(fileRows.count)
         for (row, definition) in zip(fileRows, fileDefinitions) { fileFences[row.key] = definition }
-        return Restored(
+        var restored = Restored(
             engine: engine, origins: origins, fileFences: fileFences, devices: devices, unpublishedStates: unpublishedStates,
             unfoldedClocks: unfoldedClocks)
+        restored.fileRecordComplete = fileFences.count == fileRows.count
+        return restored
     }
 
     /// The journal's fence records, decoded on every core, with their origins, and the file's
