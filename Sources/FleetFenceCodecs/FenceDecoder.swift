@@ -86,9 +86,10 @@ public enum FenceDecoder {
     /// when the document is not the plain case or does not parse, which the whole parse then
     /// reports as before. Under perf, a fresh start with 100,000 fences began building them 0.25 s
     /// after it started, against 0.50 s with the file parsed whole (docs/performance.md).
-    private static func decodeApart(_ bytes: UnsafeRawBufferPointer) -> [Result<FenceDefinition, FenceFeatureError>]? {
+    static func decodeApart(_ bytes: UnsafeRawBufferPointer) -> [Result<FenceDefinition, FenceFeatureError>]? {
         guard let ranges = FeatureRanges.find(bytes) else { return nil }
-        // The document without its features, checked as the whole one would be.
+        // The document without its features. Only the plain case goes on; what is wrong with any
+        // other is `decodeWhole`'s to say, so these checks need not name it.
         var rest: [UInt8] = []
         rest.reserveCapacity(bytes.count - (ranges.close - ranges.open - 1))
         rest += bytes[..<(ranges.open + 1)]
@@ -98,7 +99,6 @@ public enum FenceDecoder {
         guard (try? top.string("type")) == "FeatureCollection", case .array? = top.value("features") else { return nil }
         let shared = SharedBytes(bytes: bytes)
         let elements = ranges.elements
-        var unparsed = false
         var decoded = elements.indices.concurrentMap { index -> Result<FenceDefinition, FenceFeatureError> in
             switch JSONParser.parse(shared.bytes(elements[index])) {
             case let .success(value): fileFeature(value, index: index)
@@ -106,8 +106,8 @@ public enum FenceDecoder {
             case let .failure(error): .failure(FenceFeatureError(index: index, id: nil, error: .notJSON(detail: error.detail)))
             }
         }
-        for result in decoded {
-            if case let .failure(problem) = result, case .notJSON = problem.error { unparsed = true }
+        let unparsed = decoded.contains { result in
+            if case let .failure(problem) = result, case .notJSON = problem.error { true } else { false }
         }
         guard !unparsed else { return nil }
         refuseRepeatedIDs(&decoded) { index in

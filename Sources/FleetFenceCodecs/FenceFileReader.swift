@@ -6,6 +6,13 @@ import GeofenceEngine
 /// a feature that does not decode becomes a problem of its own and the others are kept. What a
 /// problem means (skip the feature, or refuse the run) is the caller's choice.
 public enum FenceFileReader {
+    /// What this build makes of a file: part of the digest the journal keeps of the file as last
+    /// applied (docs/topics-and-payloads.md "Fences"), so that a build that reads or encodes a
+    /// file otherwise decodes it again instead of trusting a record another build made. Raise it
+    /// whenever a file may decode to other definitions, problems or encodings (a test holds a
+    /// file of every kind of feature to its checksum and says so when that changes).
+    public static let readingVersion = 1
+
     public struct Contents: Sendable {
         public var path: String
         public var definitions: [FenceDefinition] = []

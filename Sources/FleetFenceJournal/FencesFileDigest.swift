@@ -1,4 +1,5 @@
-/// The SHA-256 of the fences file whose record `file_fences` holds, in `journal_meta` beside it:
+/// The SHA-256 of the fences file whose record `file_fences` holds (after the version of the
+/// build's reader, `FenceFileReader.readingVersion`), in `journal_meta` beside it:
 /// a restart or a SIGHUP that finds the file the same, byte for byte, has nothing to decode or
 /// compare (docs/topics-and-payloads.md "Fences"). Only a file applied whole, with no feature refused,
 /// has one: a file with problems is read again each time, so that they are reported again.

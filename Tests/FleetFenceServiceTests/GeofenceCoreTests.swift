@@ -33,6 +33,36 @@ struct GeofenceCoreTests {
         }
     }
 
+    /// A file applied in several transactions (5,000 fences each): its first clears the digest of
+    /// the file the record was of, its last sets the new file's, so that a crash between them
+    /// leaves a record no digest vouches for (`FencesFileDigest`). A refused fence sets none.
+    @Test func aFileAppliedInStepsClearsTheDigestFirstAndSetsItLast() throws {
+        var core = try core()
+        func apply(_ definitions: [FenceDefinition], digest: String) -> [Effects] {
+            var contents = FenceFile.Contents(path: "fences.geojson")
+            contents.definitions = definitions
+            contents.listedIDs = Set(definitions.map { ExactID($0.id) })
+            let file = FenceFile.prepare(contents, digest: digest, settings: core.engine.settings, applied: core.lastFileFences)
+            var emitted: [Effects] = []
+            core.applyFenceFile(file, now: 1_000) { emitted.append($0) }
+            return emitted
+        }
+        let circles = (0..<12_000).map { index in
+            FenceDefinition(id: "f\(index)", shape: .circle(center: Coordinate(lat: 49 + Double(index) * 1e-4, lon: 8.6), radius: 100))
+        }
+        let steps = apply(circles, digest: "1:aa")
+        #expect(steps.count == 3)
+        #expect(steps.map(\.changes.fencesFileDigest) == [.clear, nil, .set("1:aa")])
+        #expect(core.lastFileDigest == "1:aa")
+        // A file of one step: the new digest alone.
+        #expect(apply(circles, digest: "1:bb").map(\.changes.fencesFileDigest) == [.set("1:bb")])
+        // A refused fence: the file is decoded again each time, so no digest.
+        var refused = circles
+        refused[5] = FenceDefinition(id: "f5", shape: .circle(center: Coordinate(lat: 49, lon: 8.6), radius: -1))
+        #expect(apply(refused, digest: "1:cc").map(\.changes.fencesFileDigest) == [.clear])
+        #expect(core.lastFileDigest == nil)
+    }
+
     @Test func anEnterIsJournaledWithItsDeviceAndThenSaidInOrder() throws {
         var core = try core()
         let first = position(&core, "d", north: 300, ts: 1_000)

@@ -22,7 +22,8 @@ struct FenceFile {
     var contents: Contents
     /// One per definition, in order: `nil` where it equals the one last applied (nothing to do).
     var prepared: [Result<PreparedFence, FenceError>?]
-    /// The file's SHA-256 (`FencesFileDigest`), journaled with its record if the file applies clean.
+    /// The file's SHA-256 after the reader's version (`FencesFileDigest`), journaled with its
+    /// record if the file applies clean.
     var digest: String
 
     /// The file as read: its digest, and its contents unless the file is byte for byte the one
@@ -40,7 +41,7 @@ struct FenceFile {
     /// unchanged file 0.55-0.76 s, now 0.02-0.05 s.
     static func read(path: String, lastDigest: String?) throws(FenceFileError) -> Read {
         let bytes = try FenceFileReader.bytes(path: path)
-        let digest = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let digest = "\(FenceFileReader.readingVersion):" + SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
         if digest == lastDigest { return Read(digest: digest, contents: nil) }
         return Read(digest: digest, contents: try FenceFileReader.read(bytes, path: path))
     }
