@@ -12,7 +12,6 @@ extension GeofenceCore {
         let key = ExactID(device)
         dirtyDevices.remove(key)
         clockOnlyDevices.remove(key)
-        unfoldedClocks.remove(key)
         changedViews.remove(key)
         counters.forgotten += 1
         effects.changes.removedDevices.append(device)

@@ -26,9 +26,9 @@ struct GeofenceCore {
     /// at a clean stop, so that a busy fleet is not a write per sample: a kill -9 forgets at most
     /// those seconds of "latest sample" times, never an alert.
     var clockOnlyDevices: Set<ExactID> = []
-    /// Devices whose clocks went into the journal's clock log since its last fold
-    /// (``foldedClocks(of:first:last:)``): the fold writes each one's clock once, however many seconds
-    /// logged it.
+    /// Devices whose clocks the journal's clock log held at start, not yet folded: the periodic
+    /// task takes them at its start and keeps the set of devices logged since the last fold
+    /// itself (``foldedClocks(of:first:last:)``), off the lock.
     var unfoldedClocks: Set<ExactID> = []
     var fenceOrigins: [ExactID: JournalFenceRow.Origin] = [:]
     /// The fences file as last applied: a reload acts on the file's own changes only.
@@ -284,10 +284,9 @@ struct GeofenceCore {
     /// The devices whose latest-sample times are due, taken out of the set in one move: new
     /// samples meanwhile start a new set. Not keeping capacity: after a burst of a million new
     /// devices the set would stay a million entries large for good.
-    mutating func takeClockOnlyDevices() -> [ExactID] {
+    mutating func takeClockOnlyDevices() -> Set<ExactID> {
         defer { clockOnlyDevices = [] }
-        unfoldedClocks.formUnion(clockOnlyDevices)
-        return Array(clockOnlyDevices)
+        return clockOnlyDevices
     }
 
     /// The latest-sample times and places of `devices`, for the journal's clock log: packed into
@@ -298,10 +297,10 @@ struct GeofenceCore {
         Effects(changes: JournalChanges(loggedClocks: devices.compactMap { engine.deviceClock(for: $0.string) }))
     }
 
-    /// The devices logged since the clock log's last fold, taken out of the set in one move.
-    mutating func takeUnfoldedClocks() -> [ExactID] {
+    /// The devices the clock log held at start, taken out of the set in one move.
+    mutating func takeUnfoldedClocks() -> Set<ExactID> {
         defer { unfoldedClocks = [] }
-        return Array(unfoldedClocks)
+        return unfoldedClocks
     }
 
     /// A slice of a fold of the clock log: the clocks of `devices` as they are now, newer than
