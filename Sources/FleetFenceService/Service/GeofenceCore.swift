@@ -26,10 +26,6 @@ struct GeofenceCore {
     /// at a clean stop, so that a busy fleet is not a write per sample: a kill -9 forgets at most
     /// those seconds of "latest sample" times, never an alert.
     var clockOnlyDevices: Set<ExactID> = []
-    /// Devices whose clocks the journal's clock log held at start, not yet folded: the periodic
-    /// task takes them at its start and keeps the set of devices logged since the last fold
-    /// itself (``foldedClocks(of:first:last:)``), off the lock.
-    var unfoldedClocks: Set<ExactID> = []
     var fenceOrigins: [ExactID: JournalFenceRow.Origin] = [:]
     /// The fences file as last applied: a reload acts on the file's own changes only.
     var lastFileFences: [ExactID: FenceDefinition] = [:]
@@ -295,12 +291,6 @@ struct GeofenceCore {
     /// 10,000 devices.
     func clockRecords(of devices: ArraySlice<ExactID>) -> Effects {
         Effects(changes: JournalChanges(loggedClocks: devices.compactMap { engine.deviceClock(for: $0.string) }))
-    }
-
-    /// The devices the clock log held at start, taken out of the set in one move.
-    mutating func takeUnfoldedClocks() -> Set<ExactID> {
-        defer { unfoldedClocks = [] }
-        return unfoldedClocks
     }
 
     /// A slice of a fold of the clock log: the clocks of `devices` as they are now, newer than

@@ -114,6 +114,8 @@ public final class GeofenceService: Service, Sendable {
         let pending = Republish(alerts: try mark.map { try journal.alerts(after: $0.alertID) } ?? [], states: restored.unpublishedStates)
         // A record the restore could not read whole is vouched for by no digest: the file is decoded.
         let fileDigest = restored.fileRecordComplete ? lastFileDigest : nil
+        // Clocks only the log holds: the first fold writes them, or it would delete their rows.
+        let unfoldedClocks = Set(restored.unfoldedClocks)
         // One connection listens, one publishes, so that acknowledgements never queue behind
         // positions (SplitBus).
         let options = try clientOptions(layout: layout)
@@ -248,7 +250,7 @@ public final class GeofenceService: Service, Sendable {
                     }
                     return nil
                 }
-                group.addTask { .journalDiskLow(try await self.periodic(loop, journal: journal)) }
+                group.addTask { .journalDiskLow(try await self.periodic(loop, journal: journal, unfolded: unfoldedClocks)) }
                 let cause = try await group.next() ?? nil
                 group.cancelAll()
                 return cause
@@ -332,8 +334,6 @@ public final class GeofenceService: Service, Sendable {
         core.lastFileFences = restored.fileFences
         core.lastFileDigest = fileDigest
         core.changedViews = Set(restored.devices.map { ExactID($0) })
-        // Folded by the first fold, or it would delete the log's rows that hold their clocks.
-        core.unfoldedClocks = Set(restored.unfoldedClocks)
         if configuration.integrations.homeAssistant {
             core.integrations.homeAssistantPrefix = configuration.integrations.homeAssistantPrefix
         }
@@ -502,17 +502,18 @@ public final class GeofenceService: Service, Sendable {
     /// Silence checks and dirty device state every tick, latest-sample times
     /// every few seconds, a stats line every interval, the journal's free space every second.
     /// Returns only when the journal's disk is nearly full, with the reason.
-    private func periodic(_ loop: CoreLoop, journal: Journal) async throws -> String {
+    /// `unfolded`: the devices whose clocks only the journal's clock log held at start.
+    private func periodic(_ loop: CoreLoop, journal: Journal, unfolded restored: Set<ExactID>) async throws -> String {
         // On the service's clock, in seconds: a test that moves the clock moves these too.
         let clock = self.clock
         let start = clock.now
         var nextStats = start + configuration.statsIntervalSeconds
         var nextClockFlush = start + Self.clockFlushInterval
-        // Restored from the log alone, clocks are folded at once: a service restarted sooner than
-        // a fold each time would never delete the log, and read more of it at every start.
         // The devices logged since the last fold: the fold writes each one's clock once, however
-        // many seconds logged it. This task's own, so that the lock never hashes them.
-        var unfolded = loop.withCore { $0.takeUnfoldedClocks() }
+        // many seconds logged it. This task's own, so that the lock never hashes them. Restored
+        // from the log alone, clocks are folded at once: a service restarted sooner than a fold
+        // each time would never delete the log, and read more of it at every start.
+        var unfolded = restored
         var nextClockFold = unfolded.isEmpty ? start + ClockFold.interval : start
         var loggedSinceFold = 0
         var fold: ClockFold?

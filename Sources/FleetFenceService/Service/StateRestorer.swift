@@ -23,7 +23,7 @@ enum StateRestorer {
         /// retained state may not have reached the broker.
         var unpublishedStates: [String] = []
         /// Restored devices whose clock came from the journal's clock log, not its folded table:
-        /// the next fold writes them (``GeofenceCore/unfoldedClocks``).
+        /// the service's first fold writes them.
         var unfoldedClocks: [ExactID] = []
     }
 
