@@ -52,10 +52,7 @@ struct WebhookAttempt {
         var mac = HMAC<SHA256>(key: SymmetricKey(data: secret))
         mac.update(data: Array(timestamp.utf8) + [UInt8(ascii: ".")])
         mac.update(data: body)
-        return mac.finalize().map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        return Array(mac.finalize()).lowercaseHex
     }
 
     /// What a status means.
