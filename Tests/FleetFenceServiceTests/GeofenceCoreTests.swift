@@ -138,8 +138,8 @@ struct GeofenceCoreTests {
         #expect(core.removeFences(ids: ["depot"], now: 2_001).isEmpty)
     }
 
-    /// Silence confirms a pending change at the tick; other changed devices go as held records,
-    /// which may wait behind later alerts.
+    /// Silence confirms a pending change at the tick; other changed devices are taken after it and
+    /// go as held records, which may wait behind later alerts.
     @Test func aTickConfirmsBySilenceAndHoldsTheOtherRecords() throws {
         var core = try core()
         _ = position(&core, "quiet", north: 300, ts: 1_000)
@@ -147,12 +147,18 @@ struct GeofenceCoreTests {
         _ = position(&core, "other", north: 300, ts: 1_001)
         let early = core.tick(now: 1_003)
         #expect(early.changes.alerts.isEmpty)
-        #expect(Set(early.changes.heldDevices.map(\.device)) == ["quiet", "other"])
+        #expect(early.changes.heldDevices.isEmpty)
+        let dirty = core.takeDirtyDevices()
+        #expect(dirty == [ExactID("quiet"), ExactID("other")])
+        #expect(core.takeDirtyDevices().isEmpty, "taken once")
+        let held = core.heldRecords(of: Array(dirty)[...]).changes
+        #expect(Set(held.heldDevices.map(\.device)) == ["quiet", "other"])
+        #expect(held.devices.isEmpty && held.alerts.isEmpty)
         let tick = core.tick(now: 1_007)
         #expect(tick.changes.alerts.map(\.transition.event) == [.enter])
         #expect(tick.changes.devices.map(\.device) == ["quiet"])
-        #expect(tick.changes.heldDevices.isEmpty)
         #expect(tick.messages.map(\.topic) == ["ff/alerts/quiet/depot/enter", "ff/state/quiet"])
+        #expect(core.takeDirtyDevices().isEmpty, "written with its alert")
     }
 
     /// A fence set over MQTT is journaled with its origin and published retained.

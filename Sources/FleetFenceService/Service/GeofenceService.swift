@@ -440,7 +440,9 @@ public final class GeofenceService: Service, Sendable {
     /// device's anchor, the last position a crossing is interpolated from after a restart; 5 s,
     /// at a simulation's 20x, put exits 100 simulated seconds early (docs/operations.md "Journal").
     private static let clockFlushInterval = 1.0
-    private static let clockSlice = 500
+    /// Devices whose clocks, records or views are copied in one hold of the core's lock: in the
+    /// soak (a probe logging every hold over 15 ms) none of these slices was among them.
+    private static let slice = 500
     private static let homeAssistantInterval = 5.0
     /// How often the read model takes the devices that changed: each view costs about a
     /// microsecond to build, so 10,000 moving devices cost 1% of a core at once a second.
@@ -453,10 +455,7 @@ public final class GeofenceService: Service, Sendable {
     @discardableResult
     private func flushClocks(_ loop: CoreLoop) -> Set<ExactID> {
         let taken = loop.withCore { $0.takeClockOnlyDevices() }
-        let due = Array(taken)
-        for start in stride(from: 0, to: due.count, by: Self.clockSlice) {
-            loop.step { $0.clockRecords(of: due[start..<min(due.count, start + Self.clockSlice)]) }
-        }
+        stepInSlices(loop, Array(taken)) { $0.clockRecords(of: $1) }
         return taken
     }
 
@@ -479,6 +478,20 @@ public final class GeofenceService: Service, Sendable {
         } while forgotten == Self.forgetSlice
     }
 
+    /// The changed devices' records for the writer to hold, a slice at a time (as the clocks).
+    private func holdDirtyRecords(_ loop: CoreLoop) {
+        stepInSlices(loop, Array(loop.withCore { $0.takeDirtyDevices() })) { $0.heldRecords(of: $1) }
+    }
+
+    /// One step for each slice of `due`, the lock let go between them.
+    private func stepInSlices(
+        _ loop: CoreLoop, _ due: [ExactID], _ decide: (inout GeofenceCore, ArraySlice<ExactID>) -> Effects
+    ) {
+        for start in stride(from: 0, to: due.count, by: Self.slice) {
+            loop.step { decide(&$0, due[start..<min(due.count, start + Self.slice)]) }
+        }
+    }
+
     /// Every dirty device's state and every latest-sample time (at a clean stop).
     private func flushEverything(_ loop: CoreLoop) {
         loop.step { $0.dirtyRecords() }
@@ -488,9 +501,9 @@ public final class GeofenceService: Service, Sendable {
     /// Device views a slice at a time, the lock let go between slices (as for latest-sample times).
     private func refreshReadModel(_ loop: CoreLoop) {
         while true {
-            let views = loop.withCore { $0.takeChangedViews(limit: Self.clockSlice) }
+            let views = loop.withCore { $0.takeChangedViews(limit: Self.slice) }
             readModel.update(devices: views)
-            if views.count < Self.clockSlice { break }
+            if views.count < Self.slice { break }
         }
         let counters = loop.withCore { $0.readCounters }
         readModel.update(counters: counters)
@@ -548,6 +561,7 @@ public final class GeofenceService: Service, Sendable {
             let overdue = now - lastTick - tickSeconds
             let unheard = hearing ? (overdue > Self.stallAllowance ? overdue : 0) : now - lastTick
             loop.step { $0.tick(now: now, unheard: unheard) }
+            holdDirtyRecords(loop)
             lastTick = now
             if now >= nextViewRefresh {
                 nextViewRefresh = now + Self.viewRefreshInterval
@@ -566,7 +580,7 @@ public final class GeofenceService: Service, Sendable {
                     loggedSinceFold = 0
                     let devices = Array(unfolded)
                     unfolded = []
-                    if !devices.isEmpty { fold = ClockFold(devices, slice: Self.clockSlice) }
+                    if !devices.isEmpty { fold = ClockFold(devices, slice: Self.slice) }
                 }
                 for part in fold?.nextSecond() ?? [] {
                     loop.step { $0.foldedClocks(of: part.devices, first: part.first, last: part.last) }
