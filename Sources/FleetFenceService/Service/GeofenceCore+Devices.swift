@@ -8,11 +8,12 @@ import GeofenceEngine
 extension GeofenceCore {
     /// Forgets `device`; nothing when the engine does not hold it.
     mutating func forget(device: String, reason: String, into effects: inout Effects) {
+        // Its marks go before its place is freed: the next device there starts unmarked.
+        guard let handle = engine.handle(of: device) else { return }
+        dirtyDevices.unmark(handle)
+        clockOnlyDevices.unmark(handle)
+        changedViews.unmark(handle)
         guard let forgotten = engine.forgetDevice(device) else { return }
-        let key = ExactID(device)
-        dirtyDevices.remove(key)
-        clockOnlyDevices.remove(key)
-        changedViews.remove(key)
         counters.forgotten += 1
         effects.changes.removedDevices.append(device)
         // Empty retained messages clear what subscribers arriving later would find.

@@ -115,7 +115,7 @@ extension GeofenceCore {
         // fence's own transaction.
         for transition in update.transitions { addAlert(transition, arrival: now, to: &effects) }
         for change in update.changes { stateChanged(change, into: &effects) }
-        for device in update.changedDevices { dirtyDevices.insert(ExactID(device)) }
+        for device in update.changedDevices { markDirty(device) }
         if markMergedBacklogs() || !update.changedDevices.isEmpty { effects.changes.devices += takeDirtyRecords(of: nil) }
         // Home Assistant shows the fence's name: a renamed fence renames the state of those inside.
         if let previousName, previousName != Self.displayName(update.fence) {
@@ -173,8 +173,7 @@ extension GeofenceCore {
 
     /// A device's inside set changed other than by a sample: journaled, shown, published.
     mutating func stateChanged(_ change: StateChange, into effects: inout Effects) {
-        dirtyDevices.insert(ExactID(change.device))
-        changedViews.insert(ExactID(change.device))
+        markDirty(change.device, view: true)
         addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &effects)
     }
 

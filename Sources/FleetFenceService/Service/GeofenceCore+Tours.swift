@@ -64,7 +64,7 @@ extension GeofenceCore {
     private mutating func clearProgress(of devices: [String], tour: String, into effects: inout Effects) {
         for device in devices {
             effects.publish(layout.progress(device: device, tour: tour), [], qos: 1, retain: true)
-            dirtyDevices.insert(ExactID(device))
+            markDirty(device)
         }
         if !devices.isEmpty { effects.changes.devices += takeDirtyRecords(of: nil) }
     }

@@ -15,26 +15,27 @@ struct GeofenceCore {
     let layout: TopicLayout
     let router: PositionTopicRouter
     var counters = ServiceCounters()
-    // Device sets hold ExactIDs: String's equality would merge two devices whose ids are
-    // canonically equivalent (docs/operations.md "Limits and failures"), and one of them would go unwritten.
+    // Devices are marked by their place in the engine (`DeviceMarks`), never by their id as a
+    // `String`, whose equality would merge two devices whose ids are canonically equivalent
+    // (docs/operations.md "Limits and failures"), and one of them would go unwritten.
 
     /// Devices whose durable state changed: written with their next alert or handed to the
-    /// journal by the next tick (a quarter second), whichever comes first.
-    var dirtyDevices: Set<ExactID> = []
+    /// journal after the next tick (a quarter second), whichever comes first.
+    var dirtyDevices = DeviceMarks()
     /// Devices whose only change is the time of their latest sample (stale samples must stay
     /// stale across a restart too). Written by ``clockRecords(of:)`` alone, every few seconds and
     /// at a clean stop, so that a busy fleet is not a write per sample: a kill -9 forgets at most
     /// those seconds of "latest sample" times, never an alert.
-    var clockOnlyDevices: Set<ExactID> = []
+    var clockOnlyDevices = DeviceMarks()
     var fenceOrigins: [ExactID: JournalFenceRow.Origin] = [:]
     /// The fences file as last applied: a reload acts on the file's own changes only.
     var lastFileFences: [ExactID: FenceDefinition] = [:]
     /// The digest of the file that record is of, when it applied clean (`FencesFileDigest`).
     var lastFileDigest: String?
     /// Devices whose view (position, fences inside) changed since the read model last took them.
-    var changedViews: Set<ExactID> = []
+    var changedViews = DeviceMarks()
     /// Taken from `changedViews`, not yet handed to the read model.
-    private var viewsDue: [ExactID] = []
+    private var viewsDue: [DeviceHandle] = []
     /// Whether this instance publishes the fence registry (docs/several-instances.md "Several instances").
     var registryLeadership: RegistryLeadership
     /// Home Assistant and OwnTracks.
@@ -158,7 +159,8 @@ struct GeofenceCore {
         }
         counters.positions += 1
         transitions.removeAll(keepingCapacity: true)
-        let outcome = engine.process(device: device, sample: sample, arrival: arrival, into: &transitions)
+        let handle = engine.handle(for: device)
+        let outcome = engine.process(handle, sample: sample, arrival: arrival, into: &transitions)
         let late = outcome.status == .late
         guard outcome.status == .accepted || late else {
             // Too late to merge is dropped as a repeat is: old news, not an error (docs/rules.md "Late samples").
@@ -168,7 +170,7 @@ struct GeofenceCore {
             default: return .rejected("the engine refused the sample")
             }
         }
-        changedViews.insert(ExactID(device))
+        changedViews.mark(handle)
         // A late sample is not where the device is: the state keeps its newest sample
         // (docs/rules.md "Late samples"), and integrations hear only the newest.
         if !late {
@@ -192,13 +194,15 @@ struct GeofenceCore {
             }
         }
         if outcome.recordChanged || !transitions.isEmpty {
-            dirtyDevices.insert(ExactID(device))
+            dirtyDevices.mark(handle)
         } else {
-            clockOnlyDevices.insert(ExactID(device))
+            clockOnlyDevices.mark(handle)
         }
         // Only this device's record rides with its alert: other dirty devices wait for the next
         // tick, so that an alert never waits for a burst of unrelated device rows.
-        if !transitions.isEmpty { effects.changes.devices = takeDirtyRecords(of: [device]) }
+        if !transitions.isEmpty, dirtyDevices.unmark(handle), let record = engine.deviceRecord(handle) {
+            effects.changes.devices = [record]
+        }
         return late ? .late : .accepted
     }
 
@@ -240,9 +244,8 @@ struct GeofenceCore {
 
     /// The devices whose records changed and were not written with an alert, taken out of the set
     /// in one move (as `takeClockOnlyDevices`). Not keeping capacity, for the same reason.
-    mutating func takeDirtyDevices() -> Set<ExactID> {
-        defer { dirtyDevices = [] }
-        return dirtyDevices
+    mutating func takeDirtyDevices() -> [DeviceHandle] {
+        dirtyDevices.take()
     }
 
     /// The records of `devices` as they are now, held by the writer and written in chunks behind
@@ -250,8 +253,8 @@ struct GeofenceCore {
     /// up. Asked for in slices with the lock let go between them: all of them at once held the
     /// lock 15-57 ms a tick in the soak (45,000 positions/s), positions waiting behind it. A
     /// device that changes again meanwhile is dirty again and written again: never older.
-    func heldRecords(of devices: ArraySlice<ExactID>) -> Effects {
-        Effects(changes: JournalChanges(heldDevices: devices.compactMap { engine.deviceRecord(for: $0.string) }))
+    func heldRecords(of devices: ArraySlice<DeviceHandle>) -> Effects {
+        Effects(changes: JournalChanges(heldDevices: devices.compactMap { engine.deviceRecord($0) }))
     }
 
     /// Every backlog still held merged (at a clean stop, before the last state is written): the
@@ -280,8 +283,9 @@ struct GeofenceCore {
     mutating func markMergedBacklogs() -> Bool {
         let merged = engine.takeMergedBacklogs()
         for device in merged {
-            dirtyDevices.insert(ExactID(device))
-            changedViews.insert(ExactID(device))
+            guard let handle = engine.handle(of: device) else { continue }
+            dirtyDevices.mark(handle)
+            changedViews.mark(handle)
         }
         return !merged.isEmpty
     }
@@ -291,20 +295,18 @@ struct GeofenceCore {
         Effects(changes: JournalChanges(devices: takeDirtyRecords(of: nil)))
     }
 
-    /// The devices whose latest-sample times are due, taken out of the set in one move: new
-    /// samples meanwhile start a new set. Not keeping capacity: after a burst of a million new
-    /// devices the set would stay a million entries large for good.
-    mutating func takeClockOnlyDevices() -> Set<ExactID> {
-        defer { clockOnlyDevices = [] }
-        return clockOnlyDevices
+    /// The devices whose latest-sample times are due; new samples meanwhile mark them again.
+    mutating func takeClockOnlyDevices() -> [DeviceHandle] {
+        clockOnlyDevices.take()
     }
 
     /// The latest-sample times and places of `devices`, for the journal's clock log: packed into
-    /// one row of the next transaction (`ClockLog`). Asked for in slices with the lock let go
-    /// between them: building every record at once held messages up for 20 ms and more with
-    /// 10,000 devices.
-    func clockRecords(of devices: ArraySlice<ExactID>) -> Effects {
-        Effects(changes: JournalChanges(loggedClocks: devices.compactMap { engine.deviceClock(for: $0.string) }))
+    /// one row of the next transaction (`ClockLog`), and the ids of those devices (the fold's).
+    /// Asked for in slices with the lock let go between them: building every record at once held
+    /// messages up for 20 ms and more with 10,000 devices.
+    func clockRecords(of devices: ArraySlice<DeviceHandle>) -> (Effects, [ExactID]) {
+        let clocks = devices.compactMap { engine.deviceClock($0) }
+        return (Effects(changes: JournalChanges(loggedClocks: clocks)), clocks.map { ExactID($0.device) })
     }
 
     /// A slice of a fold of the clock log: the clocks of `devices` as they are now, newer than
@@ -320,11 +322,17 @@ struct GeofenceCore {
     /// The records of the dirty devices among `devices` (`nil`: all), copied here under the
     /// lock; the writer encodes them.
     mutating func takeDirtyRecords(of devices: [String]?) -> [DeviceRecord] {
-        guard let devices else {
-            defer { dirtyDevices.removeAll() }
-            return dirtyDevices.compactMap { engine.deviceRecord(for: $0.string) }
+        guard let devices else { return dirtyDevices.take().compactMap { engine.deviceRecord($0) } }
+        return devices.compactMap { device in
+            engine.handle(of: device).flatMap { dirtyDevices.unmark($0) ? engine.deviceRecord($0) : nil }
         }
-        return devices.compactMap { dirtyDevices.remove(ExactID($0)).flatMap { engine.deviceRecord(for: $0.string) } }
+    }
+
+    /// Marks `device`'s record to be journaled (by the engine's id: the rare paths that have no handle).
+    mutating func markDirty(_ device: String, view: Bool = false) {
+        guard let handle = engine.handle(of: device) else { return }
+        dirtyDevices.mark(handle)
+        if view { changedViews.mark(handle) }
     }
 
     /// The journal row of a fence just set, its definition as `FenceDefinitionEncoding` wrote it.
@@ -340,21 +348,16 @@ struct GeofenceCore {
     /// Up to `limit` views of devices that changed since the last call: taken in slices, so that
     /// a tick after a burst of a million new devices never holds the lock for all of them.
     mutating func takeChangedViews(limit: Int) -> [DeviceView] {
-        if viewsDue.isEmpty {
-            viewsDue = Array(changedViews)
-            // Not keeping capacity: after a burst of new devices the set would stay that large.
-            changedViews = []
-        }
+        if viewsDue.isEmpty { viewsDue = changedViews.take() }
         // Copied out before the rest is shortened: shortened while a slice of it was alive, the
         // whole rest was copied at every call (perf, the soak: 45,000 views a second taken 500 at
         // a time, 2.4% of the service's samples under the core's lock; 0.2% copied out).
         let due = Array(viewsDue.suffix(limit))
         viewsDue.removeLast(due.count)
-        return due.compactMap { key in
-            let device = key.string
-            return engine.deviceRecord(for: device).map { record in
+        return due.compactMap { handle in
+            engine.deviceRecord(handle).map { record in
                 DeviceView(
-                    device: device, inside: engine.insideFences(of: device), at: record.anchorTime,
+                    device: record.device, inside: engine.insideFences(handle), at: record.anchorTime,
                     lat: record.anchorLat, lon: record.anchorLon, lastSeen: record.lastTimestamp,
                     lastLat: record.anchorLat, lastLon: record.anchorLon, seq: record.seq)
             }

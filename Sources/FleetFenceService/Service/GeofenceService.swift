@@ -333,7 +333,9 @@ public final class GeofenceService: Service, Sendable {
         core.fenceOrigins = restored.origins
         core.lastFileFences = restored.fileFences
         core.lastFileDigest = fileDigest
-        core.changedViews = Set(restored.devices.map { ExactID($0) })
+        for device in restored.devices {
+            if let handle = core.engine.handle(of: device) { core.changedViews.mark(handle) }
+        }
         if configuration.integrations.homeAssistant {
             core.integrations.homeAssistantPrefix = configuration.integrations.homeAssistantPrefix
         }
@@ -449,14 +451,18 @@ public final class GeofenceService: Service, Sendable {
     private static let viewRefreshInterval = 1.0
 
     /// The clocks of the devices that reported since the last flush, into the journal's clock
-    /// log (`ClockLog`). Returns those devices. The set changes hands under the lock and is read
-    /// off it: made into an array and added to the fold's set under the lock, it held messages
-    /// up for 30-50 ms every second in the soak (45,000 devices a second; a probe of the lock).
+    /// log (`ClockLog`). Returns their ids, which the caller adds to the fold's set off the lock:
+    /// added under it, they held messages up for 30-50 ms every second in the soak (45,000
+    /// devices a second; a probe of the lock).
     @discardableResult
-    private func flushClocks(_ loop: CoreLoop) -> Set<ExactID> {
-        let taken = loop.withCore { $0.takeClockOnlyDevices() }
-        stepInSlices(loop, Array(taken)) { $0.clockRecords(of: $1) }
-        return taken
+    private func flushClocks(_ loop: CoreLoop) -> [ExactID] {
+        let due = loop.withCore { $0.takeClockOnlyDevices() }
+        var logged: [ExactID] = []
+        logged.reserveCapacity(due.count)
+        for start in stride(from: 0, to: due.count, by: Self.slice) {
+            logged += loop.stepReturning { $0.clockRecords(of: due[start..<min(due.count, start + Self.slice)]) }
+        }
+        return logged
     }
 
     /// Seconds a tick may come late before its gap counts as time the service did not run, not
@@ -480,15 +486,9 @@ public final class GeofenceService: Service, Sendable {
 
     /// The changed devices' records for the writer to hold, a slice at a time (as the clocks).
     private func holdDirtyRecords(_ loop: CoreLoop) {
-        stepInSlices(loop, Array(loop.withCore { $0.takeDirtyDevices() })) { $0.heldRecords(of: $1) }
-    }
-
-    /// One step for each slice of `due`, the lock let go between them.
-    private func stepInSlices(
-        _ loop: CoreLoop, _ due: [ExactID], _ decide: (inout GeofenceCore, ArraySlice<ExactID>) -> Effects
-    ) {
+        let due = loop.withCore { $0.takeDirtyDevices() }
         for start in stride(from: 0, to: due.count, by: Self.slice) {
-            loop.step { decide(&$0, due[start..<min(due.count, start + Self.slice)]) }
+            loop.step { $0.heldRecords(of: due[start..<min(due.count, start + Self.slice)]) }
         }
     }
 

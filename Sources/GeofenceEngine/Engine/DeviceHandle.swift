@@ -3,4 +3,7 @@
 /// after which its place may be given to another device.
 public struct DeviceHandle: Sendable, Hashable {
     let slot: Int32
+
+    /// The place as an array index, for tables kept beside the engine's (from 0, dense).
+    public var index: Int { Int(slot) }
 }

@@ -82,6 +82,15 @@ public struct GeofenceEngine: Sendable {
 
     public func deviceID(_ handle: DeviceHandle) -> String { devices.ids[Int(handle.slot)] }
 
+    /// The handle of `device` if the engine holds it; registers nothing.
+    public func handle(of device: String) -> DeviceHandle? {
+        devices.slot(of: device).map { DeviceHandle(slot: $0) }
+    }
+
+    /// Whether `handle`'s place holds a device now: a handle kept past its device's forgetting
+    /// names whoever took the place since, or nobody.
+    public func holds(_ handle: DeviceHandle) -> Bool { devices.live[Int(handle.slot)] }
+
     /// Whether the engine holds `device` (seen and not forgotten).
     public func knows(device: String) -> Bool { devices.slot(of: device) != nil }
 
@@ -92,6 +101,11 @@ public struct GeofenceEngine: Sendable {
     public func insideFences(of device: String) -> [String] {
         guard let slot = devices.slot(of: device) else { return [] }
         return insideFences(slot: slot)
+    }
+
+    /// The same for the device at `handle`; empty when its place holds none.
+    public func insideFences(_ handle: DeviceHandle) -> [String] {
+        holds(handle) ? insideFences(slot: handle.slot) : []
     }
 
     func insideFences(slot: Int32) -> [String] {

@@ -25,6 +25,11 @@ extension GeofenceEngine {
         devices.slot(of: device).map { deviceRecord(slot: $0) }
     }
 
+    /// The durable state of the device at `handle`, or nil if its place holds none now.
+    public func deviceRecord(_ handle: DeviceHandle) -> DeviceRecord? {
+        holds(handle) ? deviceRecord(slot: handle.slot) : nil
+    }
+
     func deviceRecord(slot: Int32) -> DeviceRecord {
         let device = Int(slot)
         let record = self.record(of: slot)
@@ -143,9 +148,13 @@ extension GeofenceEngine {
     /// it has not accepted a sample yet: a few columns read, where `deviceRecord(for:)` copies
     /// every region.
     public func deviceClock(for device: String) -> DeviceClock? {
-        guard let slot = devices.slot(of: device) else { return nil }
-        let index = Int(slot)
-        guard devices.lastTimestamp[index].isFinite else { return nil }
+        devices.slot(of: device).flatMap { deviceClock(DeviceHandle(slot: $0)) }
+    }
+
+    /// The same for the device at `handle`; nil when its place holds none now.
+    public func deviceClock(_ handle: DeviceHandle) -> DeviceClock? {
+        let index = Int(handle.slot)
+        guard devices.live[index], devices.lastTimestamp[index].isFinite else { return nil }
         let anchored = !devices.anchorTime[index].isNaN
         return DeviceClock(
             device: devices.ids[index], lastTimestamp: devices.lastTimestamp[index],
