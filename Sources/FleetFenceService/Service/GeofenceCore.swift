@@ -242,8 +242,8 @@ struct GeofenceCore {
         return effects
     }
 
-    /// The devices whose records changed and were not written with an alert, taken out of the set
-    /// in one move (as `takeClockOnlyDevices`). Not keeping capacity, for the same reason.
+    /// The devices whose records changed and were not written with an alert, their marks taken
+    /// off: a change meanwhile marks a device again.
     mutating func takeDirtyDevices() -> [DeviceHandle] {
         dirtyDevices.take()
     }
