@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// Device records and clocks that may wait (``JournalChanges/heldDevices``,
 /// ``JournalChanges/heldClocks``) are held by the writer and written a chunk at a time between
-/// deliveries: a tick under load carries hundreds of them, and written in one transaction they
+/// deliveries: under load thousands come after each tick, and written in one transaction they
 /// held the next alerts up for 10-50 ms.
 public final class JournalWriter<Step: JournalStep>: Sendable {
     private struct Queue {

@@ -65,19 +65,53 @@ struct DeviceMarksTests {
         let cores = GeofenceCoreTests()
         var core = try cores.core()
         _ = cores.position(&core, "old", north: 300, ts: 1_000)
-        _ = cores.position(&core, "old", north: 280, ts: 1_001)
+        _ = core.takeDirtyDevices()
+        _ = cores.position(&core, "old", north: 300, ts: 1_001)  // the same place: its clock alone
+        _ = cores.position(&core, "other", north: 300, ts: 1_001)
         let place = try #require(core.engine.handle(of: "old"))
-        #expect(core.dirtyDevices.contains(place) || core.clockOnlyDevices.contains(place))
+        #expect(core.clockOnlyDevices.contains(place) && core.changedViews.contains(place))
+        _ = cores.position(&core, "old", north: 100, ts: 1_002)  // inside: a change pending
+        #expect(core.dirtyDevices.contains(place))
         var effects = Effects()
         core.forget(device: "old", reason: "asked to", into: &effects)
-        #expect(core.dirtyDevices.isEmpty && core.clockOnlyDevices.isEmpty && core.changedViews.isEmpty)
-        let none = core.takeChangedViews(limit: 10)
-        #expect(none.isEmpty)
+        #expect(!core.dirtyDevices.contains(place) && !core.clockOnlyDevices.contains(place))
+        #expect(!core.changedViews.contains(place))
+        let others = core.takeChangedViews(limit: 10)
+        #expect(others.map(\.device) == ["other"])
         _ = cores.position(&core, "new", north: 100, ts: 1_002)
         #expect(core.engine.handle(of: "new") == place, "the freed place is given out again")
         let dirty = core.takeDirtyDevices()
-        #expect(core.heldRecords(of: dirty[...]).changes.heldDevices.map(\.device) == ["new"])
+        #expect(core.heldRecords(of: dirty[...]).changes.heldDevices.map(\.device) == ["other", "new"])
         let views = core.takeChangedViews(limit: 10)
         #expect(views.map(\.device) == ["new"])
+    }
+
+    /// Places taken before a forget, copied after the place went to another device: what is
+    /// copied is that device's state, under its own id, or nothing while the place is free.
+    @Test func placesTakenBeforeAForgetCopyWhoeverHoldsThemNow() throws {
+        let cores = GeofenceCoreTests()
+        var core = try cores.core()
+        _ = cores.position(&core, "old", north: 300, ts: 1_000)
+        _ = cores.position(&core, "keep", north: 300, ts: 1_000)
+        _ = cores.position(&core, "old", north: 300, ts: 1_001)
+        _ = cores.position(&core, "keep", north: 300, ts: 1_001)
+        _ = core.takeChangedViews(limit: 1)  // one view taken, one left due
+        let dirty = core.takeDirtyDevices()
+        let clocks = core.takeClockOnlyDevices()
+        #expect(dirty.count == 2 && clocks.count == 2)
+        var effects = Effects()
+        core.forget(device: "old", reason: "asked to", into: &effects)
+        let freed = core.heldRecords(of: dirty[...]).changes.heldDevices.map(\.device)
+        #expect(freed == ["keep"], "a free place copies nothing")
+        _ = cores.position(&core, "new", north: 100, ts: 1_005)
+        let records = core.heldRecords(of: dirty[...]).changes.heldDevices
+        #expect(Set(records.map(\.device)) == ["keep", "new"])
+        #expect(records.first { $0.device == "new" }?.lastTimestamp == 1_005, "the new device's own state")
+        let (logged, ids) = core.clockRecords(of: clocks[...])
+        #expect(Set(logged.changes.loggedClocks.map(\.device)) == ["keep", "new"])
+        #expect(Set(ids) == [ExactID("keep"), ExactID("new")])
+        var views: [DeviceView] = []
+        repeat { views += core.takeChangedViews(limit: 10) } while core.viewsAreDue
+        #expect(!views.contains { $0.device == "old" })
     }
 }

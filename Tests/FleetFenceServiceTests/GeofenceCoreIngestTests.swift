@@ -49,4 +49,24 @@ struct GeofenceCoreIngestTests {
         #expect(core.engine.counters.stale == 1 && core.engine.counters.late == 1 && core.engine.counters.tooLate == 1)
         #expect(core.readCounters.positions == 6)
     }
+
+    /// Two devices that alert in one HTTP batch (one step): each one's record rides with its
+    /// own alert, the first not replaced by the second.
+    @Test func eachAlertingDevicesRecordRidesWithTheBatch() throws {
+        var core = GeofenceCore(
+            engine: GeofenceEngine(settings: GeofenceSettings(debounceSeconds: 2, silentConfirmSeconds: 5)),
+            layout: TopicLayout(prefix: "ff"), positionFilters: ["fleet/+/position"])
+        _ = try core.setFence(
+            FenceDefinition(id: "depot", name: "Depot", shape: .circle(center: Self.centre, radius: 200)), origin: .runtime)
+        _ = core.ingest(
+            [Self.at("a", north: 300, ts: 1_000), Self.at("b", north: 300, ts: 1_000),
+             Self.at("a", north: 100, ts: 1_001), Self.at("b", north: 100, ts: 1_001)],
+            source: "POST /api/positions", arrival: 1_001)
+        let (effects, _) = core.ingest(
+            [Self.at("a", north: 100, ts: 1_004), Self.at("b", north: 100, ts: 1_004)],
+            source: "POST /api/positions", arrival: 1_004)
+        #expect(effects.changes.alerts.map(\.transition.device) == ["a", "b"])
+        #expect(effects.changes.devices.map(\.device) == ["a", "b"])
+        #expect(effects.changes.devices.allSatisfy { $0.regions.first?.state == .inside })
+    }
 }

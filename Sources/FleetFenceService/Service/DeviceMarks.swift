@@ -6,9 +6,10 @@ import GeofenceEngine
 /// (perf, the soak at 45,000 positions/s: 4.5% of the service's samples in taking the read
 /// side's views under the core's lock, 3.7% of them the lookups; inserting into the sets 2.9%).
 ///
-/// A place changes hands when its device is forgotten: a mark left on it then stands for the
-/// device there when taken, or for nobody (`GeofenceEngine.holds`). Either way what is taken is
-/// a device's state as it is now, never an older one.
+/// A forget takes the device's marks off before its place is freed, but places already taken
+/// (a slice not yet copied) may outlive it: such a place then stands for the device given it
+/// since, or for nobody (`GeofenceEngine.holds`). Either way what is copied is a device's state
+/// as it is now, under its own id, never an older one.
 struct DeviceMarks {
     private var marked: [Bool] = []
     private var order: [DeviceHandle] = []

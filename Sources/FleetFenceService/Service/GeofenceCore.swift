@@ -23,8 +23,8 @@ struct GeofenceCore {
     /// journal after the next tick (a quarter second), whichever comes first.
     var dirtyDevices = DeviceMarks()
     /// Devices whose only change is the time of their latest sample (stale samples must stay
-    /// stale across a restart too). Written by ``clockRecords(of:)`` alone, every few seconds and
-    /// at a clean stop, so that a busy fleet is not a write per sample: a kill -9 forgets at most
+    /// stale across a restart too). Written by ``clockRecords(of:)`` alone, every second and at
+    /// a clean stop, so that a busy fleet is not a write per sample: a kill -9 forgets at most
     /// those seconds of "latest sample" times, never an alert.
     var clockOnlyDevices = DeviceMarks()
     var fenceOrigins: [ExactID: JournalFenceRow.Origin] = [:]
@@ -36,6 +36,9 @@ struct GeofenceCore {
     var changedViews = DeviceMarks()
     /// Taken from `changedViews`, not yet handed to the read model.
     private var viewsDue: [DeviceHandle] = []
+    /// Whether the last `takeChangedViews` left some due: a slice can come back shorter than
+    /// asked (devices forgotten meanwhile) with more behind it.
+    private(set) var viewsAreDue = false
     /// Whether this instance publishes the fence registry (docs/several-instances.md "Several instances").
     var registryLeadership: RegistryLeadership
     /// Home Assistant and OwnTracks.
@@ -183,7 +186,7 @@ struct GeofenceCore {
             // A backlog's merge changed it (the sample ended the backlog, or filled it): shown at the
             // newest accurate sample, which an inaccurate one is not.
             let accurate = sample.accuracy.map { $0 <= engine.settings.maxAccuracyMeters } ?? true
-            if late || !accurate, let newest = engine.deviceClock(for: device), let time = newest.anchorTime,
+            if late || !accurate, let newest = engine.deviceClock(handle), let time = newest.anchorTime,
                 let lat = newest.anchorLat, let lon = newest.anchorLon
             {
                 addState(device: device, at: max(transitions.last?.confirmedAt ?? time, time), lat: lat, lon: lon, to: &effects)
@@ -199,9 +202,10 @@ struct GeofenceCore {
             clockOnlyDevices.mark(handle)
         }
         // Only this device's record rides with its alert: other dirty devices wait for the next
-        // tick, so that an alert never waits for a burst of unrelated device rows.
+        // tick, so that an alert never waits for a burst of unrelated device rows. Added to what
+        // the step holds: an HTTP batch is one step, and its earlier devices' records ride too.
         if !transitions.isEmpty, dirtyDevices.unmark(handle), let record = engine.deviceRecord(handle) {
-            effects.changes.devices = [record]
+            effects.changes.devices.append(record)
         }
         return late ? .late : .accepted
     }
@@ -349,6 +353,7 @@ struct GeofenceCore {
     /// a tick after a burst of a million new devices never holds the lock for all of them.
     mutating func takeChangedViews(limit: Int) -> [DeviceView] {
         if viewsDue.isEmpty { viewsDue = changedViews.take() }
+        defer { viewsAreDue = !viewsDue.isEmpty }
         // Copied out before the rest is shortened: shortened while a slice of it was alive, the
         // whole rest was copied at every call (perf, the soak: 45,000 views a second taken 500 at
         // a time, 2.4% of the service's samples under the core's lock; 0.2% copied out).

@@ -501,9 +501,9 @@ public final class GeofenceService: Service, Sendable {
     /// Device views a slice at a time, the lock let go between slices (as for latest-sample times).
     private func refreshReadModel(_ loop: CoreLoop) {
         while true {
-            let views = loop.withCore { $0.takeChangedViews(limit: Self.slice) }
+            let (views, more) = loop.withCore { core in (core.takeChangedViews(limit: Self.slice), core.viewsAreDue) }
             readModel.update(devices: views)
-            if views.count < Self.slice { break }
+            if !more { break }
         }
         let counters = loop.withCore { $0.readCounters }
         readModel.update(counters: counters)
