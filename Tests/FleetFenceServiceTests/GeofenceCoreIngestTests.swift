@@ -18,12 +18,18 @@ struct GeofenceCoreIngestTests {
             device: device, position: DecodedPosition(lat: centre.lat + metres / metresPerDegree, lon: centre.lon, timestamp: ts)))
     }
 
-    @Test func outcomesInOrderAndTheSameCountersAsMQTT() throws {
+    /// A core with one fence, `depot`, 200 m around `centre`.
+    static func core() throws -> GeofenceCore {
         var core = GeofenceCore(
             engine: GeofenceEngine(settings: GeofenceSettings(debounceSeconds: 2, silentConfirmSeconds: 5)),
             layout: TopicLayout(prefix: "ff"), positionFilters: ["fleet/+/position"])
         _ = try core.setFence(
             FenceDefinition(id: "depot", name: "Depot", shape: .circle(center: Self.centre, radius: 200)), origin: .runtime)
+        return core
+    }
+
+    @Test func outcomesInOrderAndTheSameCountersAsMQTT() throws {
+        var core = try Self.core()
         let (effects, outcomes) = core.ingest(
             [
                 Self.at("d", north: 300, ts: 1_000),
@@ -53,11 +59,7 @@ struct GeofenceCoreIngestTests {
     /// Two devices that alert in one HTTP batch (one step): each one's record rides with its
     /// own alert, the first not replaced by the second.
     @Test func eachAlertingDevicesRecordRidesWithTheBatch() throws {
-        var core = GeofenceCore(
-            engine: GeofenceEngine(settings: GeofenceSettings(debounceSeconds: 2, silentConfirmSeconds: 5)),
-            layout: TopicLayout(prefix: "ff"), positionFilters: ["fleet/+/position"])
-        _ = try core.setFence(
-            FenceDefinition(id: "depot", name: "Depot", shape: .circle(center: Self.centre, radius: 200)), origin: .runtime)
+        var core = try Self.core()
         _ = core.ingest(
             [Self.at("a", north: 300, ts: 1_000), Self.at("b", north: 300, ts: 1_000),
              Self.at("a", north: 100, ts: 1_001), Self.at("b", north: 100, ts: 1_001)],
