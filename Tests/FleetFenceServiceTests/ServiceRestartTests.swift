@@ -64,6 +64,19 @@ struct ServiceRestartTests {
         }
     }
 
+    /// The read side shows the devices restored from the journal before they report again.
+    @Test func restoredDevicesAreShownBeforeTheyReportAgain() async throws {
+        try await withService { h in
+            try await enter(h, "shown")
+            #expect(await h.service?.terminate() == 0)
+            try await h.startService()
+            guard case let .inProcess(service)? = h.service else { throw TestError("in-process expected") }
+            let view = service.service.readModel.device("shown")
+            #expect(view?.inside == ["depot"], "\(String(describing: view))")
+            #expect(view?.seq == 1)
+        }
+    }
+
     /// Old samples across a clean stop: a sample that changed nothing but the device's latest time is
     /// journaled only by the flush of latest-sample times, and an older one sent after the restart
     /// is too late: the samples a merge needs are held in memory only (docs/rules.md "Late samples").
