@@ -12,11 +12,8 @@ import GeofenceEngine
 /// as it is now, under its own id, never an older one.
 struct DeviceMarks {
     private var marked: [Bool] = []
+    /// The places marked, in order; also some unmarked since, which `take` skips.
     private var order: [DeviceHandle] = []
-    /// Devices marked now (`order` may also hold some unmarked since).
-    private(set) var count = 0
-
-    var isEmpty: Bool { count == 0 }
 
     mutating func mark(_ device: DeviceHandle) {
         let index = device.index
@@ -26,7 +23,6 @@ struct DeviceMarks {
         }
         guard !marked[index] else { return }
         marked[index] = true
-        count += 1
         order.append(device)
     }
 
@@ -36,7 +32,6 @@ struct DeviceMarks {
         guard device.index < marked.count, marked[device.index] else { return false }
         // Left in `order`: `take` skips it unless it is marked again.
         marked[device.index] = false
-        count -= 1
         return true
     }
 
@@ -52,7 +47,6 @@ struct DeviceMarks {
             taken.append(device)
         }
         order = []
-        count = 0
         return taken
     }
 }

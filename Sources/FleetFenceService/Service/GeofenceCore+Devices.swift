@@ -9,7 +9,7 @@ extension GeofenceCore {
     /// Forgets `device`; nothing when the engine does not hold it.
     mutating func forget(device: String, reason: String, into effects: inout Effects) {
         // Its marks go before its place is freed: the next device there starts unmarked.
-        guard let handle = engine.handle(of: device) else { return }
+        guard let handle = engine.handle(ifHeld: device) else { return }
         dirtyDevices.unmark(handle)
         clockOnlyDevices.unmark(handle)
         changedViews.unmark(handle)

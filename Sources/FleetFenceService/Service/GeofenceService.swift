@@ -334,7 +334,7 @@ public final class GeofenceService: Service, Sendable {
         core.lastFileFences = restored.fileFences
         core.lastFileDigest = fileDigest
         for device in restored.devices {
-            if let handle = core.engine.handle(of: device) { core.changedViews.mark(handle) }
+            if let handle = core.engine.handle(ifHeld: device) { core.changedViews.mark(handle) }
         }
         if configuration.integrations.homeAssistant {
             core.integrations.homeAssistantPrefix = configuration.integrations.homeAssistantPrefix
@@ -459,9 +459,7 @@ public final class GeofenceService: Service, Sendable {
         let due = loop.withCore { $0.takeClockOnlyDevices() }
         var logged: [ExactID] = []
         logged.reserveCapacity(due.count)
-        for start in stride(from: 0, to: due.count, by: Self.slice) {
-            logged += loop.stepReturning { $0.clockRecords(of: due[start..<min(due.count, start + Self.slice)]) }
-        }
+        Self.forEachSlice(of: due) { slice in logged += loop.stepReturning { $0.clockRecords(of: slice) } }
         return logged
     }
 
@@ -486,10 +484,12 @@ public final class GeofenceService: Service, Sendable {
 
     /// The changed devices' records for the writer to hold, a slice at a time (as the clocks).
     private func holdDirtyRecords(_ loop: CoreLoop) {
-        let due = loop.withCore { $0.takeDirtyDevices() }
-        for start in stride(from: 0, to: due.count, by: Self.slice) {
-            loop.step { $0.heldRecords(of: due[start..<min(due.count, start + Self.slice)]) }
-        }
+        Self.forEachSlice(of: loop.withCore { $0.takeDirtyDevices() }) { slice in loop.step { $0.heldRecords(of: slice) } }
+    }
+
+    /// `body` for each `slice` of `due` in turn: each its own hold of the core's lock.
+    private static func forEachSlice(of due: [DeviceHandle], _ body: (ArraySlice<DeviceHandle>) -> Void) {
+        for start in stride(from: 0, to: due.count, by: slice) { body(due[start..<min(due.count, start + slice)]) }
     }
 
     /// Every dirty device's state and every latest-sample time (at a clean stop).
@@ -513,7 +513,7 @@ public final class GeofenceService: Service, Sendable {
     }
 
     /// Silence checks and dirty device state every tick, latest-sample times
-    /// every few seconds, a stats line every interval, the journal's free space every second.
+    /// every second, a stats line every interval, the journal's free space every second.
     /// Returns only when the journal's disk is nearly full, with the reason.
     /// `unfolded`: the devices whose clocks only the journal's clock log held at start.
     private func periodic(_ loop: CoreLoop, journal: Journal, unfolded restored: Set<ExactID>) async throws -> String {

@@ -82,8 +82,8 @@ public struct GeofenceEngine: Sendable {
 
     public func deviceID(_ handle: DeviceHandle) -> String { devices.ids[Int(handle.slot)] }
 
-    /// The handle of `device` if the engine holds it; registers nothing.
-    public func handle(of device: String) -> DeviceHandle? {
+    /// The handle of `device` if the engine holds it; registers nothing (`handle(for:)` does).
+    public func handle(ifHeld device: String) -> DeviceHandle? {
         devices.slot(of: device).map { DeviceHandle(slot: $0) }
     }
 
