@@ -101,11 +101,9 @@ enum StateRestorer {
         var fileFences: [ExactID: FenceDefinition] = [:]
         fileFences.reserveCapacity(fileRows.count)
         for (row, definition) in zip(fileRows, fileDefinitions) { fileFences[row.key] = definition }
-        var restored = Restored(
-            engine: engine, origins: origins, fileFences: fileFences, devices: devices, unpublishedStates: unpublishedStates,
-            unfoldedClocks: unfoldedClocks)
-        restored.fileRecordComplete = fileFences.count == fileRows.count
-        return restored
+        return Restored(
+            engine: engine, origins: origins, fileFences: fileFences, fileRecordComplete: fileFences.count == fileRows.count,
+            devices: devices, unpublishedStates: unpublishedStates, unfoldedClocks: unfoldedClocks)
     }
 
     /// The journal's fence records, decoded on every core, with their origins, and the file's
