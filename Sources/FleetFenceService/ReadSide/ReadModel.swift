@@ -43,6 +43,12 @@ public final class ReadModel: Sendable {
         var counters = Counters()
         /// The latest alerts, oldest first, at most ``recentLimit``.
         var recent: [AlertRecord] = []
+        /// Forgets committed that the latest views applied were taken before, by forget number.
+        /// Views are taken under the core's lock and applied off it: a forget committing between
+        /// would otherwise see its device's older view put back, shown until the next start.
+        var forgetsAfterViews: [(number: Int, device: ExactID)] = []
+        /// The core's forget count when the latest views applied were taken.
+        var viewsTakenAfter = 0
     }
 
     public static let recentLimit = 1_000
@@ -71,8 +77,11 @@ public final class ReadModel: Sendable {
                 }
                 for tour in step.heldTours { state.tours[ExactID(tour.id)] = tour }
                 for id in step.changes.removedTours { state.tours[ExactID(id)] = nil }
-                for device in step.changes.removedDevices where state.devices.remove(ExactID(device)) {
-                    state.orderIsStale = true
+                for (offset, device) in step.changes.removedDevices.enumerated() {
+                    let key = ExactID(device)
+                    if state.devices.remove(key) { state.orderIsStale = true }
+                    let number = step.forgetsBefore + offset + 1
+                    if number > state.viewsTakenAfter { state.forgetsAfterViews.append((number, key)) }
                 }
                 for message in step.messages {
                     switch message.kind {
@@ -94,11 +103,20 @@ public final class ReadModel: Sendable {
         feed.send(events)
     }
 
-    /// Devices whose position or fences changed, from the tick. Their movement reaches the live
-    /// stream as `state` events at their latest position.
-    func update(devices: [DeviceView]) {
-        guard !devices.isEmpty else { return }
+    /// Devices whose position or fences changed, from the tick, taken when the core had made
+    /// `forgets` forgets. Their movement reaches the live stream as `state` events at their
+    /// latest position. A view of a device whose forget has committed since is older than the
+    /// forget, and left out.
+    func update(devices: [DeviceView], takenAfter forgets: Int) {
+        var devices = devices
         state.withLock { state in
+            state.viewsTakenAfter = max(state.viewsTakenAfter, forgets)
+            if !state.forgetsAfterViews.isEmpty {
+                let forgotten = Set(state.forgetsAfterViews.lazy.filter { $0.number > forgets }.map(\.device))
+                if !forgotten.isEmpty { devices.removeAll { forgotten.contains(ExactID($0.device)) } }
+                // Views taken later are all taken after these forgets.
+                state.forgetsAfterViews.removeAll { $0.number <= forgets }
+            }
             for var view in devices {
                 let key = ExactID(view.device)
                 if let known = state.devices[key] {

@@ -43,6 +43,10 @@ struct Effects: JournalStep {
     /// the step is committed (and what it removes, from ``changes``).
     var heldFences: [Fence] = []
     var heldTours: [TourDefinition] = []
+    /// Devices the core had forgotten before this step's first: `changes.removedDevices[i]` is
+    /// its forget number `forgetsBefore + i + 1`. The read side orders a forget against the views
+    /// the tick hands it by this number (``ReadModel/update(devices:takenAfter:)``).
+    var forgetsBefore = 0
 
     /// Nothing to journal or publish (log lines aside).
     var isEmpty: Bool { changes.isEmpty && messages.isEmpty && registry.isEmpty }

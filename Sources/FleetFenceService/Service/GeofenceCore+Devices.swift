@@ -14,6 +14,7 @@ extension GeofenceCore {
         clockOnlyDevices.unmark(handle)
         changedViews.unmark(handle)
         guard let forgotten = engine.forgetDevice(device) else { return }
+        if effects.changes.removedDevices.isEmpty { effects.forgetsBefore = counters.forgotten }
         counters.forgotten += 1
         effects.changes.removedDevices.append(device)
         // Empty retained messages clear what subscribers arriving later would find.

@@ -501,8 +501,10 @@ public final class GeofenceService: Service, Sendable {
     /// Device views a slice at a time, the lock let go between slices (as for latest-sample times).
     private func refreshReadModel(_ loop: CoreLoop) {
         while true {
-            let (views, more) = loop.withCore { core in (core.takeChangedViews(limit: Self.slice), core.viewsAreDue) }
-            readModel.update(devices: views)
+            let (views, forgets, more) = loop.withCore { core in
+                (core.takeChangedViews(limit: Self.slice), core.counters.forgotten, core.viewsAreDue)
+            }
+            readModel.update(devices: views, takenAfter: forgets)
             if !more { break }
         }
         let counters = loop.withCore { $0.readCounters }
