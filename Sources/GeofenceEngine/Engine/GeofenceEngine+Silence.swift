@@ -9,10 +9,15 @@ extension GeofenceEngine {
         // Backlogs that ended first: what they leave pending is then judged by silence as well.
         mergedBacklogs.removeAll(keepingCapacity: true)
         var changed = mergeBacklogs(quietFor: settings.silentConfirmSeconds, now: now, into: &transitions)
-        for deviceSlot in devicesAwaitingSilence.sorted() where !devicesWithOpenBacklog.contains(deviceSlot) {
+        // The due ones first, then in slot order: sorting all that await silence every tick was
+        // 0.85% of the soak's samples, under the core's lock, for the few that are due.
+        let due = devicesAwaitingSilence.filter { deviceSlot in
             let recordIndex = devices.record[Int(deviceSlot)]
-            guard recordIndex >= 0, now - records[recordIndex].lastArrival >= settings.silentConfirmSeconds else { continue }
-            var record = records.take(recordIndex)
+            return recordIndex >= 0 && now - records[recordIndex].lastArrival >= settings.silentConfirmSeconds
+                && !devicesWithOpenBacklog.contains(deviceSlot)
+        }
+        for deviceSlot in due.sorted() {
+            var record = records.take(devices.record[Int(deviceSlot)])
             var position = 0
             var change: StateChange?
             let firstNewTransition = transitions.endIndex
