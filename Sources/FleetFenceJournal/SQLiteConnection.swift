@@ -139,6 +139,22 @@ final class SQLiteConnection: Sendable {
         }
     }
 
+    /// Flushes the database file to disk through SQLite's own handle of it: a descriptor of our
+    /// own, once closed, would release every POSIX lock this process holds on the file, SQLite's
+    /// included (sqlite.org/howtocorrupt.html, "Posix advisory locks canceled").
+    func syncFile() throws {
+        try state.withLock { state in
+            guard let handle = state.handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "connection closed") }
+            var file: UnsafeMutablePointer<sqlite3_file>?
+            let found = sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file)
+            guard found == SQLITE_OK, let file, let sync = file.pointee.pMethods?.pointee.xSync else {
+                throw SQLiteError(code: found == SQLITE_OK ? SQLITE_MISUSE : found, message: "no file to sync")
+            }
+            let code = sync(file, SQLITE_SYNC_NORMAL)
+            guard code == SQLITE_OK else { throw SQLiteError(code: code, message: "syncing the database file failed") }
+        }
+    }
+
     /// Another connection's checkpoint copied every frame this one committed: its next commit
     /// starts the WAL over, so `walFrames` counts from 0 as after a checkpoint of its own.
     func walWasCheckpointed() {

@@ -29,6 +29,23 @@ struct SQLiteConnectionTests {
         }
     }
 
+    /// The checkpointer's flush goes through SQLite's own handle of the file: it works on an open
+    /// connection, leaves it usable, and is refused once the connection is closed.
+    @Test func theFileIsFlushedThroughSQLitesOwnHandle() throws {
+        try withConnection { db in
+            try db.run("PRAGMA journal_mode = WAL")
+            try db.run("CREATE TABLE t (v)")
+            try db.run("INSERT INTO t (v) VALUES (1)")
+            try db.syncFile()
+            try db.run("INSERT INTO t (v) VALUES (2)")
+            #expect(try db.run("SELECT count(*) AS n FROM t").first?.column("n")?.int64Value == 2)
+        }
+        let closed = try SQLiteConnection.open(path: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try closed.close()
+        #expect(throws: SQLiteError.self) { try closed.syncFile() }
+    }
+
     @Test func rowsNameTheirColumns() throws {
         try withConnection { db in
             let row = try #require(try db.run("SELECT 1 AS one, 'two' AS two, 2.5 AS three").first)
