@@ -59,6 +59,19 @@ struct ReadModelForgetTests {
         #expect(model.device("back")?.lastSeen == 1_010)
     }
 
+    /// The read model outlives a run; the next run's core numbers its forgets from 0 again.
+    @Test func theNextRunsForgetsAreNumberedAfresh() throws {
+        let model = ReadModel()
+        model.update(devices: [], takenAfter: 40)  // the last run's views, after 40 forgets
+        model.coreStarted()
+        var core = try cores.core()
+        _ = cores.position(&core, "gone", north: 300, ts: 1_000)
+        let taken = views(&core)
+        model.committed([forget(&core, "gone")])
+        model.update(devices: taken.views, takenAfter: taken.forgets)
+        #expect(model.device("gone") == nil)
+    }
+
     /// Forgets are numbered in turn within a step and across steps: a view taken after the first
     /// step's two forgets is older than the second step's.
     @Test func forgetsAreNumberedInTheOrderTheCoreMadeThem() throws {

@@ -153,6 +153,14 @@ public final class ReadModel: Sendable {
         }
     }
 
+    /// A run's core numbers its forgets from 0 (``update(devices:takenAfter:)``).
+    func coreStarted() {
+        state.withLock { state in
+            state.forgetsAfterViews = []
+            state.viewsTakenAfter = 0
+        }
+    }
+
     func update(counters: Counters) {
         state.withLock { $0.counters = counters }
     }

@@ -142,6 +142,7 @@ public final class GeofenceService: Service, Sendable {
         let loop = CoreLoop(
             Self.core(restoring: consume restored, fileDigest: fileDigest, layout: layout, configuration: configuration),
             writer: writer, logger: logger)
+        readModel.coreStarted()
         client.onAcknowledged { writer.acknowledgementsMoved() }
 
         let clock = self.clock
