@@ -43,12 +43,10 @@ public final class ReadModel: Sendable {
         var counters = Counters()
         /// The latest alerts, oldest first, at most ``recentLimit``.
         var recent: [AlertRecord] = []
-        /// Forgets committed that the latest views applied were taken before, by forget number.
-        /// Views are taken under the core's lock and applied off it: a forget committing between
-        /// would otherwise see its device's older view put back, shown until the next start.
-        var forgetsAfterViews: [(number: Int, device: ExactID)] = []
-        /// The core's forget count when the latest views applied were taken.
-        var viewsTakenAfter = 0
+        /// Forgets committed since the views were last applied, by forget number. Views are taken
+        /// under the core's lock and applied off it: a forget committing between would otherwise
+        /// see its device's older view put back, shown until the next start.
+        var forgetsCommitted: [(number: Int, device: ExactID)] = []
     }
 
     public static let recentLimit = 1_000
@@ -80,8 +78,7 @@ public final class ReadModel: Sendable {
                 for (offset, device) in step.changes.removedDevices.enumerated() {
                     let key = ExactID(device)
                     if state.devices.remove(key) { state.orderIsStale = true }
-                    let number = step.forgetsBefore + offset + 1
-                    if number > state.viewsTakenAfter { state.forgetsAfterViews.append((number, key)) }
+                    state.forgetsCommitted.append((step.forgetsBefore + offset + 1, key))
                 }
                 for message in step.messages {
                     switch message.kind {
@@ -110,12 +107,11 @@ public final class ReadModel: Sendable {
     func update(devices: [DeviceView], takenAfter forgets: Int) {
         var devices = devices
         state.withLock { state in
-            state.viewsTakenAfter = max(state.viewsTakenAfter, forgets)
-            if !state.forgetsAfterViews.isEmpty {
-                let forgotten = Set(state.forgetsAfterViews.lazy.filter { $0.number > forgets }.map(\.device))
+            if !state.forgetsCommitted.isEmpty {
+                let forgotten = Set(state.forgetsCommitted.lazy.filter { $0.number > forgets }.map(\.device))
                 if !forgotten.isEmpty { devices.removeAll { forgotten.contains(ExactID($0.device)) } }
                 // Views taken later are all taken after these forgets.
-                state.forgetsAfterViews.removeAll { $0.number <= forgets }
+                state.forgetsCommitted.removeAll { $0.number <= forgets }
             }
             for var view in devices {
                 let key = ExactID(view.device)
@@ -155,10 +151,7 @@ public final class ReadModel: Sendable {
 
     /// A run's core numbers its forgets from 0 (``update(devices:takenAfter:)``).
     func coreStarted() {
-        state.withLock { state in
-            state.forgetsAfterViews = []
-            state.viewsTakenAfter = 0
-        }
+        state.withLock { $0.forgetsCommitted = [] }
     }
 
     func update(counters: Counters) {
