@@ -38,6 +38,8 @@ final class Checkpointer: Sendable {
         var stopping = false
         var threadEnded = false
         var passes = 0
+        /// Flushes of the file after a pass.
+        var flushes = 0
     }
 
     private let connection: SQLiteConnection
@@ -99,6 +101,9 @@ final class Checkpointer: Sendable {
     /// Passes run since start, for tests.
     var passes: Int { state.withLock { $0.passes } }
 
+    /// Flushes of the file after passes since start, for tests.
+    var flushes: Int { state.withLock { $0.flushes } }
+
     /// Ends the thread once its pass (if any) has ended, and closes its connection. Returns
     /// once it has, on every call.
     func stop() {
@@ -142,6 +147,7 @@ final class Checkpointer: Sendable {
                     do {
                         try connection.syncFile()
                         flushed = result.checkpointed
+                        state.withLock { $0.flushes += 1 }
                     } catch {
                         logger.warning("journal file sync after a checkpoint pass failed", metadata: ["error": "\(error)"])
                     }

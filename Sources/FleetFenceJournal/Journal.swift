@@ -244,6 +244,9 @@ public final class Journal: Sendable {
     /// Passes the checkpointer has run, for tests.
     var checkpointPasses: Int { checkpointer?.passes ?? 0 }
 
+    /// The checkpointer's flushes of the file after its passes, for tests.
+    var checkpointFlushes: Int { checkpointer?.flushes ?? 0 }
+
     /// Under the lock, and inside ``Checkpointer/checkpointingAlone(_:)`` or after the
     /// checkpointer stopped: no pass may start right after it (the WAL-reset bug, see
     /// `Checkpointer`). A failure is only logged: the WAL stays, is checkpointed later and in any

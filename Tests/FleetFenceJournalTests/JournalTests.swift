@@ -146,7 +146,7 @@ struct JournalTests {
     private let walFrameBytes = 24 + 4_096
 
     /// Checkpoints are the journal's own: none until `checkpointIfDue` finds the threshold
-    /// reached; then the checkpointer copies the WAL on its thread, the journal's connection
+    /// reached; then the checkpointer copies the WAL on its thread and flushes the file, the journal's connection
     /// copies what came meanwhile, and the WAL starts over instead of growing.
     @Test func checkpointIfDueWaitsForTheThresholdAndTheWALStartsOver() async throws {
         let directory = try JournalDirectory()
@@ -188,6 +188,8 @@ struct JournalTests {
             try await Task.sleep(for: .milliseconds(1))
         }
         #expect(journal.checkpointPasses >= 2)
+        // Each pass that copied frames is flushed by the checkpointer, not left to the finish.
+        #expect(journal.checkpointFlushes >= 1)
         #expect(finished >= 1)
         // 2,000 commits wrote thousands of frames; started over, the file holds a few hundred.
         #expect(written >= 4_000)
