@@ -139,6 +139,34 @@ struct GeofenceCoreTests {
         #expect(core.removeFences(ids: ["depot"], now: 2_001).isEmpty)
     }
 
+    /// A connect owes the whole registry to the service's slices, not to one step; a slice is
+    /// taken from the fences held at its step: one removed since is skipped, one replaced goes as
+    /// it is now, and an instance that is not the registry's publisher sends none.
+    @Test func theRegistryIsOwedAtAConnectAndSentBySlicesAsHeld() throws {
+        var core = try core()
+        _ = try core.setFence(
+            FenceDefinition(id: "gate", shape: .circle(center: Self.centre, radius: 300)), origin: .runtime)
+        let connected = core.connected()
+        #expect(connected.registryOwed)
+        #expect(connected.registry.isEmpty, "no fence waits in the connect's own step")
+        let ids = core.engine.fences.map(\.id)
+        _ = core.removeFences(ids: ["gate"], now: 2_000)
+        _ = try core.setFence(
+            FenceDefinition(id: "depot", shape: .circle(center: Self.centre, radius: 250)), origin: .runtime)
+        let slice = core.registrySlice(ids)
+        #expect(slice.registry.map(\.id) == ["depot"])
+        #expect(slice.registry.first?.effectiveRadius == 250)
+
+        var follower = GeofenceCore(
+            engine: core.engine, layout: TopicLayout(prefix: "ff", instance: "b"), positionFilters: ["fleet/+/position"])
+        #expect(!follower.connected().registryOwed, "owed only once its own status is back")
+        #expect(follower.registrySlice(ids).registry.isEmpty, "not the publisher until its status is seen")
+        _ = message(&follower, "ff/status/a", "online", arrival: 1_000)
+        let owed = message(&follower, "ff/status/b", "online", arrival: 1_000)
+        #expect(!owed.registryOwed, "instance a publishes the registry")
+        #expect(follower.registrySlice(ids).registry.isEmpty)
+    }
+
     /// Silence confirms a pending change at the tick; other changed devices are taken after it and
     /// go as held records, which may wait behind later alerts.
     @Test func aTickConfirmsBySilenceAndHoldsTheOtherRecords() throws {

@@ -11,6 +11,8 @@ final class CoreLoop: Sendable {
     private let core: Mutex<GeofenceCore>
     let writer: JournalWriter<Effects>
     private let logger: Logger
+    /// Told, under the lock, when a step owes the whole fence registry (``Effects/registryOwed``).
+    private let registryOwed = Mutex<@Sendable () -> Void>({})
 
     init(_ core: sending GeofenceCore, writer: JournalWriter<Effects>, logger: Logger) {
         self.core = Mutex(core)
@@ -39,9 +41,15 @@ final class CoreLoop: Sendable {
         try core.withLock(body)
     }
 
+    /// What to do when a step owes the whole fence registry; it must not wait for the lock.
+    func onRegistryOwed(_ body: @escaping @Sendable () -> Void) {
+        registryOwed.withLock { $0 = body }
+    }
+
     /// Under the lock: effects reach the writer in the order the core made them.
     func carryOut(_ effects: Effects) {
         for line in effects.logs { logger.log(level: line.level, "\(line.message)", metadata: line.metadata) }
+        if effects.registryOwed { registryOwed.withLock { $0 }() }
         if !effects.isEmpty { writer.submit(effects) }
     }
 }

@@ -252,9 +252,19 @@ extension GeofenceCore {
         return effects
     }
 
-    /// The whole registry: fences (their payloads made on the writer's thread) and tours.
+    /// The whole registry: the tours in this step, the fences owed to the service's slices.
     mutating func addRegistry(to effects: inout Effects) {
-        effects.registry = engine.fences
+        effects.registryOwed = true
         effects.messages += tourRegistry
+    }
+
+    /// The registry entries of `ids` as held now (a fence removed since has none; one replaced
+    /// goes as it is now), while this instance publishes the registry. Their payloads are made on
+    /// the writer's thread.
+    func registrySlice(_ ids: some Sequence<String>) -> Effects {
+        var effects = Effects()
+        guard registryLeadership.isLeader else { return effects }
+        effects.registry = ids.compactMap { engine.fence(id: $0) }
+        return effects
     }
 }

@@ -157,6 +157,17 @@ public final class GeofenceService: Service, Sendable {
         let connections = Atomic(0)
         /// The task publishing states again, one at a time: a newer one replaces it.
         let republishing = Mutex<Task<Void, Never>?>(nil)
+        /// The task publishing the fence registry: a newer one (a reconnect) replaces it.
+        let registryRepublish = Mutex<Task<Void, Never>?>(nil)
+        // Weak: the loop holds this closure.
+        loop.onRegistryOwed { [weak loop] in
+            guard let loop else { return }
+            let task = GeofenceService.republishRegistry(loop: loop, bus: client)
+            registryRepublish.withLock { running in
+                running?.cancel()
+                running = task
+            }
+        }
         client.onConnectionChange { [logger] connected in
             metrics.connectionChanged(connected)
             guard connected else {
@@ -261,6 +272,7 @@ public final class GeofenceService: Service, Sendable {
         if case .journalFailed(let failure) = stopCause { journalFailure = failure } else { journalFailure = nil }
         readiness.moved(to: .stopping)
         republishing.withLock { $0?.cancel() }
+        registryRepublish.withLock { $0?.cancel() }
         readModel.feed.finishAll()
         if let journalFailure {
             // Nothing more can be journaled, so nothing more is published but `offline`; the broker
