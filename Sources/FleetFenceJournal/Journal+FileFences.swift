@@ -13,13 +13,13 @@ extension Journal {
             }
     }
 
-    /// The fences file as last applied; empty before the first load. By the id's bytes.
-    public func loadFileFences() throws -> [ExactID: [UInt8]] {
-        let rows = try locked { try db.run("SELECT id, definition FROM file_fences") }
-        var definitions: [ExactID: [UInt8]] = [:]
-        for row in rows {
-            definitions[ExactID(try row.text("id", in: "file_fences"))] = try row.bytes("definition", in: "file_fences")
+    /// The fences file as last applied, in id order (SQLite's `BINARY` order of the ids' bytes,
+    /// `ExactID`'s too); empty before the first load. In order, so that a restart pairs it with
+    /// the fence rows, also in id order, without a table of either (``loadFences()``).
+    public func loadFileFences() throws -> [(id: ExactID, definition: [UInt8])] {
+        let rows = try locked { try db.run("SELECT id, definition FROM file_fences ORDER BY id") }
+        return try rows.map { row in
+            (ExactID(try row.text("id", in: "file_fences")), try row.bytes("definition", in: "file_fences"))
         }
-        return definitions
     }
 }

@@ -36,12 +36,17 @@ struct StateRestorerTests {
             fenceRow(circle("f-\(index)"), generation: UInt32(index + 1), origin: index % 2 == 0 ? .file : .runtime)
         }
         fences.append(JournalFenceRow(id: "unreadable", record: Array("not a record".utf8), origin: .file))
+        // Past every ASCII id in byte order, in both lists.
+        fences.append(fenceRow(circle("Ünterhof"), generation: 9_998, origin: .file))
         fences.append(fenceRow(circle("invalid", radius: -5), generation: 9_999, origin: .file))
         var fileFences: [ExactID: [UInt8]] = [:]
         for index in stride(from: 0, to: fenceCount, by: 2) {
             fileFences[ExactID("f-\(index)")] = FenceDefinitionEncoding.encode(circle("f-\(index)"))
         }
         fileFences["garbled"] = Array("{".utf8)
+        fileFences["Ünterhof"] = FenceDefinitionEncoding.encode(circle("Ünterhof"))
+        // The file's version of a fence replaced at run time since: not the row's definition.
+        fileFences["f-1"] = FenceDefinitionEncoding.encode(circle("f-1", radius: 300))
         var devices = (0..<deviceCount).map { index in
             let record = DeviceRecord(
                 device: "truck-\(index)", lastTimestamp: 1_000 + Double(index), anchorTime: nil, anchorLat: nil,
@@ -93,14 +98,14 @@ struct StateRestorerTests {
         let engine = restored.engine
         let (fenceCount, deviceCount, newest) = (engine.fenceCount, engine.deviceCount, engine.currentGeneration)
         let skipped = ["unreadable", "invalid"].filter { engine.fence(id: $0) != nil }
-        #expect(fenceCount == Self.fenceCount)
+        #expect(fenceCount == Self.fenceCount + 1, "f-0... and Ünterhof")
         #expect(skipped.isEmpty)
         for index in [0, 1, 1_999, 2_000, 2_001, 4_999] {
             let generation = engine.fenceRecord(id: "f-\(index)")?.generation
             #expect(generation == UInt32(index + 1), "fence f-\(index)")
             #expect(restored.origins[ExactID("f-\(index)")] == (index % 2 == 0 ? .file : .runtime), "origin of f-\(index)")
         }
-        #expect(restored.origins.count == Self.fenceCount)
+        #expect(restored.origins.count == Self.fenceCount + 1)
         // The fence that no longer builds still counts: a device must never see a generation again.
         #expect(newest >= 9_999)
 
@@ -131,8 +136,11 @@ struct StateRestorerTests {
         let ghost = engine.deviceRecord(for: "ghost")
         #expect(ghost == nil, "a clock without a record restores no device")
 
-        #expect(restored.fileFences.count == Self.fenceCount / 2)
+        #expect(restored.fileFences.count == Self.fenceCount / 2 + 2)
         #expect(restored.fileFences["f-4998"] == Self.circle("f-4998"))
+        #expect(restored.fileFences["Ünterhof"] == Self.circle("Ünterhof"))
+        #expect(restored.fileFences["f-1"] == Self.circle("f-1", radius: 300), "the file's version, not the row's")
+        #expect(restored.fileRecordComplete == false, "the garbled entry")
         // Unreadable: absent, so the file's version counts as changed and is applied again.
         #expect(restored.fileFences["garbled"] == nil)
     }

@@ -91,34 +91,45 @@ enum StateRestorer {
         if !devices.isEmpty || !origins.isEmpty {
             logger.info("state restored from journal", metadata: ["devices": "\(devices.count)", "fences": "\(engine.fenceCount)"])
         }
-        let fileRows = Array(try journal.loadFileFences())
-        // An entry whose fence row holds the same bytes is that row's definition, decoded above.
-        // An unreadable entry counts as changed: the file's version is applied again.
-        let fileDefinitions = fileRows.concurrentMap { row -> FenceDefinition? in
-            if let known = fileRecords[row.key], JournalFenceRecord.holds(row.value, in: known.record) { return known.definition }
-            return try? FenceDecoder.decodeDefinition(row.value, idFromTopic: nil)
+        let fileRows = try journal.loadFileFences()
+        // An entry whose fence row holds the same bytes is that row's definition, decoded above:
+        // both lists are in id order, so each entry's row is found by walking them together
+        // (a table of the rows by id, built and read for 100,000 fences, took 0.1 s more). An entry
+        // without such a row is decoded; an unreadable one counts as changed: the file's version
+        // is applied again.
+        var next = 0
+        let sameAsRow = fileRows.map { entry -> Int? in
+            while next < fileRecords.count, fileRecords[next].id < entry.id { next += 1 }
+            guard next < fileRecords.count, fileRecords[next].id == entry.id,
+                JournalFenceRecord.holds(entry.definition, in: fileRecords[next].record)
+            else { return nil }
+            return next
+        }
+        let fileDefinitions = fileRows.indices.concurrentMap { index -> FenceDefinition? in
+            if let row = sameAsRow[index] { return fileRecords[row].definition }
+            return try? FenceDecoder.decodeDefinition(fileRows[index].definition, idFromTopic: nil)
         }
         var fileFences: [ExactID: FenceDefinition] = [:]
         fileFences.reserveCapacity(fileRows.count)
-        for (row, definition) in zip(fileRows, fileDefinitions) { fileFences[row.key] = definition }
+        for (row, definition) in zip(fileRows, fileDefinitions) { fileFences[row.id] = definition }
         return Restored(
             engine: engine, origins: origins, fileFences: fileFences, fileRecordComplete: fileFences.count == fileRows.count,
             devices: devices, unpublishedStates: unpublishedStates, unfoldedClocks: unfoldedClocks)
     }
 
     /// The journal's fence records, decoded on every core, with their origins, and the file's
-    /// ones by id with their bytes; an unreadable row is logged and skipped.
+    /// ones with their bytes, in id order; an unreadable row is logged and skipped.
     private static func fenceRecords(from journal: Journal, logger: Logger) throws
         -> (
             records: [FenceRecord], origins: [ExactID: JournalFenceRow.Origin],
-            fileRecords: [ExactID: (record: [UInt8], definition: FenceDefinition)]
+            fileRecords: [(id: ExactID, record: [UInt8], definition: FenceDefinition)]
         )
     {
         let rows = try journal.loadFences()
         let decoded = rows.concurrentMap { row in Result { try JournalFenceRecord.decode(row.record) } }
         var records: [FenceRecord] = []
         var origins: [ExactID: JournalFenceRow.Origin] = [:]
-        var fileRecords: [ExactID: (record: [UInt8], definition: FenceDefinition)] = [:]
+        var fileRecords: [(id: ExactID, record: [UInt8], definition: FenceDefinition)] = []
         records.reserveCapacity(rows.count)
         origins.reserveCapacity(rows.count)
         fileRecords.reserveCapacity(rows.count)
@@ -126,8 +137,9 @@ enum StateRestorer {
             switch result {
             case let .success(record):
                 records.append(record)
-                origins[ExactID(row.id)] = row.origin
-                if row.origin == .file { fileRecords[ExactID(row.id)] = (row.record, record.definition) }
+                let id = ExactID(row.id)
+                origins[id] = row.origin
+                if row.origin == .file { fileRecords.append((id, row.record, record.definition)) }
             case let .failure(error):
                 logger.warning("journal: unreadable fence skipped", metadata: ["fence": "\(row.id)", "reason": "\(error)"])
             }
