@@ -93,53 +93,56 @@ enum StateRestorer {
         }
         let fileRows = try journal.loadFileFences()
         // An entry whose fence row holds the same bytes is that row's definition, decoded above:
-        // both lists are in id order, so each entry's row is found by walking them together
-        // (a table of the rows by id, built and read for 100,000 fences, took 0.1 s more). An entry
+        // both lists are in id order, so each entry's row is found by walking them together, and
+        // its definition is copied once, from the records (a table of the rows by id, and the
+        // definitions copied into it and out again, took 0.1 s more for 100,000 fences). An entry
         // without such a row is decoded; an unreadable one counts as changed: the file's version
         // is applied again.
         var next = 0
-        let sameAsRow = fileRows.map { entry -> Int? in
+        let sameAsRecord = fileRows.map { entry -> Int? in
             while next < fileRecords.count, fileRecords[next].id < entry.id { next += 1 }
             guard next < fileRecords.count, fileRecords[next].id == entry.id,
                 JournalFenceRecord.holds(entry.definition, in: fileRecords[next].record)
             else { return nil }
-            return next
+            return fileRecords[next].index
         }
-        let fileDefinitions = fileRows.indices.concurrentMap { index -> FenceDefinition? in
-            if let row = sameAsRow[index] { return fileRecords[row].definition }
-            return try? FenceDecoder.decodeDefinition(fileRows[index].definition, idFromTopic: nil)
-        }
+        let others = fileRows.indices.filter { sameAsRecord[$0] == nil }
+        let decoded = others.concurrentMap { try? FenceDecoder.decodeDefinition(fileRows[$0].definition, idFromTopic: nil) }
         var fileFences: [ExactID: FenceDefinition] = [:]
         fileFences.reserveCapacity(fileRows.count)
-        for (row, definition) in zip(fileRows, fileDefinitions) { fileFences[row.id] = definition }
+        for (row, record) in zip(fileRows, sameAsRecord) {
+            if let record { fileFences[row.id] = records[record].definition }
+        }
+        for (index, definition) in zip(others, decoded) { fileFences[fileRows[index].id] = definition }
         return Restored(
             engine: engine, origins: origins, fileFences: fileFences, fileRecordComplete: fileFences.count == fileRows.count,
             devices: devices, unpublishedStates: unpublishedStates, unfoldedClocks: unfoldedClocks)
     }
 
     /// The journal's fence records, decoded on every core, with their origins, and the file's
-    /// ones with their bytes, in id order; an unreadable row is logged and skipped.
+    /// ones with their bytes and place among the records, in id order; an unreadable row is
+    /// logged and skipped.
     private static func fenceRecords(from journal: Journal, logger: Logger) throws
         -> (
             records: [FenceRecord], origins: [ExactID: JournalFenceRow.Origin],
-            fileRecords: [(id: ExactID, record: [UInt8], definition: FenceDefinition)]
+            fileRecords: [(id: ExactID, record: [UInt8], index: Int)]
         )
     {
         let rows = try journal.loadFences()
         let decoded = rows.concurrentMap { row in Result { try JournalFenceRecord.decode(row.record) } }
         var records: [FenceRecord] = []
         var origins: [ExactID: JournalFenceRow.Origin] = [:]
-        var fileRecords: [(id: ExactID, record: [UInt8], definition: FenceDefinition)] = []
+        var fileRecords: [(id: ExactID, record: [UInt8], index: Int)] = []
         records.reserveCapacity(rows.count)
         origins.reserveCapacity(rows.count)
         fileRecords.reserveCapacity(rows.count)
         for (row, result) in zip(rows, decoded) {
             switch result {
             case let .success(record):
-                records.append(record)
                 let id = ExactID(row.id)
                 origins[id] = row.origin
-                if row.origin == .file { fileRecords.append((id, row.record, record.definition)) }
+                if row.origin == .file { fileRecords.append((id, row.record, records.count)) }
+                records.append(record)
             case let .failure(error):
                 logger.warning("journal: unreadable fence skipped", metadata: ["fence": "\(row.id)", "reason": "\(error)"])
             }
