@@ -3,6 +3,7 @@ import FleetFenceJournal
 import Foundation
 import GeofenceEngine
 import Logging
+import Synchronization
 
 /// Rebuilds the engine from the journal at start (docs/rules.md "The rules": state survives restarts): fences with their generations first,
 /// then every device's state, so that no enter is repeated and an exit during the downtime is
@@ -37,6 +38,14 @@ enum StateRestorer {
     ) throws -> Restored {
         var engine = GeofenceEngine(settings: settings)
         let (records, journaledOrigins, fileRecords) = try fenceRecords(from: journal, logger: logger)
+        // The file's record on a thread of its own, beside the fences' building and the spatial
+        // index, which takes one core (a restart with 100,000 fences: 0.76-0.86 s against 0.84-1.03).
+        let fileRecord = Mutex<Result<(fences: [ExactID: FenceDefinition], complete: Bool), any Error>?>(nil)
+        let fileRecordRead = DispatchGroup()
+        DispatchQueue.global().async(group: fileRecordRead) {
+            let result = Result { try Self.fileRecord(from: journal, records: records, fileRecords: fileRecords) }
+            fileRecord.withLock { $0 = result }
+        }
         var origins = journaledOrigins
         let rejected = engine.restoreFences(records, generation: 0) { records, settings in
             records.concurrentMap { record in
@@ -91,8 +100,19 @@ enum StateRestorer {
         if !devices.isEmpty || !origins.isEmpty {
             logger.info("state restored from journal", metadata: ["devices": "\(devices.count)", "fences": "\(engine.fenceCount)"])
         }
+        fileRecordRead.wait()
+        let (fileFences, fileRecordComplete) = try fileRecord.withLock { $0! }.get()
+        return Restored(
+            engine: engine, origins: origins, fileFences: fileFences, fileRecordComplete: fileRecordComplete,
+            devices: devices, unpublishedStates: unpublishedStates, unfoldedClocks: unfoldedClocks)
+    }
+
+    /// The fences file as last applied, by id, and whether every entry of it was read.
+    private static func fileRecord(
+        from journal: Journal, records: [FenceRecord], fileRecords: [(id: ExactID, record: [UInt8], index: Int)]
+    ) throws -> (fences: [ExactID: FenceDefinition], complete: Bool) {
         let fileRows = try journal.loadFileFences()
-        // An entry whose fence row holds the same bytes is that row's definition, decoded above:
+        // An entry whose fence row holds the same bytes is that row's definition, decoded already:
         // both lists are in id order, so each entry's row is found by walking them together, and
         // its definition is copied once, from the records (a table of the rows by id, and the
         // definitions copied into it and out again, took 0.1 s more for 100,000 fences). An entry
@@ -114,9 +134,7 @@ enum StateRestorer {
             if let record { fileFences[row.id] = records[record].definition }
         }
         for (index, definition) in zip(others, decoded) { fileFences[fileRows[index].id] = definition }
-        return Restored(
-            engine: engine, origins: origins, fileFences: fileFences, fileRecordComplete: fileFences.count == fileRows.count,
-            devices: devices, unpublishedStates: unpublishedStates, unfoldedClocks: unfoldedClocks)
+        return (fileFences, fileFences.count == fileRows.count)
     }
 
     /// The journal's fence records, decoded on every core, with their origins, and the file's
