@@ -144,4 +144,24 @@ struct StateRestorerTests {
         // Unreadable: absent, so the file's version counts as changed and is applied again.
         #expect(restored.fileFences["garbled"] == nil)
     }
+
+    /// The file's record is paired with the fence rows by walking both in id order; lists out of
+    /// that order leave entries unpaired (decoded), never paired with another fence's row.
+    @Test func theFileRecordPairsOnlyRowsOfTheSameIdAndBytes() {
+        func definition(_ id: String, _ radius: Double = 150) -> [UInt8] { FenceDefinitionEncoding.encode(Self.circle(id, radius: radius)) }
+        let records = ["a", "b", "c", "é"].enumerated().map { index, id in
+            (id: ExactID(id), record: JournalFenceRecord.encode(definition: definition(id), generation: 1), index: index * 10)
+        }
+        // In order: each with its row, but not one whose bytes differ, nor one without a row.
+        let inOrder = [("a", definition("a")), ("b", definition("b", 300)), ("bb", definition("bb")), ("é", definition("é"))]
+        #expect(StateRestorer.matchingRecords(of: inOrder.map { (ExactID($0.0), $0.1) }, in: records) == [0, nil, nil, 30])
+        // Out of order: no entry gets another's row.
+        let shuffled = [("é", definition("é")), ("a", definition("a")), ("c", definition("c"))]
+        let paired = StateRestorer.matchingRecords(of: shuffled.map { (ExactID($0.0), $0.1) }, in: records)
+        for (entry, index) in zip(shuffled, paired) {
+            guard let index else { continue }
+            #expect(records.first { $0.index == index }?.id == ExactID(entry.0), "\(entry.0) paired with the row at \(index)")
+        }
+        #expect(paired.first == 30)
+    }
 }

@@ -112,20 +112,11 @@ enum StateRestorer {
         from journal: Journal, records: [FenceRecord], fileRecords: [(id: ExactID, record: [UInt8], index: Int)]
     ) throws -> (fences: [ExactID: FenceDefinition], complete: Bool) {
         let fileRows = try journal.loadFileFences()
-        // An entry whose fence row holds the same bytes is that row's definition, decoded already:
-        // both lists are in id order, so each entry's row is found by walking them together, and
-        // its definition is copied once, from the records (a table of the rows by id, and the
-        // definitions copied into it and out again, took 0.1 s more for 100,000 fences). An entry
-        // without such a row is decoded; an unreadable one counts as changed: the file's version
-        // is applied again.
-        var next = 0
-        let sameAsRecord = fileRows.map { entry -> Int? in
-            while next < fileRecords.count, fileRecords[next].id < entry.id { next += 1 }
-            guard next < fileRecords.count, fileRecords[next].id == entry.id,
-                JournalFenceRecord.holds(entry.definition, in: fileRecords[next].record)
-            else { return nil }
-            return fileRecords[next].index
-        }
+        // A matched entry's definition is copied once, from the records (a table of the rows by
+        // id, and the definitions copied into it and out again, took 0.1 s more for 100,000
+        // fences). An entry without such a row is decoded; an unreadable one counts as changed:
+        // the file's version is applied again.
+        let sameAsRecord = matchingRecords(of: fileRows, in: fileRecords)
         let others = fileRows.indices.filter { sameAsRecord[$0] == nil }
         let decoded = others.concurrentMap { try? FenceDecoder.decodeDefinition(fileRows[$0].definition, idFromTopic: nil) }
         var fileFences: [ExactID: FenceDefinition] = [:]
@@ -135,6 +126,23 @@ enum StateRestorer {
         }
         for (index, definition) in zip(others, decoded) { fileFences[fileRows[index].id] = definition }
         return (fileFences, fileFences.count == fileRows.count)
+    }
+
+    /// For each entry of the file's record, the place among the records of the fence row that
+    /// holds the same bytes (the row's definition, decoded already), or `nil`. Both lists are in
+    /// id order, so each entry's row is found by walking them together; out of order, an entry
+    /// finds no row and is decoded, but is never given another's.
+    static func matchingRecords(
+        of fileRows: [(id: ExactID, definition: [UInt8])], in fileRecords: [(id: ExactID, record: [UInt8], index: Int)]
+    ) -> [Int?] {
+        var next = 0
+        return fileRows.map { entry -> Int? in
+            while next < fileRecords.count, fileRecords[next].id < entry.id { next += 1 }
+            guard next < fileRecords.count, fileRecords[next].id == entry.id,
+                JournalFenceRecord.holds(entry.definition, in: fileRecords[next].record)
+            else { return nil }
+            return fileRecords[next].index
+        }
     }
 
     /// The journal's fence records, decoded on every core, with their origins, and the file's
