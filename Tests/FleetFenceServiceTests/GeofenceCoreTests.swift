@@ -154,17 +154,28 @@ struct GeofenceCoreTests {
         _ = try core.setFence(
             FenceDefinition(id: "depot", shape: .circle(center: Self.centre, radius: 250)), origin: .runtime)
         let slice = core.registrySlice(ids)
-        #expect(slice.registry.map(\.id) == ["depot"])
-        #expect(slice.registry.first?.effectiveRadius == 250)
+        #expect(slice?.registry.map(\.id) == ["depot"])
+        #expect(slice?.registry.first?.effectiveRadius == 250)
 
-        var follower = GeofenceCore(
-            engine: core.engine, layout: TopicLayout(prefix: "ff", instance: "b"), positionFilters: ["fleet/+/position"])
-        #expect(!follower.connected().registryOwed, "owed only once its own status is back")
-        #expect(follower.registrySlice(ids).registry.isEmpty, "not the publisher until its status is seen")
+        // Named instances: the registry is owed once the instance's own status is back, to the
+        // one with the smallest name among those online.
+        func instance(_ name: String) -> GeofenceCore {
+            GeofenceCore(engine: core.engine, layout: TopicLayout(prefix: "ff", instance: name), positionFilters: ["fleet/+/position"])
+        }
+        var leader = instance("a")
+        #expect(!leader.connected().registryOwed, "owed only once its own status is back")
+        #expect(message(&leader, "ff/status/a", "online", arrival: 1_000).registryOwed)
+        #expect(leader.registrySlice(ids)?.registry.map(\.id) == ["depot"])
+
+        var follower = instance("b")
+        _ = follower.connected()
         _ = message(&follower, "ff/status/a", "online", arrival: 1_000)
-        let owed = message(&follower, "ff/status/b", "online", arrival: 1_000)
-        #expect(!owed.registryOwed, "instance a publishes the registry")
-        #expect(follower.registrySlice(ids).registry.isEmpty)
+        #expect(!message(&follower, "ff/status/b", "online", arrival: 1_000).registryOwed, "instance a publishes it")
+        #expect(!message(&follower, "ff/status/a", "offline", arrival: 1_001).registryOwed, "leadership moving on publishes nothing")
+        // Leadership lost while the slices go: the rest is owed again, and goes whole once it is back.
+        _ = message(&follower, "ff/status/a", "online", arrival: 1_002)
+        #expect(follower.registrySlice(ids) == nil)
+        #expect(message(&follower, "ff/status/a", "offline", arrival: 1_003).registryOwed)
     }
 
     /// Silence confirms a pending change at the tick; other changed devices are taken after it and

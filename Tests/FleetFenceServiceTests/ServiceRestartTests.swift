@@ -403,6 +403,38 @@ struct ServiceRestartTests {
         }
     }
 
+    /// 2,500 fences: three slices of the registry after the broker lost it. A fence replaced and
+    /// one removed meanwhile end as the service holds them, whenever their change falls among the
+    /// slices.
+    @Test func aLargeRegistryComesBackWholeAfterABrokerRestart() async throws {
+        var options = HarnessOptions()
+        options.realBroker = true
+        let count = 2_500
+        options.fences = Fences.collection((0..<count).map { Fences.circle("f-\($0)", lat: Geo.north(Double($0) * 10).lat, radius: 100) })
+        try await withService(options) { h in
+            _ = await h.waitForMessages("fleetfence/fences/+", count: count, timeout: .seconds(30))
+            try h.broker.restart()  // no persistence: the retained registry is gone
+            #expect(await eventually(timeout: .seconds(20)) {
+                h.messages("fleetfence/status").contains { $0.text == "online" && !$0.retain }
+            })
+            try await h.publish("fleetfence/fences/f-2400/set", Fences.circleDefinition(lat: Geo.north(24_000).lat, radius: 90))
+            try await h.publish("fleetfence/fences/f-10/set", "")
+            #expect(try await h.waitForRetained("fleetfence/fences/f-2400", timeout: .seconds(20)) {
+                $0.flatMap { JSONObject($0.payload) }?.double("radius") == 90
+            } != nil)
+            // The load's entries, then the registry again (less f-10 if removed before its slice),
+            // the replace and the removal.
+            #expect(await eventually(timeout: .seconds(30)) { h.messages("fleetfence/fences/+").count >= 2 * count })
+            try await h.barrier(timeout: .seconds(20))
+            let retained = try await h.retained("fleetfence/fences/+", settle: .seconds(1))
+            let byTopic = Dictionary(retained.map { ($0.topic, $0.payload) }) { _, newer in newer }
+            #expect(byTopic.count == count - 1, "every fence held, and none removed: \(byTopic.count)")
+            #expect(byTopic["fleetfence/fences/f-10"] == nil, "the removed fence stays removed")
+            #expect(byTopic["fleetfence/fences/f-2400"].flatMap { JSONObject($0) }?.double("radius") == 90, "the newest entry")
+            #expect(byTopic["fleetfence/fences/f-2499"].flatMap { JSONObject($0) }?.double("radius") == 100)
+        }
+    }
+
     @Test func eventOrderSurvivesARestart() async throws {
         try await withService { h in
             try await enter(h, "ord")

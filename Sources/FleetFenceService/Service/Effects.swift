@@ -37,7 +37,8 @@ struct Effects: JournalStep {
     /// Fences whose retained registry entries follow the messages. Topics and payloads are made
     /// on the writer's thread: for 100,000 fences a third of a second kept out of the core's lock.
     var registry: [Fence] = []
-    /// The whole fence registry is owed (a connect, leadership gained): the service publishes it
+    /// The whole fence registry is owed (after a connect, once this instance knows it publishes
+    /// the registry, `RegistryLeadership`): the service publishes it
     /// a slice at a time (``GeofenceService/republishRegistry(loop:bus:)``), so that alerts made
     /// meanwhile wait for a slice, not for 100,000 entries (a restart: 0.28 s).
     var registryOwed = false

@@ -259,11 +259,14 @@ extension GeofenceCore {
     }
 
     /// The registry entries of `ids` as held now (a fence removed since has none; one replaced
-    /// goes as it is now), while this instance publishes the registry. Their payloads are made on
-    /// the writer's thread.
-    func registrySlice(_ ids: some Sequence<String>) -> Effects {
+    /// goes as it is now); their payloads are made on the writer's thread. `nil` once this
+    /// instance no longer publishes the registry: the rest is owed again (`interrupted()`).
+    mutating func registrySlice(_ ids: some Sequence<String>) -> Effects? {
+        guard registryLeadership.isLeader else {
+            registryLeadership.interrupted()
+            return nil
+        }
         var effects = Effects()
-        guard registryLeadership.isLeader else { return effects }
         effects.registry = ids.compactMap { engine.fence(id: $0) }
         return effects
     }

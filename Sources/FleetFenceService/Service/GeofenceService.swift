@@ -155,18 +155,13 @@ public final class GeofenceService: Service, Sendable {
         let statusTopic = layout.status
         let stopping = Atomic(false)
         let connections = Atomic(0)
-        /// The task publishing states again, one at a time: a newer one replaces it.
-        let republishing = Mutex<Task<Void, Never>?>(nil)
-        /// The task publishing the fence registry: a newer one (a reconnect) replaces it.
-        let registryRepublish = Mutex<Task<Void, Never>?>(nil)
+        /// The tasks publishing states and the fence registry again.
+        let republishing = RepublishSlot()
+        let registryRepublish = RepublishSlot()
         // Weak: the loop holds this closure.
         loop.onRegistryOwed { [weak loop] in
             guard let loop else { return }
-            let task = GeofenceService.republishRegistry(loop: loop, bus: client)
-            registryRepublish.withLock { running in
-                running?.cancel()
-                running = task
-            }
+            registryRepublish.start { GeofenceService.republishRegistry(loop: loop, bus: client) }
         }
         client.onConnectionChange { [logger] connected in
             metrics.connectionChanged(connected)
@@ -204,11 +199,8 @@ public final class GeofenceService: Service, Sendable {
                 states = (republish.states, false)
             }
             if let states {
-                let task = GeofenceService.republishStates(
-                    states.every ? nil : states.devices, loop: loop, bus: client, outbox: outbox)
-                republishing.withLock { running in
-                    running?.cancel()
-                    running = task
+                republishing.start {
+                    GeofenceService.republishStates(states.every ? nil : states.devices, loop: loop, bus: client, outbox: outbox)
                 }
             }
         }
@@ -271,8 +263,8 @@ public final class GeofenceService: Service, Sendable {
         let journalFailure: String?
         if case .journalFailed(let failure) = stopCause { journalFailure = failure } else { journalFailure = nil }
         readiness.moved(to: .stopping)
-        republishing.withLock { $0?.cancel() }
-        registryRepublish.withLock { $0?.cancel() }
+        republishing.stop()
+        registryRepublish.stop()
         readModel.feed.finishAll()
         if let journalFailure {
             // Nothing more can be journaled, so nothing more is published but `offline`; the broker

@@ -24,6 +24,13 @@ struct RegistryLeadership {
         registryOwed = true
     }
 
+    /// The registry was being published a slice at a time when another instance took it over:
+    /// it is owed again, so that it goes whole if this instance publishes it again before the next
+    /// connect. Leadership moving on is otherwise silent; these entries were not all sent.
+    mutating func interrupted() {
+        registryOwed = true
+    }
+
     mutating func statusChanged(instance name: String, online isOnline: Bool) {
         if isOnline { online.insert(name) } else { online.remove(name) }
     }

@@ -1,6 +1,7 @@
 import FleetFenceCodecs
 import FleetFenceJournal
 import GeofenceEngine
+import Synchronization
 
 /// What a start publishes again: what the journal holds past its ``PublishedMark``, the part a
 /// `kill -9` may have taken with libmosquitto's memory (docs/reliability.md "What is promised").
@@ -44,15 +45,40 @@ extension GeofenceService {
     /// which alerts and `fences loaded` waited for (0.28 s of the journal's writer).
     static func republishRegistry(loop: CoreLoop, bus: any MessageBus) -> Task<Void, Never> {
         Task.detached {
-            let ids = loop.withCore { $0.engine.fences.map(\.id) }
+            let ids = loop.withCore { $0.engine.fenceIDs }
             for start in stride(from: 0, to: ids.count, by: 1_000) {
                 while bus.publishTickets.outstanding > 20_000 {
                     guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { return }
                 }
                 guard !Task.isCancelled else { return }
-                loop.step { $0.registrySlice(ids[start..<min(ids.count, start + 1_000)]) }
+                let publishing = loop.stepReturning { core in
+                    core.registrySlice(ids[start..<min(ids.count, start + 1_000)]).map { ($0, true) } ?? (Effects(), false)
+                }
+                guard publishing else { return }
                 await loop.writer.waitUntilDelivered()
             }
+        }
+    }
+}
+
+/// The task publishing something again after a connect: a newer one (a reconnect) replaces it,
+/// and once the service stops none starts, though a reconnect may still come while it stops.
+final class RepublishSlot: Sendable {
+    private let state = Mutex<(task: Task<Void, Never>?, stopped: Bool)>((nil, false))
+
+    /// Cancels the running task and starts the one `make` gives, unless stopped.
+    func start(_ make: () -> Task<Void, Never>) {
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.task?.cancel()
+            state.task = make()
+        }
+    }
+
+    func stop() {
+        state.withLock { state in
+            state.stopped = true
+            state.task?.cancel()
         }
     }
 }

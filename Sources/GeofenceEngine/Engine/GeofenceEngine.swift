@@ -59,6 +59,8 @@ public struct GeofenceEngine: Sendable {
 
     /// Every fence held, in no particular order (sorting 100,000 ids is a tenth of a second).
     public var fences: [Fence] { fenceSlots.compactMap { $0 } }
+    /// The ids of the fences held, in the order of ``fences``.
+    public var fenceIDs: [String] { fenceSlots.compactMap { $0?.id } }
 
     public func fence(id: String) -> Fence? {
         slotsByFenceID[ExactID(id)].flatMap { fenceSlots[Int($0)] }
