@@ -33,7 +33,7 @@ struct GeofenceCoreTests {
         }
     }
 
-    /// A file applied in several transactions (5,000 fences each): its first clears the digest of
+    /// A file applied in several transactions (1,000 fences each): its first clears the digest of
     /// the file the record was of, its last sets the new file's, so that a crash between them
     /// leaves a record no digest vouches for (`FencesFileDigest`). A refused fence sets none.
     @Test func aFileAppliedInStepsClearsTheDigestFirstAndSetsItLast() throws {
@@ -51,8 +51,8 @@ struct GeofenceCoreTests {
             FenceDefinition(id: "f\(index)", shape: .circle(center: Coordinate(lat: 49 + Double(index) * 1e-4, lon: 8.6), radius: 100))
         }
         let steps = apply(circles, digest: "1:aa")
-        #expect(steps.count == 3)
-        #expect(steps.map(\.changes.fencesFileDigest) == [.clear, nil, .set("1:aa")])
+        #expect(steps.count == 12)
+        #expect(steps.map(\.changes.fencesFileDigest) == [.clear] + Array(repeating: nil, count: 10) + [.set("1:aa")])
         #expect(core.lastFileDigest == "1:aa")
         // A file of one step: the new digest alone.
         #expect(apply(circles, digest: "1:bb").map(\.changes.fencesFileDigest) == [.set("1:bb")])
@@ -61,6 +61,31 @@ struct GeofenceCoreTests {
         refused[5] = FenceDefinition(id: "f5", shape: .circle(center: Coordinate(lat: 49, lon: 8.6), radius: -1))
         #expect(apply(refused, digest: "1:cc").map(\.changes.fencesFileDigest) == [.clear])
         #expect(core.lastFileDigest == nil)
+    }
+
+    /// The service lets go of the core between a file's steps: a position between two of them is
+    /// judged against the fences applied so far, and the file's last step still removes what the
+    /// file no longer lists.
+    @Test func aPositionBetweenTwoStepsOfAFileSeesTheFencesAppliedSoFar() throws {
+        var core = try core()
+        var contents = FenceFile.Contents(path: "fences.geojson")
+        // 1,500 far-away circles, then one at the depot's centre: the second step's.
+        contents.definitions = (0..<1_500).map { index in
+            FenceDefinition(id: "far\(index)", shape: .circle(center: Coordinate(lat: 10 + Double(index) * 1e-3, lon: 8.6), radius: 100))
+        } + [FenceDefinition(id: "yard", shape: .circle(center: Self.centre, radius: 150))]
+        contents.listedIDs = Set(contents.definitions.map { ExactID($0.id) })
+        let file = FenceFile.prepare(contents, digest: "1:dd", settings: core.engine.settings, applied: core.lastFileFences)
+        var progress = GeofenceCore.FenceFileProgress(clean: true)
+        var steps: [Effects] = []
+        #expect(!core.applyFenceFile(file, now: 1_000, progress: &progress) { steps.append($0) })
+        #expect(core.engine.fence(id: "far999") != nil && core.engine.fence(id: "yard") == nil)
+        _ = position(&core, "d", north: 0, ts: 1_000)
+        #expect(core.engine.insideFences(of: "d") == ["depot"], "judged before the yard is held")
+        #expect(core.applyFenceFile(file, now: 1_001, progress: &progress) { steps.append($0) })
+        #expect(core.engine.fence(id: "yard") != nil)
+        #expect(core.engine.fence(id: "depot") != nil, "set at run time: not the file's to remove")
+        #expect(steps.map(\.changes.fencesFileDigest) == [.clear, .set("1:dd")])
+        #expect(steps.map(\.changes.fences.count) == [1_000, 501])
     }
 
     @Test func anEnterIsJournaledWithItsDeviceAndThenSaidInOrder() throws {

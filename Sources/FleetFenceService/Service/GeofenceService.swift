@@ -400,9 +400,15 @@ public final class GeofenceService: Service, Sendable {
                 let file = Self.prepare(contents, digest: read.digest, in: loop)
                 prepared = timer.now
                 let now = clock.now
-                loop.step { core in
-                    core.applyFenceFile(file, now: now) { loop.carryOut($0) }
-                    return Effects()
+                // A step at a time, letting go of the core between them: positions wait for one
+                // step (`GeofenceCore.fenceFileChunk`), not for the whole file.
+                var progress = GeofenceCore.FenceFileProgress(clean: file.contents.problems.isEmpty)
+                var done = false
+                while !done {
+                    loop.step { core in
+                        done = core.applyFenceFile(file, now: now, progress: &progress) { loop.carryOut($0) }
+                        return Effects()
+                    }
                 }
             }
             let applied = timer.now
