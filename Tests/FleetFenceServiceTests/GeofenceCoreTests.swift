@@ -75,17 +75,57 @@ struct GeofenceCoreTests {
         } + [FenceDefinition(id: "yard", shape: .circle(center: Self.centre, radius: 150))]
         contents.listedIDs = Set(contents.definitions.map { ExactID($0.id) })
         let file = FenceFile.prepare(contents, digest: "1:dd", settings: core.engine.settings, applied: core.lastFileFences)
-        var progress = GeofenceCore.FenceFileProgress(clean: true)
+        var progress = GeofenceCore.FenceFileProgress()
         var steps: [Effects] = []
         #expect(!core.applyFenceFile(file, now: 1_000, progress: &progress) { steps.append($0) })
         #expect(core.engine.fence(id: "far999") != nil && core.engine.fence(id: "yard") == nil)
         _ = position(&core, "d", north: 0, ts: 1_000)
         #expect(core.engine.insideFences(of: "d") == ["depot"], "judged before the yard is held")
+        // Run time, between the steps: the yard set otherwise, a fence of the second step deleted.
+        _ = try core.setFence(FenceDefinition(id: "yard", shape: .circle(center: Self.centre, radius: 400)), origin: .runtime)
+        _ = try core.setFence(FenceDefinition(id: "far1200", shape: .circle(center: Self.centre, radius: 50)), origin: .runtime)
+        _ = core.removeFences(ids: ["far1200"], now: 1_000)
         #expect(core.applyFenceFile(file, now: 1_001, progress: &progress) { steps.append($0) })
-        #expect(core.engine.fence(id: "yard") != nil)
+        #expect(core.engine.fence(id: "yard")?.effectiveRadius == 400, "run time's, as if set after the file")
+        #expect(core.fenceOrigins[ExactID("yard")] == .runtime)
+        #expect(core.engine.fence(id: "far1200") == nil, "deleted at run time: stays deleted")
+        #expect(core.engine.fence(id: "far1201") != nil)
+        #expect(core.lastFileFences[ExactID("yard")]?.shape == .circle(center: Self.centre, radius: 150), "the record is the file's")
         #expect(core.engine.fence(id: "depot") != nil, "set at run time: not the file's to remove")
         #expect(steps.map(\.changes.fencesFileDigest) == [.clear, .set("1:dd")])
-        #expect(steps.map(\.changes.fences.count) == [1_000, 501])
+        #expect(steps.map(\.changes.fences.count) == [1_000, 499], "the second step's 501, less the two run time holds")
+        #expect(steps.last?.changes.fileFences[ExactID("yard")] != nil)
+        #expect(core.runtimeFenceChanges == nil, "followed only while a file goes into effect")
+    }
+
+    /// Fences gone from a file are removed a step of 1,000 at a time, the digest set by the
+    /// last; one set at run time between the steps is run time's, and stays.
+    @Test func fencesGoneFromAFileAreRemovedInSteps() throws {
+        var core = try core()
+        func file(_ definitions: [FenceDefinition], digest: String) -> FenceFile {
+            var contents = FenceFile.Contents(path: "fences.geojson")
+            contents.definitions = definitions
+            contents.listedIDs = Set(definitions.map { ExactID($0.id) })
+            return FenceFile.prepare(contents, digest: digest, settings: core.engine.settings, applied: core.lastFileFences)
+        }
+        let circles = (0..<2_500).map { index in
+            FenceDefinition(id: "f\(index)", shape: .circle(center: Coordinate(lat: 49 + Double(index) * 1e-4, lon: 8.6), radius: 100))
+        }
+        core.applyFenceFile(file(circles, digest: "1:aa"), now: 1_000) { _ in }
+        #expect(core.engine.fenceCount == 2_501)
+        let empty = file([], digest: "1:bb")
+        var progress = GeofenceCore.FenceFileProgress()
+        var steps: [Effects] = []
+        #expect(!core.applyFenceFile(empty, now: 2_000, progress: &progress) { steps.append($0) })
+        #expect(core.engine.fenceCount == 1_501)
+        _ = try core.setFence(FenceDefinition(id: "f2400", shape: .circle(center: Self.centre, radius: 120)), origin: .runtime)
+        while !core.applyFenceFile(empty, now: 2_000, progress: &progress, emit: { steps.append($0) }) {}
+        // By id: f2400 is among the second thousand, and run time's by then.
+        #expect(steps.map(\.changes.removedFences.count) == [1_000, 999, 500])
+        #expect(steps.map(\.changes.fencesFileDigest) == [.clear, nil, .set("1:bb")])
+        #expect(core.engine.fenceCount == 2, "the depot and f2400, both run time's")
+        #expect(core.fenceOrigins[ExactID("f2400")] == .runtime)
+        #expect(core.lastFileFences.isEmpty)
     }
 
     @Test func anEnterIsJournaledWithItsDeviceAndThenSaidInOrder() throws {

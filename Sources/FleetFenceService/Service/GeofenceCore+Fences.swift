@@ -33,6 +33,7 @@ extension GeofenceCore {
                 return .unknown
             }
             removeFences(ids: [id], now: now, into: &effects)
+            runtimeFenceChanges?.insert(ExactID(id))
             effects.log(.notice, "fence deleted", ["fence": "\(id)"])
             return .deleted
         }
@@ -97,6 +98,7 @@ extension GeofenceCore {
         let update = try prepared.map { prepared throws(FenceError) in try engine.setFence(prepared.fence, now: now) }
             ?? engine.setFence(definition, now: now)
         let definitionJSON = prepared?.definitionJSON ?? FenceDefinitionEncoding.encode(definition)
+        if origin == .runtime { runtimeFenceChanges?.insert(ExactID(definition.id)) }
         // The file bringing a fence exactly as held (set at run time, say) leaves its origin.
         if update.unchanged, origin == .file, fenceOrigins[ExactID(definition.id)] != nil { return (definitionJSON, update) }
         fenceOrigins[ExactID(definition.id)] = origin
@@ -183,11 +185,15 @@ extension GeofenceCore {
 
     /// Where applying a fences file stands between the core's steps.
     struct FenceFileProgress {
+        var started = false
         /// The next of the file's definitions to look at.
         var next = 0
         /// No problem so far: the file's digest may vouch for the record once applied.
-        var clean: Bool
-        var started = false
+        var clean = true
+        /// The file's fences gone from it, found once its definitions are applied, and how many
+        /// of them were removed so far.
+        var gone: [String]?
+        var removed = 0
     }
 
     /// Brings the changes of `fences.file` into effect, as if set at run time: fences new or
@@ -197,18 +203,18 @@ extension GeofenceCore {
     /// while the next is applied. All at once: the service takes it a step at a time instead
     /// (``applyFenceFile(_:now:progress:emit:)``).
     mutating func applyFenceFile(_ loaded: FenceFile, now: Double, emit: (Effects) -> Void) {
-        var progress = FenceFileProgress(clean: loaded.contents.problems.isEmpty)
+        var progress = FenceFileProgress()
         while !applyFenceFile(loaded, now: now, progress: &progress, emit: emit) {}
     }
 
-    /// One step of applying a fences file: at most `fenceFileChunk` changed definitions, then, in
-    /// the last step, the removals and the file's digest. Returns whether it was the last. The
-    /// service lets go of the core between steps, so that positions are not held behind a large
-    /// file (100,000 changed fences under one hold: 0.5 s of CPU).
+    /// One step of applying a fences file: at most `fenceFileChunk` changed definitions, or as
+    /// many removals of fences gone from it; the last step sets the file's digest. Returns
+    /// whether it was the last. The service lets go of the core between steps, so that positions
+    /// are not held behind a large file (100,000 changed fences under one hold: 0.5 s of CPU).
     ///
     /// Reloads run one at a time (at start, then each SIGHUP in turn), so the record the file
-    /// was compared with is still the record: nothing prepared means unchanged. A fence set at
-    /// run time between two steps is as if set before the file: the file's change comes after.
+    /// was compared with is still the record: nothing prepared means unchanged. A fence set or
+    /// deleted at run time between two steps stays as run time made it (`runtimeFenceChanges`).
     mutating func applyFenceFile(_ loaded: FenceFile, now: Double, progress: inout FenceFileProgress, emit: (Effects) -> Void)
         -> Bool
     {
@@ -216,7 +222,10 @@ extension GeofenceCore {
         var effects = Effects()
         if !progress.started {
             progress.started = true
+            progress.clean = loaded.contents.problems.isEmpty
+            runtimeFenceChanges = []
             // Until the last of the file's steps, no digest vouches for the record (`FencesFileDigest`).
+            lastFileDigest = nil
             effects.changes.fencesFileDigest = .clear
             for problem in loaded.contents.problems {
                 effects.log(.warning, "fence in file rejected", ["file": "\(path)", "reason": "\(problem)"])
@@ -232,17 +241,26 @@ extension GeofenceCore {
         // The record changes in place by what changed (the file's ids are unique); a feature that
         // no longer reads, or is rejected, keeps its previous version there.
         let definitions = loaded.contents.definitions
-        while progress.next < definitions.count, effects.changes.fences.count < Self.fenceFileChunk {
+        var taken = 0
+        while progress.next < definitions.count, taken < Self.fenceFileChunk {
             let (definition, prepared) = (definitions[progress.next], loaded.prepared[progress.next])
             progress.next += 1
             guard let prepared else { continue }
+            taken += 1
+            let id = ExactID(definition.id)
             do {
-                let definitionJSON = try applyFence(
-                    definition, prepared: try prepared.get(), origin: .file, now: now, into: &effects
-                ).definitionJSON
-                lastFileFences[ExactID(definition.id)] = definition
+                let prepared = try prepared.get()
+                if runtimeFenceChanges?.contains(id) == true {
+                    // Set or deleted at run time since the file's first step: as if after the file.
+                    lastFileFences[id] = definition
+                    effects.changes.fileFences[id] = prepared.definitionJSON
+                    continue
+                }
+                let definitionJSON = try applyFence(definition, prepared: prepared, origin: .file, now: now, into: &effects)
+                    .definitionJSON
+                lastFileFences[id] = definition
                 // The file's record changes by what changed in the file, in the fence's transaction.
-                effects.changes.fileFences[ExactID(definition.id)] = definitionJSON
+                effects.changes.fileFences[id] = definitionJSON
             } catch {
                 progress.clean = false
                 effects.log(.warning, "fence in file rejected", ["fence": "\(definition.id)", "reason": "\(error)"])
@@ -253,14 +271,24 @@ extension GeofenceCore {
             emit(effects)
             return false
         }
-        let gone = fenceOrigins.compactMap { id, origin in
+        // The file's fences gone from it, a chunk a step; one set at run time since is run time's.
+        let gone = progress.gone ?? fenceOrigins.compactMap { id, origin in
             origin == .file && !loaded.contents.listedIDs.contains(id) ? id : nil
         }.sorted().map(\.string)
-        removeFences(ids: gone, now: now, into: &effects)
-        for id in gone { effects.log(.notice, "fence removed from file", ["fence": "\(id)"]) }
+        progress.gone = gone
+        let end = min(gone.count, progress.removed + Self.fenceFileChunk)
+        let removing = gone[progress.removed..<end].filter { fenceOrigins[ExactID($0)] == .file }
+        progress.removed = end
+        removeFences(ids: removing, now: now, into: &effects)
+        for id in removing { effects.log(.notice, "fence removed from file", ["fence": "\(id)"]) }
+        guard progress.removed == gone.count else {
+            emit(effects)
+            return false
+        }
         let unlisted = lastFileFences.keys.filter { !loaded.contents.listedIDs.contains($0) }
         for id in unlisted { lastFileFences[id] = nil }
         effects.changes.removedFileFences += unlisted.map(\.string)
+        runtimeFenceChanges = nil
         // A file with problems is decoded again each time, so that they are reported again.
         lastFileDigest = progress.clean ? loaded.digest : nil
         effects.changes.fencesFileDigest = lastFileDigest.map { .set($0) } ?? .clear
@@ -268,8 +296,8 @@ extension GeofenceCore {
         return true
     }
 
-    /// Changed fences a step of a fences file applies: about 5 ms of the core's lock at most
-    /// (100,000 in 0.5 s of CPU under perf).
+    /// Changed fences (or removals) a step of a fences file takes: about 5 ms of the core's lock
+    /// (100,000 changed fences took 0.5 s of CPU under perf).
     static let fenceFileChunk = 1_000
 
     /// Every fence retained, as the service holds it (at start, after a reconnect: a broker may have

@@ -32,6 +32,10 @@ struct GeofenceCore {
     var lastFileFences: [ExactID: FenceDefinition] = [:]
     /// The digest of the file that record is of, when it applied clean (`FencesFileDigest`).
     var lastFileDigest: String?
+    /// While a fences file goes into effect a step at a time: the fences set or deleted at run
+    /// time since its first step. Its later steps leave them as run time made them, as if the
+    /// whole file had gone into effect before (the file's record still takes its version).
+    var runtimeFenceChanges: Set<ExactID>?
     /// Devices whose view (position, fences inside) changed since the read model last took them.
     var changedViews = DeviceMarks()
     /// Taken from `changedViews`, not yet handed to the read model.

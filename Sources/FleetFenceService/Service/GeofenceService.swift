@@ -399,12 +399,12 @@ public final class GeofenceService: Service, Sendable {
             if let contents = read.contents {
                 let file = Self.prepare(contents, digest: read.digest, in: loop)
                 prepared = timer.now
-                let now = clock.now
                 // A step at a time, letting go of the core between them: positions wait for one
                 // step (`GeofenceCore.fenceFileChunk`), not for the whole file.
-                var progress = GeofenceCore.FenceFileProgress(clean: file.contents.problems.isEmpty)
+                var progress = GeofenceCore.FenceFileProgress()
                 var done = false
                 while !done {
+                    let now = clock.now
                     loop.step { core in
                         done = core.applyFenceFile(file, now: now, progress: &progress) { loop.carryOut($0) }
                         return Effects()
