@@ -38,9 +38,9 @@ struct Effects: JournalStep {
     /// on the writer's thread: for 100,000 fences a third of a second kept out of the core's lock.
     var registry: [Fence] = []
     /// The whole fence registry is owed (after a connect, once this instance knows it publishes
-    /// the registry, `RegistryLeadership`): the service publishes it
-    /// a slice at a time (``GeofenceService/republishRegistry(loop:bus:)``), so that alerts made
-    /// meanwhile wait for a slice, not for 100,000 entries (a restart: 0.28 s).
+    /// the registry, `RegistryLeadership`): the service publishes it a slice at a time
+    /// (``GeofenceService/republishRegistry(loop:bus:)``), so that alerts made meanwhile wait for
+    /// a slice, not for 100,000 entries (a restart: 0.28 s).
     var registryOwed = false
     /// Written by the edge at once: a log line waits for no journal.
     var logs: [LogLine] = []

@@ -14,50 +14,49 @@ struct Republish: Sendable {
 }
 
 extension GeofenceService {
-    /// Devices' states (`nil`: every device's) a slice at a time, each slice delivered before the
-    /// next and paced by the broker's acknowledgements: a million at once would overflow
-    /// libmosquitto's backlog. Off the network thread, which reads the acknowledgements; newer
-    /// states made meanwhile are newer steps, published after. Tells the outbox once all went.
+    /// Devices' states (`nil`: every device's) a slice at a time (``inSlices(_:of:loop:bus:_:)``).
+    /// Newer states made meanwhile are newer steps, published after. Tells the outbox once all went.
     static func republishStates(_ devices: [String]?, loop: CoreLoop, bus: any MessageBus, outbox: MQTTOutbox) -> Task<Void, Never> {
         Task.detached {
             let devices = devices ?? loop.withCore { $0.engine.deviceIDs }
-            for start in stride(from: 0, to: devices.count, by: 500) {
-                while bus.publishTickets.outstanding > 20_000 {
-                    guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { return }
-                }
-                guard !Task.isCancelled else { return }
-                loop.step { $0.republishStates(devices[start..<min(devices.count, start + 500)]) }
-                await loop.writer.waitUntilDelivered()
-            }
+            guard await inSlices(devices, of: 500, loop: loop, bus: bus, { $0.republishStates($1) }) else { return }
             // Also the alerts of the first connection's step, delivered before this task began.
             await loop.writer.waitUntilDelivered()
             guard !Task.isCancelled else { return }
             outbox.endRepublish()
         }
     }
-}
 
-extension GeofenceService {
-    /// The fence registry, 1,000 entries a step, each slice delivered before the next and paced
-    /// by the broker's acknowledgements, as states are above. Each slice is taken from the fences
-    /// held at its step, so a change made meanwhile, published after its own commit, is never
-    /// followed by an older entry. A restart with 100,000 fences published them in one step,
-    /// which alerts and `fences loaded` waited for (0.28 s of the journal's writer).
+    /// The fence registry, 1,000 entries a slice. Each slice is taken from the fences held at its
+    /// step, so a change made meanwhile, published after its own commit, is never followed by an
+    /// older entry. A restart with 100,000 fences published them in one step, which alerts and
+    /// `fences loaded` waited for (0.28 s of the journal's writer).
     static func republishRegistry(loop: CoreLoop, bus: any MessageBus) -> Task<Void, Never> {
         Task.detached {
             let ids = loop.withCore { $0.engine.fenceIDs }
-            for start in stride(from: 0, to: ids.count, by: 1_000) {
-                while bus.publishTickets.outstanding > 20_000 {
-                    guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { return }
-                }
-                guard !Task.isCancelled else { return }
-                let publishing = loop.stepReturning { core in
-                    core.registrySlice(ids[start..<min(ids.count, start + 1_000)]).map { ($0, true) } ?? (Effects(), false)
-                }
-                guard publishing else { return }
-                await loop.writer.waitUntilDelivered()
-            }
+            _ = await inSlices(ids, of: 1_000, loop: loop, bus: bus) { $0.registrySlice($1) }
         }
+    }
+
+    /// Steps `items` through the core `size` at a time, each slice delivered before the next and
+    /// paced by the broker's acknowledgements: a million messages at once would overflow
+    /// libmosquitto's backlog. Run off the network thread, which reads the acknowledgements.
+    /// `slice` answers `nil` to stop. Returns whether every slice went (not cancelled or stopped).
+    private static func inSlices(
+        _ items: [String], of size: Int, loop: CoreLoop, bus: any MessageBus,
+        _ slice: (inout GeofenceCore, ArraySlice<String>) -> Effects?
+    ) async -> Bool {
+        for start in stride(from: 0, to: items.count, by: size) {
+            while bus.publishTickets.outstanding > 20_000 {
+                guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { return false }
+            }
+            guard !Task.isCancelled else { return false }
+            let part = items[start..<min(items.count, start + size)]
+            let went = loop.stepReturning { core in slice(&core, part).map { ($0, true) } ?? (Effects(), false) }
+            guard went else { return false }
+            await loop.writer.waitUntilDelivered()
+        }
+        return true
     }
 }
 
