@@ -218,29 +218,41 @@ extension GeofenceCore {
     mutating func applyFenceFile(_ loaded: FenceFile, now: Double, progress: inout FenceFileProgress, emit: (Effects) -> Void)
         -> Bool
     {
-        let path = loaded.contents.path
         var effects = Effects()
-        if !progress.started {
-            progress.started = true
-            progress.clean = loaded.contents.problems.isEmpty
-            runtimeFenceChanges = []
-            // Until the last of the file's steps, no digest vouches for the record (`FencesFileDigest`).
-            lastFileDigest = nil
-            effects.changes.fencesFileDigest = .clear
-            for problem in loaded.contents.problems {
-                effects.log(.warning, "fence in file rejected", ["file": "\(path)", "reason": "\(problem)"])
-                fenceFileProblem(problem, path: path, into: &effects)
-            }
-            // Room for the changed ones only: reserving on a full table rehashes all of it.
-            let changed = loaded.prepared.count { $0 != nil }
-            engine.reserveFences(engine.fenceCount + changed)
-            fenceOrigins.reserveCapacity(fenceOrigins.count + changed)
-            lastFileFences.reserveCapacity(lastFileFences.count + changed)
+        if !progress.started { beginFenceFile(loaded, progress: &progress, into: &effects) }
+        let done = applyFileDefinitions(loaded, now: now, progress: &progress, into: &effects)
+            && removeFencesGoneFromFile(loaded, now: now, progress: &progress, into: &effects)
+        if done { endFenceFile(loaded, clean: progress.clean, into: &effects) }
+        emit(effects)
+        return done
+    }
+
+    private mutating func beginFenceFile(_ loaded: FenceFile, progress: inout FenceFileProgress, into effects: inout Effects) {
+        progress.started = true
+        progress.clean = loaded.contents.problems.isEmpty
+        runtimeFenceChanges = []
+        // Until the last of the file's steps, no digest vouches for the record (`FencesFileDigest`).
+        lastFileDigest = nil
+        effects.changes.fencesFileDigest = .clear
+        for problem in loaded.contents.problems {
+            effects.log(.warning, "fence in file rejected", ["file": "\(loaded.contents.path)", "reason": "\(problem)"])
+            fenceFileProblem(problem, path: loaded.contents.path, into: &effects)
         }
-        effects.changes.fileFences.reserveCapacity(Self.fenceFileChunk)
-        // The record changes in place by what changed (the file's ids are unique); a feature that
-        // no longer reads, or is rejected, keeps its previous version there.
+        // Room for the changed ones only: reserving on a full table rehashes all of it.
+        let changed = loaded.prepared.count { $0 != nil }
+        engine.reserveFences(engine.fenceCount + changed)
+        fenceOrigins.reserveCapacity(fenceOrigins.count + changed)
+        lastFileFences.reserveCapacity(lastFileFences.count + changed)
+    }
+
+    /// Up to `fenceFileChunk` of the changed definitions; whether none is left. The record changes
+    /// in place by what changed (the file's ids are unique); a feature that no longer reads, or is
+    /// rejected, keeps its previous version there.
+    private mutating func applyFileDefinitions(
+        _ loaded: FenceFile, now: Double, progress: inout FenceFileProgress, into effects: inout Effects
+    ) -> Bool {
         let definitions = loaded.contents.definitions
+        effects.changes.fileFences.reserveCapacity(Self.fenceFileChunk)
         var taken = 0
         while progress.next < definitions.count, taken < Self.fenceFileChunk {
             let (definition, prepared) = (definitions[progress.next], loaded.prepared[progress.next])
@@ -250,28 +262,27 @@ extension GeofenceCore {
             let id = ExactID(definition.id)
             do {
                 let prepared = try prepared.get()
-                if runtimeFenceChanges?.contains(id) == true {
-                    // Set or deleted at run time since the file's first step: as if after the file.
-                    lastFileFences[id] = definition
-                    effects.changes.fileFences[id] = prepared.definitionJSON
-                    continue
-                }
-                let definitionJSON = try applyFence(definition, prepared: prepared, origin: .file, now: now, into: &effects)
-                    .definitionJSON
+                // Set or deleted at run time since the file's first step: as if after the file.
+                let definitionJSON = runtimeFenceChanges?.contains(id) == true
+                    ? prepared.definitionJSON
+                    : try applyFence(definition, prepared: prepared, origin: .file, now: now, into: &effects).definitionJSON
                 lastFileFences[id] = definition
                 // The file's record changes by what changed in the file, in the fence's transaction.
                 effects.changes.fileFences[id] = definitionJSON
             } catch {
                 progress.clean = false
                 effects.log(.warning, "fence in file rejected", ["fence": "\(definition.id)", "reason": "\(error)"])
-                fenceFileProblem("fence \(definition.id): \(error)", path: path, into: &effects)
+                fenceFileProblem("fence \(definition.id): \(error)", path: loaded.contents.path, into: &effects)
             }
         }
-        guard progress.next == definitions.count else {
-            emit(effects)
-            return false
-        }
-        // The file's fences gone from it, a chunk a step; one set at run time since is run time's.
+        return progress.next == definitions.count
+    }
+
+    /// Up to `fenceFileChunk` of the file's fences gone from it; whether none is left. One set at
+    /// run time since the list was made is run time's, and stays.
+    private mutating func removeFencesGoneFromFile(
+        _ loaded: FenceFile, now: Double, progress: inout FenceFileProgress, into effects: inout Effects
+    ) -> Bool {
         let gone = progress.gone ?? fenceOrigins.compactMap { id, origin in
             origin == .file && !loaded.contents.listedIDs.contains(id) ? id : nil
         }.sorted().map(\.string)
@@ -281,19 +292,18 @@ extension GeofenceCore {
         progress.removed = end
         removeFences(ids: removing, now: now, into: &effects)
         for id in removing { effects.log(.notice, "fence removed from file", ["fence": "\(id)"]) }
-        guard progress.removed == gone.count else {
-            emit(effects)
-            return false
-        }
+        return progress.removed == gone.count
+    }
+
+    /// The file's record without what it no longer lists, and its digest when it applied clean.
+    private mutating func endFenceFile(_ loaded: FenceFile, clean: Bool, into effects: inout Effects) {
         let unlisted = lastFileFences.keys.filter { !loaded.contents.listedIDs.contains($0) }
         for id in unlisted { lastFileFences[id] = nil }
         effects.changes.removedFileFences += unlisted.map(\.string)
         runtimeFenceChanges = nil
         // A file with problems is decoded again each time, so that they are reported again.
-        lastFileDigest = progress.clean ? loaded.digest : nil
+        lastFileDigest = clean ? loaded.digest : nil
         effects.changes.fencesFileDigest = lastFileDigest.map { .set($0) } ?? .clear
-        emit(effects)
-        return true
     }
 
     /// Changed fences (or removals) a step of a fences file takes: about 5 ms of the core's lock
