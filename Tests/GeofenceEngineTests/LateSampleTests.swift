@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import GeofenceEngine
+import SeededRandom
 
 /// docs/rules.md "Late samples": a backlog sent after the live fix gives the alerts an upload oldest-first
 /// gives; what is older than the window, or than a fence's confirmed change, says nothing.
@@ -233,6 +234,51 @@ struct LateSampleTests {
         }
         #expect(sizes.max() == GeofenceEngine.samplesAfterAGap)
         #expect(sizes.last == 1, "\(sizes)")
+    }
+
+    /// Reports every 30 s ±20% (`jitter`): each gap is a little longer or shorter than the one
+    /// before, and none is an outage's (`outageRatio`), so the device holds its newest report
+    /// alone. Kept across every shorter gap, it held 5.2 reports on average and often eight.
+    @Test func aTrackerWhoseReportsJitterHoldsItsNewestReportAlone() throws {
+        var h = try Harness([circle("yard", radius: 150)])
+        let times = Self.jittered(from: T0, count: 200, interval: 30)
+        var sizes: [Int] = []
+        for t in times {
+            h.feed([at(-600, t: t)])
+            let index = h.engine.devices.history[0]
+            sizes.append(index >= 0 ? h.engine.histories[index].held.count : 0)
+        }
+        // The first report is held in the device's columns; the second is held with it.
+        #expect(sizes.prefix(2) == [0, 2])
+        #expect(Set(sizes.dropFirst(2)) == [1], "\(sizes)")
+    }
+
+    /// The same tracker out of coverage for 5 minutes, in the yard meanwhile: a backlog sent
+    /// newest first behind three live fixes is merged, as an upload oldest first.
+    @Test func aBacklogBehindLaterLiveFixesOfAJitteringTrackerIsMerged() throws {
+        let times = Self.jittered(from: T0, count: 40, interval: 30)
+        // Reports 0-9 before the outage, 10-19 its backlog (in the yard at 13-16), then live ones.
+        let fixes = times.enumerated().map { k, t in at((13...16).contains(k) ? 0 : -600, t: t) }
+        let (before, backlog, lives) = (Array(fixes[..<10]), Array(fixes[10..<20]), Array(fixes[20..<23]))
+        var reference = try Harness([circle("yard", radius: 150)])
+        reference.feed(before + backlog + lives)
+        #expect(events(reference.alerts) == ["enter yard", "exit yard"])
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed(before + lives)
+        for sample in backlog.reversed() { h.feed(sample, arrival: lives.last!.timestamp + 1) }
+        #expect(h.engine.counters.late == backlog.count)
+        h.tick(lives.last!.timestamp + 1 + 20)
+        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
+    }
+
+    /// `count` report times `interval` s ±20% apart, the same every run.
+    static func jittered(from start: Double, count: Int, interval: Double) -> [Double] {
+        var random = SeededRandom(seed: 30)
+        var t = start
+        return (0..<count).map { _ in
+            t += interval * (0.8 + 0.4 * random.nextUnit())
+            return t
+        }
     }
 
     /// Reports every 10 s, each a gap of more than 5 s, with a coverage gap of 3 minutes: a fix of

@@ -40,6 +40,13 @@ extension GeofenceEngine {
     /// reported this many times since.
     static let samplesAfterAGap = 8
 
+    /// How much longer than the reports after it a gap must be to be taken for an outage whose
+    /// backlog may come behind them. An outage hides at least one report: twice the interval.
+    /// Reports that jitter around their interval, up to ±20%, are never 1.5 times apart. Held
+    /// across any shorter gap, a tracker reporting every 30 s ±5% held 5.2 samples on average
+    /// (one at an exact 30 s): 4.2 more of 56 bytes each, for backlogs its jitter never hid.
+    static let outageRatio = 1.5
+
     var heldAfterAGap: Int { max(Self.samplesAfterAGap, settings.heldSamples) }
 
     /// Keeps an accepted, accurate sample with the regions just before it and the fences it
@@ -63,12 +70,13 @@ extension GeofenceEngine {
             devices.history[device] = -1
             return
         }
-        // A gap shorter than one a held sample ended (a tracker reporting every 10 s after its
-        // live fix, or after its first) keeps the history: the backlog of the longer gap may still
-        // come, behind the second live fix as behind the first. Started afresh at every gap, it
-        // held only the newest fix, and a backlog sent after the next one was `too_late`.
+        // A gap well shorter (`outageRatio`) than one a held sample ended (a tracker reporting
+        // every 10 s after its live fix, or after its first) keeps the history: the backlog of the
+        // longer gap may still come, behind the second live fix as behind the first. Started
+        // afresh at every gap, it held only the newest fix, and a backlog sent after the next one
+        // was `too_late`.
         let mayStartAfresh = gap && !history.merging && !fromFirst
-        let keptAcrossGap = mayStartAfresh && sample.timestamp - previousLatest < history.longestGap
+        let keptAcrossGap = mayStartAfresh && (sample.timestamp - previousLatest) * Self.outageRatio < history.longestGap
         if index < 0 || history.epoch != fenceEpoch || (mayStartAfresh && !keptAcrossGap) {
             // A new gap, as long as any held (a device reporting steadily every 10 s holds one
             // fix), or snapshots from before a fence was removed or reassigned (their slots may
