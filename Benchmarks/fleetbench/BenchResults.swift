@@ -77,6 +77,9 @@ struct BenchResults: Sendable {
         /// sample for merging late ones (docs/rules.md "Late samples"), the most a fleet holds at once.
         var heldRSSBytes: Int?
         var heldDevices = 0
+        /// Then `jitteredReports` more of each, a minute ±20% apart, as trackers report.
+        var jitteredRSSBytes: Int?
+        var jitteredReports = 0
     }
 
     var payloadBytes = 0.0

@@ -17,6 +17,7 @@ struct BenchSettings: Sendable {
     var latencyRate = 30_000.0
     var probes = 300
     var scaleSteps = [100_000, 1_000_000]
+    var scaleJitteredReports = 0
     var startupFences = 100_000
     var startupLimit = 60.0
     /// Longest wait for one service measurement (an end marker's alert, the 10k-fence start-up).

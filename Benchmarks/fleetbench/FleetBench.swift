@@ -71,6 +71,9 @@ struct FleetBench: AsyncParsableCommand {
     @Option(help: "Devices added in the scale phase, comma-separated cumulative steps.")
     var scaleSteps = "100000,1000000"
 
+    @Option(help: "Reports more of every device in the scale phase, a minute ±20% apart: what trackers' jitter costs.")
+    var scaleJitteredReports = 0
+
     @Option(help: "Fences of the start-up phase.")
     var startupFences = 100_000
 
@@ -173,6 +176,7 @@ struct FleetBench: AsyncParsableCommand {
         settings.latencyRate = latencyRate
         settings.probes = probes
         settings.scaleSteps = scaleSteps.split(separator: ",").compactMap { Int($0) }
+        settings.scaleJitteredReports = max(0, scaleJitteredReports)
         settings.startupFences = startupFences
         settings.startupLimit = startupLimit
         settings.phaseLimit = phaseLimit

@@ -96,6 +96,12 @@ struct Report {
                     what: "  + held for late samples, each device after a gap",
                     figure: String(format: "%+.0f B a device", Double(held - last.rssBytes) / Double(scale.heldDevices))
                         + " (RSS " + megabytes(held) + ")"))
+                if let jittered = scale.jitteredRSSBytes {
+                    rows.append(Row(
+                        what: "  + \(scale.jitteredReports) reports more, a minute ±20% apart",
+                        figure: String(format: "%+.0f B a device", Double(jittered - held) / Double(scale.heldDevices))
+                            + " (RSS " + megabytes(jittered) + ")"))
+                }
             }
         }
         if let stop = r.stopSeconds {

@@ -12,14 +12,14 @@ extension BenchRun {
         scale.baselineDevices = service.log.snapshot.devices
         var random = SeededRandom(seed: settings.seed &+ 7)
         /// One position each, at a random point, for devices `numbers`, in bursts of 100,000.
-        func publishOnce(_ numbers: Range<Int>, ts: Double) {
+        func publishOnce(_ numbers: Range<Int>, ts: (Int) -> Double) {
             for from in stride(from: numbers.lowerBound, to: numbers.upperBound, by: 100_000) {
                 let count = min(100_000, numbers.upperBound - from)
                 var stream = PositionStream(reservingMessages: count)
                 for number in from..<(from + count) {
                     let point = area.randomPoint(using: &random)
                     let topic = stream.addTopic("fleet/scale-\(number)/position")
-                    stream.append(topic: topic, PositionFix(lat: point.lat, lon: point.lon, ts: ts, acc: 8))
+                    stream.append(topic: topic, PositionFix(lat: point.lat, lon: point.lon, ts: ts(number), acc: 8))
                 }
                 let outcome = publisher.burst(stream, qos: 0)
                 if outcome.dropped > 0 { results.notes.append("scale: publisher dropped \(outcome.dropped) messages") }
@@ -29,7 +29,7 @@ extension BenchRun {
         for target in steps.sorted() where target > published {
             let stepStart = Monotonic.nanos()
             let stepFrom = published
-            publishOnce(published..<target, ts: Fleet.startTime)
+            publishOnce(published..<target) { _ in Fleet.startTime }
             published = target
             let counted = try waitForPositions(service, atLeast: before + target, stall: 30)
             guard counted.count >= before + target else {
@@ -46,7 +46,7 @@ extension BenchRun {
         // The cost of what devices hold for a backlog: every device reports again after a gap, the
         // case in which each holds one sample (a steady stream holds none).
         if published > 0, let lastRSS = scale.points.last?.rssBytes {
-            publishOnce(0..<published, ts: Fleet.startTime + 60)
+            publishOnce(0..<published) { _ in Fleet.startTime + 60 }
             let counted = try waitForPositions(service, atLeast: before + 2 * published, stall: 30)
             if counted.count >= before + 2 * published {
                 scale.heldRSSBytes = settledRSS(service)
@@ -54,6 +54,26 @@ extension BenchRun {
                 progress(String(format: "scale: every device holding a sample, RSS %.1f MB (%+.0f B a device)",
                                 Double(scale.heldRSSBytes!) / 1_048_576, Double(scale.heldRSSBytes! - lastRSS) / Double(published)))
             }
+        }
+        // Trackers as they report: every minute, as the report before, each up to 20% early or late (`--scale-jittered-reports`).
+        if let heldRSS = scale.heldRSSBytes, settings.scaleJitteredReports > 0 {
+            var last = [Double](repeating: Fleet.startTime + 60, count: published)
+            var jitter = SeededRandom(seed: settings.seed &+ 8)
+            for round in 1...settings.scaleJitteredReports {
+                publishOnce(0..<published) { number in
+                    last[number] += 60 * (0.8 + 0.4 * jitter.nextUnit())
+                    return last[number]
+                }
+                let counted = try waitForPositions(service, atLeast: before + (2 + round) * published, stall: 30)
+                guard counted.count >= before + (2 + round) * published else {
+                    throw BenchError.timedOut("scale: service counted \(counted.count - before) positions after jittered round \(round)")
+                }
+            }
+            scale.jitteredRSSBytes = settledRSS(service)
+            scale.jitteredReports = settings.scaleJitteredReports
+            progress(String(format: "scale: %d reports more, a minute ±20%% apart, RSS %.1f MB (%+.0f B a device)",
+                            settings.scaleJitteredReports, Double(scale.jitteredRSSBytes!) / 1_048_576,
+                            Double(scale.jitteredRSSBytes! - heldRSS) / Double(published)))
         }
         return scale
     }
