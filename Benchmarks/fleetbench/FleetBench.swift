@@ -71,7 +71,7 @@ struct FleetBench: AsyncParsableCommand {
     @Option(help: "Devices added in the scale phase, comma-separated cumulative steps.")
     var scaleSteps = "100000,1000000"
 
-    @Option(help: "Reports more of every device in the scale phase, a minute ±20% apart: what trackers' jitter costs.")
+    @Option(help: "Further reports of every device in the scale phase, each a minute ±20% after the last: what trackers' jitter costs.")
     var scaleJitteredReports = 0
 
     @Option(help: "Fences of the start-up phase.")

@@ -236,7 +236,7 @@ struct LateSampleTests {
         #expect(sizes.last == 1, "\(sizes)")
     }
 
-    /// Reports every 30 s ±20% (`jitter`): each gap is a little longer or shorter than the one
+    /// Reports every 30 s ±20% (`jittered`): each gap is a little longer or shorter than the one
     /// before, and none is an outage's (`outageRatio`), so the device holds its newest report
     /// alone. Kept across every shorter gap, it held 5.2 reports on average and often eight.
     @Test func aTrackerWhoseReportsJitterHoldsItsNewestReportAlone() throws {
@@ -254,9 +254,10 @@ struct LateSampleTests {
     }
 
     /// The same tracker out of coverage for 5 minutes, in the yard meanwhile: a backlog sent
-    /// newest first behind three live fixes is merged, as an upload oldest first.
+    /// newest first behind three live fixes is merged, as an upload oldest first. (Its outage
+    /// hides ten reports: what its jitter must not do is make the device start afresh.)
     @Test func aBacklogBehindLaterLiveFixesOfAJitteringTrackerIsMerged() throws {
-        let times = Self.jittered(from: T0, count: 40, interval: 30)
+        let times = Self.jittered(from: T0, count: 23, interval: 30)
         // Reports 0-9 before the outage, 10-19 its backlog (in the yard at 13-16), then live ones.
         let fixes = times.enumerated().map { k, t in at((13...16).contains(k) ? 0 : -600, t: t) }
         let (before, backlog, lives) = (Array(fixes[..<10]), Array(fixes[10..<20]), Array(fixes[20..<23]))
@@ -269,6 +270,30 @@ struct LateSampleTests {
         #expect(h.engine.counters.late == backlog.count)
         h.tick(lives.last!.timestamp + 1 + 20)
         #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
+    }
+
+    /// Where `outageRatio` draws the line: reports `gaps` apart (the one before the last report
+    /// ends the outage), then a fix from within the outage sent behind the last report. Merged
+    /// only when the outage's gap is more than 1.5 times the last one. The last case is the loss
+    /// the rule accepts: one report missed among jittering ones (24 s, 48 s hiding one, 36 s).
+    @Test(arguments: [
+        ([10.0, 10, 15, 10], SampleOutcome.Status.tooLate),
+        ([10.0, 10, 15.5, 10], .late),
+        ([30.0, 30, 60, 30], .late),
+        ([24.0, 24, 48, 36], .tooLate),
+    ])
+    func aFixFromAnOutageBehindTheNextReport(gaps: [Double], expected: SampleOutcome.Status) throws {
+        var h = try Harness([circle("yard", radius: 150)])
+        var t = T0
+        var reports = [at(-600, t: t)]
+        for gap in gaps {
+            t += gap
+            reports.append(at(-600, t: t))
+        }
+        h.feed(reports)
+        let missed = reports[reports.count - 3].timestamp + gaps[gaps.count - 2] / 2
+        h.feed(at(-500, t: missed), arrival: t + 1)
+        #expect(h.outcomes.last?.status == expected)
     }
 
     /// `count` report times `interval` s ±20% apart, the same every run.

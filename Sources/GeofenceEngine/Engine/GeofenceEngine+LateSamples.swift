@@ -40,11 +40,10 @@ extension GeofenceEngine {
     /// reported this many times since.
     static let samplesAfterAGap = 8
 
-    /// How much longer than the reports after it a gap must be to be taken for an outage whose
-    /// backlog may come behind them. An outage hides at least one report: twice the interval.
-    /// Reports that jitter around their interval, up to ±20%, are never 1.5 times apart. Held
-    /// across any shorter gap, a tracker reporting every 30 s ±5% held 5.2 samples on average
-    /// (one at an exact 30 s): 4.2 more of 56 bytes each, for backlogs its jitter never hid.
+    /// A gap is taken for an outage whose backlog may come behind later reports only when it is
+    /// more than this times the gap after it: an outage hides a report at least (twice the
+    /// interval), and gaps within ±20% of their interval are at most 1.5 times one another. Kept
+    /// across any shorter gap, a tracker whose reports jitter held five of them for nothing.
     static let outageRatio = 1.5
 
     var heldAfterAGap: Int { max(Self.samplesAfterAGap, settings.heldSamples) }
@@ -89,7 +88,7 @@ extension GeofenceEngine {
         // An open backlog was merged before this sample (`process`): what is held is judged.
         history.merging = false
         let held = SampleHistory.Held(sample, before: before, alerted: marks(alerted))
-        // Kept across a shorter gap, the history stays unbroken, the oldest going first: a replay
+        // Kept across a much shorter gap, the history stays unbroken, the oldest going first: a replay
         // interpolates each crossing from the sample before it, and one dropped from the middle
         // moved an enter's `at`. `samplesAfterAGap` reports after the live fix the device starts
         // afresh.
