@@ -209,15 +209,7 @@ struct LateSampleTests {
         // Out of coverage for 5 minutes: in the yard from +60 s to +150 s.
         let backlog = stride(from: 20.0, through: 300, by: 10).map { t in at((60...150).contains(t) ? 0 : -600, t: T0 + t) }
         let lives = (0..<liveFixes).map { k in at(-600, t: T0 + 310 + 10 * Double(k)) }
-        var reference = try Harness([circle("yard", radius: 150)])
-        reference.feed(before + backlog + lives)
-        #expect(events(reference.alerts) == ["enter yard", "exit yard"])
-        var h = try Harness([circle("yard", radius: 150)])
-        h.feed(before + lives)
-        for sample in backlog.reversed() { h.feed(sample, arrival: lives.last!.timestamp + 1) }
-        #expect(h.engine.counters.late == backlog.count)
-        h.tick(lives.last!.timestamp + 1 + 20)
-        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
+        try Self.expectMergedNewestFirst(backlog, behind: lives, after: before)
     }
 
     /// What a slow tracker holds after a longer gap is bounded: the live fix and the reports after
@@ -261,15 +253,7 @@ struct LateSampleTests {
         // Reports 0-9 before the outage, 10-19 its backlog (in the yard at 13-16), then live ones.
         let fixes = times.enumerated().map { k, t in at((13...16).contains(k) ? 0 : -600, t: t) }
         let (before, backlog, lives) = (Array(fixes[..<10]), Array(fixes[10..<20]), Array(fixes[20..<23]))
-        var reference = try Harness([circle("yard", radius: 150)])
-        reference.feed(before + backlog + lives)
-        #expect(events(reference.alerts) == ["enter yard", "exit yard"])
-        var h = try Harness([circle("yard", radius: 150)])
-        h.feed(before + lives)
-        for sample in backlog.reversed() { h.feed(sample, arrival: lives.last!.timestamp + 1) }
-        #expect(h.engine.counters.late == backlog.count)
-        h.tick(lives.last!.timestamp + 1 + 20)
-        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
+        try Self.expectMergedNewestFirst(backlog, behind: lives, after: before)
     }
 
     /// Where `outageRatio` draws the line: reports `gaps` apart (the one before the last report
@@ -294,6 +278,22 @@ struct LateSampleTests {
         let missed = reports[reports.count - 3].timestamp + gaps[gaps.count - 2] / 2
         h.feed(at(-500, t: missed), arrival: t + 1)
         #expect(h.outcomes.last?.status == expected)
+    }
+
+    /// Sends `before` and `lives`, then `backlog` newest first (a visit to the yard in it): the
+    /// alerts are those of the fixes sent oldest first.
+    static func expectMergedNewestFirst(
+        _ backlog: [PositionSample], behind lives: [PositionSample], after before: [PositionSample]
+    ) throws {
+        var reference = try Harness([circle("yard", radius: 150)])
+        reference.feed(before + backlog + lives)
+        #expect(events(reference.alerts) == ["enter yard", "exit yard"])
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed(before + lives)
+        for sample in backlog.reversed() { h.feed(sample, arrival: lives.last!.timestamp + 1) }
+        #expect(h.engine.counters.late == backlog.count)
+        h.tick(lives.last!.timestamp + 1 + 20)
+        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
     }
 
     /// `count` report times `interval` s ±20% apart, the same every run.
