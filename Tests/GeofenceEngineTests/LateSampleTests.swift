@@ -256,17 +256,20 @@ struct LateSampleTests {
         try Self.expectMergedNewestFirst(backlog, behind: lives, after: before)
     }
 
-    /// Where `outageRatio` draws the line: reports `gaps` apart (the one before the last report
-    /// ends the outage), then a fix from within the outage sent behind the last report. Merged
-    /// only when the outage's gap is more than 1.5 times the last one. The last case is the loss
-    /// the rule accepts: one report missed among jittering ones (24 s, 48 s hiding one, 36 s).
+    /// Where `outageRatio` draws the line: reports `gaps` apart, the longest taken for an outage
+    /// when it is more than 1.5 times the gap before it; then a fix from within it sent behind the
+    /// last report. Decided once at the outage, a missed report among reports 24-36 s apart is
+    /// merged behind any later report shorter than its gap (decided at each report, it was lost at
+    /// the 36 s one); the last case is the loss the rule accepts: a gap of 48 s hiding a report
+    /// after one of 36 s is taken for jitter.
     @Test(arguments: [
         ([10.0, 10, 15, 10], SampleOutcome.Status.tooLate),
         ([10.0, 10, 15.5, 10], .late),
-        ([30.0, 30, 60, 30], .late),
-        ([24.0, 24, 48, 36], .tooLate),
+        ([30.0, 30, 60, 30, 30, 30], .late),
+        ([24.0, 24, 48, 36, 30, 36], .late),
+        ([30.0, 36, 48, 24], .tooLate),
     ])
-    func aFixFromAnOutageBehindTheNextReport(gaps: [Double], expected: SampleOutcome.Status) throws {
+    func aFixFromAnOutageBehindLaterReports(gaps: [Double], expected: SampleOutcome.Status) throws {
         var h = try Harness([circle("yard", radius: 150)])
         var t = T0
         var reports = [at(-600, t: t)]
@@ -275,9 +278,43 @@ struct LateSampleTests {
             reports.append(at(-600, t: t))
         }
         h.feed(reports)
-        let missed = reports[reports.count - 3].timestamp + gaps[gaps.count - 2] / 2
-        h.feed(at(-500, t: missed), arrival: t + 1)
+        let outage = gaps.indices.max { gaps[$0] < gaps[$1] }!
+        h.feed(at(-500, t: reports[outage].timestamp + gaps[outage] / 2), arrival: t + 1)
         #expect(h.outcomes.last?.status == expected)
+    }
+
+    /// After an outage the jittering tracker holds the live fix and the reports after it, up to
+    /// `samplesAfterAGap`; once the live fix has gone, its jitter alone holds nothing more.
+    @Test func aJitteringTrackerHoldsItsReportsAfterAnOutageThenOneAgain() throws {
+        var h = try Harness([circle("yard", radius: 150)])
+        let times = Self.jittered(from: T0, count: 50, interval: 30)
+        var sizes: [Int] = []
+        for (k, t) in times.enumerated() where !(10..<20).contains(k) {
+            h.feed([at(-600, t: t)])
+            let index = h.engine.devices.history[0]
+            sizes.append(index >= 0 ? h.engine.histories[index].held.count : 0)
+        }
+        #expect(Array(sizes[10..<18]) == Array(1...8), "\(sizes)")
+        #expect(Set(sizes[19...]) == [1], "\(sizes)")
+    }
+
+    /// A tracker reporting every 30 s moving and every 2 minutes parked: its first parked report
+    /// ends a gap four times the one before, which may be an outage; the next parked one does
+    /// not, and the device holds one report, also once it moves again (it held eight after each
+    /// stop, each moving report's gap shorter than the parked ones).
+    @Test func aParkedTrackerHoldsOneReportAfterItsFirstParkedOne() throws {
+        var h = try Harness([circle("yard", radius: 150)])
+        let moving: [Double] = (0..<6).map { k in T0 + 30 * Double(k) }
+        let parked: [Double] = (1..<8).map { k in T0 + 150 + 120 * Double(k) }
+        let movingAgain: [Double] = (1..<10).map { k in T0 + 990 + 30 * Double(k) }
+        let times = moving + parked + movingAgain
+        var sizes: [Int] = []
+        for t in times {
+            h.feed([at(-600, t: t)])
+            let index = h.engine.devices.history[0]
+            sizes.append(index >= 0 ? h.engine.histories[index].held.count : 0)
+        }
+        #expect(Set(sizes.suffix(16)) == [1], "\(sizes)")
     }
 
     /// Sends `before` and `lives`, then `backlog` newest first (a visit to the yard in it): the

@@ -33,17 +33,18 @@ extension GeofenceEngine {
         Int(min(max(settings.lateWindowSeconds.rounded(.up) + 1, 1_024), 86_400)) + heldAfterAGap
     }
 
-    /// What a device reporting less often than every `gapSeconds` holds after a longer gap, for
-    /// a backlog that comes behind later live fixes: 80 s of reports every 10 s, four minutes of
-    /// reports every 30 s. A tracker that reports every 30 s moving and every 2 minutes parked
-    /// holds as many after each stop, so each costs memory a device (56 bytes), until it has
-    /// reported this many times since.
+    /// What a device reporting less often than every `gapSeconds` holds after an outage
+    /// (`outageRatio`), for a backlog that comes behind later live fixes: 80 s of reports every
+    /// 10 s, four minutes of reports every 30 s, 56 bytes a report, until it has reported this
+    /// many times since.
     static let samplesAfterAGap = 8
 
     /// A gap is taken for an outage whose backlog may come behind later reports only when it is
-    /// more than this times the gap after it: an outage hides a report at least (twice the
+    /// more than this times the gap before it: an outage hides a report at least (twice the
     /// interval), and gaps within ±20% of their interval are at most 1.5 times one another. Kept
     /// across any shorter gap, a tracker whose reports jitter held five of them for nothing.
+    /// Decided once, at the gap: decided at each report after it, against that report's gap, a
+    /// single missed report among jittering ones was lost as jitter at any of them.
     static let outageRatio = 1.5
 
     var heldAfterAGap: Int { max(Self.samplesAfterAGap, settings.heldSamples) }
@@ -69,14 +70,17 @@ extension GeofenceEngine {
             devices.history[device] = -1
             return
         }
-        // A gap well shorter (`outageRatio`) than one a held sample ended (a tracker reporting
-        // every 10 s after its live fix, or after its first) keeps the history: the backlog of the
-        // longer gap may still come, behind the second live fix as behind the first. Started
-        // afresh at every gap, it held only the newest fix, and a backlog sent after the next one
-        // was `too_late`.
+        // After a gap taken for an outage, a shorter one (a tracker reporting every 10 s after its
+        // live fix) keeps the history: the outage's backlog may still come, behind the second live
+        // fix as behind the first. Started afresh at every gap, it held only the newest fix, and a
+        // backlog sent after the next one was `too_late`.
         let mayStartAfresh = gap && !history.merging && !fromFirst
-        let keptAcrossGap = mayStartAfresh && (sample.timestamp - previousLatest) * Self.outageRatio < history.longestGap
+        let gapLength = sample.timestamp - previousLatest
+        let keptAcrossGap = mayStartAfresh && history.endsOutage && gapLength < history.longestGap
         if index < 0 || history.epoch != fenceEpoch || (mayStartAfresh && !keptAcrossGap) {
+            // Known only from what was held: with nothing held before (a steady stream), any gap
+            // may be an outage.
+            let gapBefore = index >= 0 ? history.lastGap : nil
             // A new gap, as long as any held (a device reporting steadily every 10 s holds one
             // fix), or snapshots from before a fence was removed or reassigned (their slots may
             // name other fences now): merging starts again from here. Samples older than the
@@ -84,6 +88,7 @@ extension GeofenceEngine {
             history = SampleHistory()
             history.epoch = fenceEpoch
             history.floor = previousLatest
+            history.endsOutage = gap && gapLength > Self.outageRatio * (gapBefore ?? 0)
         }
         // An open backlog was merged before this sample (`process`): what is held is judged.
         history.merging = false

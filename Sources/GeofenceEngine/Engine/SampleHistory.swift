@@ -60,6 +60,10 @@ struct SampleHistory: Sendable {
     /// A late sample was held since the last newest one was appended: a backlog arrived, and the
     /// next newest sample keeps the history rather than starting afresh.
     var merging = false
+    /// `held[0]` ended a gap taken for an outage (`GeofenceEngine.outageRatio`): reports after it
+    /// keep the history while their gaps are shorter, for the outage's backlog. Cleared when
+    /// `held[0]` goes.
+    var endsOutage = false
     /// The engine's fence epoch when these snapshots were taken: a fence removed or reassigned
     /// since makes them unusable (their slots may name other fences now).
     var epoch: UInt32 = 0
@@ -87,6 +91,13 @@ struct SampleHistory: Sendable {
             previous = sample.timestamp
         }
         return longest
+    }
+
+    /// The gap the newest held sample ended; nil when nothing was judged before it.
+    var lastGap: Double? {
+        guard let last = held.last else { return nil }
+        let previous = held.count > 1 ? held[held.count - 2].timestamp : floor
+        return previous.isFinite ? last.timestamp - previous : nil
     }
 
     /// Appends the device's newest sample. `anchor`: the device's accurate sample before it.
@@ -151,6 +162,7 @@ struct SampleHistory: Sendable {
 
     private mutating func dropFirst() {
         let first = held.removeFirst()
+        endsOutage = false
         if !held.isEmpty { held[0].alerted.append(contentsOf: first.alerted) }
         floor = first.timestamp
         baseAnchor = (first.timestamp, first.lat, first.lon)
