@@ -199,8 +199,8 @@ struct LateSampleTests {
     }
 
     /// A tracker reporting every 10 s (each report a gap of more than 5 s) sends its live fix, then
-    /// `liveFixes - 1` more, then the backlog newest first: the live fix ended the longest gap, so
-    /// the device still holds it, and the backlog gives the alerts of an upload oldest first.
+    /// `liveFixes - 1` more, then the backlog newest first: the live fix ended a gap over 1.5 times
+    /// the one before (an outage), so the device still holds it, and the backlog gives the alerts of an upload oldest first.
     /// Started afresh at every gap, the history held the newest fix only: behind the second live
     /// fix the whole backlog was `too_late`.
     @Test(arguments: [2, 3, 6])
@@ -296,6 +296,39 @@ struct LateSampleTests {
         }
         #expect(Array(sizes[10..<18]) == Array(1...8), "\(sizes)")
         #expect(Set(sizes[19...]) == [1], "\(sizes)")
+    }
+
+    /// A device's first fix, then an outage of 5 minutes (the gap before it unknown: taken for
+    /// one), then reports every 10 s: a fix of the outage sent behind the third is merged.
+    @Test func aFixOfAnOutageAfterTheFirstFixBehindLaterReportsIsMerged() throws {
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed([at(-600, t: T0), at(-600, t: T0 + 300), at(-600, t: T0 + 310), at(-600, t: T0 + 320)])
+        h.feed(at(-500, t: T0 + 150), arrival: T0 + 321)
+        #expect(h.outcomes.last?.status == .late)
+    }
+
+    /// An outage's backlog in two parts, oldest first, with live reports between them: the first
+    /// part's merge keeps the live fix that ended the outage (its samples trimmed around it), and
+    /// the second part, behind two more reports, is merged too.
+    @Test func aBacklogInTwoPartsBehindLiveReportsIsMergedWhole() throws {
+        let before = [at(-600, t: T0), at(-600, t: T0 + 10)]
+        let backlog = stride(from: 20.0, through: 300, by: 10).map { t in at((160...250).contains(t) ? 0 : -600, t: T0 + t) }
+        let lives = [310.0, 320, 330, 340, 350].map { at(-600, t: T0 + $0) }
+        var reference = try Harness([circle("yard", radius: 150)])
+        reference.feed(before + backlog + lives)
+        #expect(events(reference.alerts) == ["enter yard", "exit yard"])
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed(before + Array(lives[..<2]))
+        for sample in backlog[..<14] { h.feed(sample, arrival: T0 + 321) }
+        // Quiet for `silent_confirm_s`: the first part is merged.
+        h.tick(T0 + 321 + 25)
+        h.feed(Array(lives[2..<4]), lag: 30)
+        for sample in backlog[14...] { h.feed(sample, arrival: T0 + 371) }
+        h.feed([lives[4]], lag: 30)
+        h.tick(T0 + 410 + 25)
+        #expect(h.engine.counters.tooLate == 0)
+        #expect(h.engine.counters.late == backlog.count)
+        #expect(events(h.alerts) == ["enter yard", "exit yard"])
     }
 
     /// A tracker reporting every 30 s moving and every 2 minutes parked: its first parked report

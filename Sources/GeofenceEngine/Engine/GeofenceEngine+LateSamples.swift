@@ -43,8 +43,9 @@ extension GeofenceEngine {
     /// more than this times the gap before it: an outage hides a report at least (twice the
     /// interval), and gaps within ±20% of their interval are at most 1.5 times one another. Kept
     /// across any shorter gap, a tracker whose reports jitter held five of them for nothing.
-    /// Decided once, at the gap: decided at each report after it, against that report's gap, a
-    /// single missed report among jittering ones was lost as jitter at any of them.
+    /// Decided once, at the gap, and marked on the sample that ended it: decided at each report
+    /// after it, against that report's gap, a single missed report among jittering ones was lost
+    /// as jitter at any of them.
     static let outageRatio = 1.5
 
     var heldAfterAGap: Int { max(Self.samplesAfterAGap, settings.heldSamples) }
@@ -76,24 +77,25 @@ extension GeofenceEngine {
         // backlog sent after the next one was `too_late`.
         let mayStartAfresh = gap && !history.merging && !fromFirst
         let gapLength = sample.timestamp - previousLatest
-        let keptAcrossGap = mayStartAfresh && history.endsOutage && gapLength < history.longestGap
+        // Known from what was held: with nothing held before (a steady stream, a first fix) or
+        // the report before not held, any gap may be an outage.
+        let gapBefore = index >= 0 && !fromFirst ? history.gap(endedAt: previousLatest) : nil
+        let endsOutage = gap && gapLength > Self.outageRatio * (gapBefore ?? 0)
+        let keptAcrossGap = mayStartAfresh && history.holdsAnOutage && gapLength < history.longestGap
         if index < 0 || history.epoch != fenceEpoch || (mayStartAfresh && !keptAcrossGap) {
-            // Known only from what was held: with nothing held before (a steady stream), any gap
-            // may be an outage.
-            let gapBefore = index >= 0 ? history.lastGap : nil
-            // A new gap, as long as any held (a device reporting steadily every 10 s holds one
-            // fix), or snapshots from before a fence was removed or reassigned (their slots may
+            // A gap as long as any held, or any gap when no held sample ended an outage (a device
+            // reporting steadily every 10 s holds one fix), or snapshots from before a fence was removed or reassigned (their slots may
             // name other fences now): merging starts again from here. Samples older than the
             // device's latest before this one were judged into its regions already.
             history = SampleHistory()
             history.epoch = fenceEpoch
             history.floor = previousLatest
-            history.endsOutage = gap && gapLength > Self.outageRatio * (gapBefore ?? 0)
         }
         // An open backlog was merged before this sample (`process`): what is held is judged.
         history.merging = false
-        let held = SampleHistory.Held(sample, before: before, alerted: marks(alerted))
-        // Kept across a much shorter gap, the history stays unbroken, the oldest going first: a replay
+        var held = SampleHistory.Held(sample, before: before, alerted: marks(alerted))
+        held.endsOutage = endsOutage
+        // Kept across a shorter gap after an outage, the history stays unbroken, the oldest going first: a replay
         // interpolates each crossing from the sample before it, and one dropped from the middle
         // moved an enter's `at`. `samplesAfterAGap` reports after the live fix the device starts
         // afresh.

@@ -22,6 +22,10 @@ struct SampleHistory: Sendable {
         var alerted: [AlertMark] = []
         /// NaN: unknown. A `Float` is enough: it only widens the margin (`max(hysteresis_m, acc)`).
         var accuracy: Float
+        /// It ended a gap taken for an outage (`GeofenceEngine.outageRatio`): while it is held,
+        /// reports after shorter gaps keep the history, for the outage's backlog. On the sample,
+        /// so that it stays through the backlog's inserts and merges (in the 56 bytes it had).
+        var endsOutage = false
 
         var sample: PositionSample {
             PositionSample(
@@ -60,10 +64,6 @@ struct SampleHistory: Sendable {
     /// A late sample was held since the last newest one was appended: a backlog arrived, and the
     /// next newest sample keeps the history rather than starting afresh.
     var merging = false
-    /// `held[0]` ended a gap taken for an outage (`GeofenceEngine.outageRatio`): reports after it
-    /// keep the history while their gaps are shorter, for the outage's backlog. Cleared when
-    /// `held[0]` goes.
-    var endsOutage = false
     /// The engine's fence epoch when these snapshots were taken: a fence removed or reassigned
     /// since makes them unusable (their slots may name other fences now).
     var epoch: UInt32 = 0
@@ -93,12 +93,16 @@ struct SampleHistory: Sendable {
         return longest
     }
 
-    /// The gap the newest held sample ended; nil when nothing was judged before it.
-    var lastGap: Double? {
-        guard let last = held.last else { return nil }
+    /// The gap a report at `latest` ended, when it is the newest held; nil when unknown (not
+    /// held: too inaccurate to judge; or nothing judged before it).
+    func gap(endedAt latest: Double) -> Double? {
+        guard let last = held.last, last.timestamp == latest else { return nil }
         let previous = held.count > 1 ? held[held.count - 2].timestamp : floor
         return previous.isFinite ? last.timestamp - previous : nil
     }
+
+    /// A held sample ended an outage: its backlog may still come.
+    var holdsAnOutage: Bool { held.contains { $0.endsOutage } }
 
     /// Appends the device's newest sample. `anchor`: the device's accurate sample before it.
     /// `oldestFirst`: over `capacity`, the oldest go, not the sample after the shortest gap.
@@ -156,13 +160,14 @@ struct SampleHistory: Sendable {
                 // with its own time.
                 let dropped = held.remove(at: shortest)
                 held[shortest].alerted.append(contentsOf: dropped.alerted)
+                // Its successor now ends its gap too.
+                held[shortest].endsOutage = held[shortest].endsOutage || dropped.endsOutage
             }
         }
     }
 
     private mutating func dropFirst() {
         let first = held.removeFirst()
-        endsOutage = false
         if !held.isEmpty { held[0].alerted.append(contentsOf: first.alerted) }
         floor = first.timestamp
         baseAnchor = (first.timestamp, first.lat, first.lon)
