@@ -200,7 +200,8 @@ struct LateSampleTests {
 
     /// A tracker reporting every 10 s (each report a gap of more than 5 s) sends its live fix, then
     /// `liveFixes - 1` more, then the backlog newest first: the live fix ended a gap over 1.5 times
-    /// the one before (an outage), so the device still holds it, and the backlog gives the alerts of an upload oldest first.
+    /// the one before (an outage), so the device still holds it, and the backlog gives the alerts
+    /// of an upload oldest first.
     /// Started afresh at every gap, the history held the newest fix only: behind the second live
     /// fix the whole backlog was `too_late`.
     @Test(arguments: [2, 3, 6])

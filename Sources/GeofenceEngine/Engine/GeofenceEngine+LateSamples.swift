@@ -84,9 +84,10 @@ extension GeofenceEngine {
         let keptAcrossGap = mayStartAfresh && history.holdsAnOutage && gapLength < history.longestGap
         if index < 0 || history.epoch != fenceEpoch || (mayStartAfresh && !keptAcrossGap) {
             // A gap as long as any held, or any gap when no held sample ended an outage (a device
-            // reporting steadily every 10 s holds one fix), or snapshots from before a fence was removed or reassigned (their slots may
-            // name other fences now): merging starts again from here. Samples older than the
-            // device's latest before this one were judged into its regions already.
+            // reporting steadily every 10 s holds one fix), or snapshots from before a fence was
+            // removed or reassigned (their slots may name other fences now): merging starts again
+            // from here. Samples older than the device's latest before this one were judged into
+            // its regions already.
             history = SampleHistory()
             history.epoch = fenceEpoch
             history.floor = previousLatest
@@ -95,10 +96,10 @@ extension GeofenceEngine {
         history.merging = false
         var held = SampleHistory.Held(sample, before: before, alerted: marks(alerted))
         held.endsOutage = endsOutage
-        // Kept across a shorter gap after an outage, the history stays unbroken, the oldest going first: a replay
-        // interpolates each crossing from the sample before it, and one dropped from the middle
-        // moved an enter's `at`. `samplesAfterAGap` reports after the live fix the device starts
-        // afresh.
+        // Kept across a shorter gap after an outage, the history stays unbroken, the oldest going
+        // first: a replay interpolates each crossing from the sample before it, and one dropped
+        // from the middle moved an enter's `at`. `samplesAfterAGap` reports after the live fix the
+        // device starts afresh.
         history.append(
             held, capacity: keptAcrossGap ? heldAfterAGap : settings.heldSamples, window: settings.lateWindowSeconds,
             anchor: anchor, oldestFirst: keptAcrossGap)
