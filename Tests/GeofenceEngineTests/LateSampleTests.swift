@@ -229,6 +229,56 @@ struct LateSampleTests {
         #expect(sizes.last == 1, "\(sizes)")
     }
 
+    /// A tracker reporting every second, out of coverage for 5 minutes (in the yard meanwhile),
+    /// sends its backlog newest first behind `liveFixes` live fixes: no crossing made in the outage
+    /// can be confirmed before `debounce_s` after the live fix, so the backlog behind any fix until
+    /// then gives the alerts of an upload oldest first. Held to four reports, it was `too_late`
+    /// behind the fifth. The last case misses 6 s of reports in between (a gap it is kept across).
+    @Test(arguments: [Array(0..<2), Array(0..<5), Array(0..<12), Array(0...20), Array(0..<6) + Array(12...20)])
+    func aBacklogBehindAFastTrackersLiveFixesWithinTheDebounceIsMerged(liveFixes: [Int]) throws {
+        let before = (0...10).map { at(-600, t: T0 + Double($0)) }
+        let backlog = (11..<310).map { t in at((60...150).contains(t) ? 0 : -600, t: T0 + Double(t)) }
+        let lives = liveFixes.map { k in at(-600, t: T0 + 310 + Double(k)) }
+        try Self.expectMergedNewestFirst(backlog, behind: lives, after: before)
+    }
+
+    /// What that tracker holds is bounded in time: every report for `debounce_s` after the live
+    /// fix, then nothing (a steady stream). A fix of the outage sent after that is `too_late`.
+    @Test func aFastTrackerHoldsItsReportsForTheDebounceAfterAnOutageThenNone() throws {
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed((0...10).map { at(-600, t: T0 + Double($0)) })
+        let held = { () -> Int in
+            let index = h.engine.devices.history[0]
+            return index >= 0 ? h.engine.histories[index].held.count : 0
+        }
+        var sizes: [Int] = []
+        for k in 0..<40 {
+            h.feed([at(-600, t: T0 + 310 + Double(k))])
+            sizes.append(held())
+        }
+        #expect(sizes.max() == 21, "the live fix and the 20 reports within the debounce: \(sizes)")
+        #expect(sizes.suffix(10) == Array(repeating: 0, count: 10), "\(sizes)")
+        h.feed([at(0, t: T0 + 100)])
+        #expect(h.outcomes.last?.status == .tooLate)
+    }
+
+    /// Once the outage's backlog has come and been merged, the same tracker holds no more than a
+    /// steady one: its four, then nothing.
+    @Test func aFastTrackerStopsHoldingOnceItsBacklogIsMerged() throws {
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed((0...10).map { at(-600, t: T0 + Double($0)) })
+        h.feed([at(-600, t: T0 + 310)])
+        h.feed((11..<310).reversed().map { at(-600, t: T0 + Double($0)) })
+        var sizes: [Int] = []
+        for k in 1..<10 {
+            h.feed([at(-600, t: T0 + 310 + Double(k))])
+            let index = h.engine.devices.history[0]
+            sizes.append(index >= 0 ? h.engine.histories[index].held.count : 0)
+        }
+        #expect(h.engine.counters.late == 299)
+        #expect(sizes.max()! <= 5 && sizes.last == 0, "\(sizes)")
+    }
+
     /// Reports every 30 s ±20% (`jittered`): each gap is a little longer or shorter than the one
     /// before, and none is an outage's (`outageRatio`), so the device holds its newest report
     /// alone. Kept across every shorter gap, it held 5.2 reports on average and often eight.

@@ -26,6 +26,9 @@ struct SampleHistory: Sendable {
         /// reports after shorter gaps keep the history, for the outage's backlog. On the sample,
         /// so that it stays through the backlog's inserts and merges (in the 56 bytes it had).
         var endsOutage = false
+        /// A backlog was merged since it ended its outage: a device reporting every few seconds no
+        /// longer keeps every report for it (`GeofenceEngine.heldAfterAnOutage`).
+        var backlogMerged = false
 
         var sample: PositionSample {
             PositionSample(
@@ -104,6 +107,14 @@ struct SampleHistory: Sendable {
     /// A held sample ended an outage: its backlog may still come.
     var holdsAnOutage: Bool { held.contains { $0.endsOutage } }
 
+    /// When the newest held sample that ended an outage whose backlog has not come was taken.
+    var outageAwaitingBacklog: Double? { held.last { $0.endsOutage && !$0.backlogMerged }?.timestamp }
+
+    /// A backlog was merged: the outages held have had theirs.
+    mutating func noteBacklogMerged() {
+        for position in held.indices { held[position].backlogMerged = true }
+    }
+
     /// Appends the device's newest sample. `anchor`: the device's accurate sample before it.
     /// `oldestFirst`: over `capacity`, the oldest go, not the sample after the shortest gap.
     mutating func append(
@@ -161,7 +172,10 @@ struct SampleHistory: Sendable {
                 let dropped = held.remove(at: shortest)
                 held[shortest].alerted.append(contentsOf: dropped.alerted)
                 // Its successor now ends its gap too.
-                held[shortest].endsOutage = held[shortest].endsOutage || dropped.endsOutage
+                if dropped.endsOutage, !held[shortest].endsOutage {
+                    held[shortest].endsOutage = true
+                    held[shortest].backlogMerged = dropped.backlogMerged
+                }
             }
         }
     }
