@@ -4,8 +4,9 @@ import Testing
 
 extension EndToEndSuites {
     /// What real trackers send (docs/simulator.md "Tracker models"), verified end to end against
-    /// the real `fleetfence serve`: coverage gaps whose backlog comes after the live fix, parked
-    /// reporting. Each model must verify clean (a backlog after the live fix, oldest or newest first),
+    /// the real `fleetfence serve`: coverage gaps whose backlog comes after the live fix (or behind
+    /// later ones, before the debounce could confirm a crossing made in the gap), parked reporting,
+    /// reports that jitter. Each model must verify clean (a backlog after the live fix, oldest or newest first),
     /// and a backlog sent live-first must give the alerts of
     /// the same backlog sent oldest-first (docs/rules.md "Late samples"). Multipath outliers are not among
     /// them: an outlier inside a debounce cancels it, as the rules say, and moves `at` (docs/simulator.md
@@ -13,9 +14,9 @@ extension EndToEndSuites {
     @Suite("End to end: tracker models", .serialized)
     struct TrackerModelTests {
         static let models: [[String]] = [
-            ["--gaps", "8", "--gap-length", "60-300", "--backlog", "live-first"],
+            ["--gaps", "8", "--gap-length", "60-300", "--backlog", "live-first", "--jitter", "0.2", "--backlog-behind", "10"],
             ["--interval", "10", "--parked-interval", "120", "--gaps", "8", "--gap-length", "60-300", "--backlog", "live-first"],
-            ["--interval", "10", "--gaps", "8", "--gap-length", "60-300", "--backlog", "newest-first"],
+            ["--interval", "10", "--gaps", "8", "--gap-length", "60-300", "--backlog", "newest-first", "--jitter", "0.2", "--backlog-behind", "2"],
         ]
 
         @Test(arguments: models)

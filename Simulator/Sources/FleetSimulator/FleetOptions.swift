@@ -39,6 +39,12 @@ public struct FleetOptions: Sendable, Hashable {
     public var gapLength: ClosedRange<Double> = 60...600
     /// How a tracker back in coverage sends its backlog.
     public var backlog = BacklogOrder.oldestFirst
+    /// Live fixes a tracker sends after a gap before its backlog (live-first and newest-first): a
+    /// tracker that uploads what it kept while it goes on reporting sends it behind later fixes.
+    public var backlogBehind = 1
+    /// Each fix moved from its instant by up to half this share of `interval`, either way, so the
+    /// time between two fixes is `interval` ± this share of it: real trackers' reports jitter.
+    public var jitter = 0.0
     /// Share of positions displaced 300-1500 m with an ordinary `acc` (multipath).
     public var outliers = 0.0
 
@@ -54,10 +60,12 @@ public struct FleetOptions: Sendable, Hashable {
     /// The tracker model in a few words, for the verification report.
     public var model: String {
         var parts = ["fixes every \(Self.format(interval)) s"]
+        if jitter > 0 { parts[0] += " ±\(Self.format(jitter * 100))%" }
         if let parkedInterval { parts.append("\(Self.format(parkedInterval)) s parked") }
         if gapsPerHour > 0 {
             parts.append(
-                "\(Self.format(gapsPerHour)) gaps/h of \(Self.format(gapLength.lowerBound))-\(Self.format(gapLength.upperBound)) s sent \(backlog.rawValue)")
+                "\(Self.format(gapsPerHour)) gaps/h of \(Self.format(gapLength.lowerBound))-\(Self.format(gapLength.upperBound)) s sent \(backlog.rawValue)"
+                    + (backlog != .oldestFirst && backlogBehind > 1 ? " behind \(backlogBehind) live fixes" : ""))
         }
         if outliers > 0 { parts.append("\(Self.format(outliers * 100))% outliers") }
         if noise > 0 { parts.append("noise \(Self.format(noise)) m") }

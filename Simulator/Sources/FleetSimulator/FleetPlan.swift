@@ -76,11 +76,16 @@ public struct FleetPlan: Sendable {
         let plan: FleetPlan
         let truck: Truck
         private var grid = 0
+        /// The last instant on the grid, and the last one reported (jittered).
         private var last: Double?
+        private var lastSent = -Double.infinity
+        /// A stream of its own, so that turning jitter on moves no truck's noise, gaps or outliers.
+        private var jitter: SeededRandom
 
         init(plan: FleetPlan, truck: Truck) {
             self.plan = plan
             self.truck = truck
+            jitter = SeededRandom(seed: plan.options.seed, stream: UInt64(truck.index) << 32 | 1)
         }
 
         public mutating func next() -> Double? {
@@ -92,9 +97,21 @@ public struct FleetPlan: Sendable {
                     continue
                 }
                 last = time
-                return time
+                lastSent = jittered(time)
+                return lastSent
             }
             return nil
+        }
+
+        /// `time` moved by up to half the jitter's share of the interval either way, still after the
+        /// fix before it (a route's last point may follow the grid's last step closely).
+        private mutating func jittered(_ time: Double) -> Double {
+            let share = plan.options.jitter
+            guard share > 0 else { return time }
+            var moved = time + (jitter.nextUnit() - 0.5) * share * plan.options.interval
+            if plan.options.wholeSeconds { moved.round() }
+            let step = plan.options.wholeSeconds ? 1.0 : 0.001
+            return Swift.max(moved, lastSent + step)
         }
     }
 

@@ -34,6 +34,9 @@ public struct TruckSampler: Sendable {
     /// Fixes kept through the current coverage gap.
     private var backlog: [TruckSample] = []
     private var gap: Range<Double>?
+    /// Live fixes sent since the last gap ended, and the time of the latest.
+    private var livesSinceGap = 0
+    private var lastLive = 0.0
 
     public init(plan: FleetPlan, truck: Int) {
         self.plan = plan
@@ -56,44 +59,51 @@ public struct TruckSampler: Sendable {
         return sample
     }
 
-    /// Makes the next sendable samples ready: a fix in a gap is kept, and the first fix after the
-    /// gap goes with the backlog, before or after it.
+    /// Makes the next sendable samples ready: a fix in a gap is kept, and the backlog goes with the
+    /// first fix after the gap (before or after it), or after the `backlogBehind`-th.
     private mutating func fill() {
         guard readyIndex >= ready.count else { return }
         ready.removeAll(keepingCapacity: true)
         readyIndex = 0
         while ready.isEmpty {
             guard let sample = generate() else {
-                // The route ended in a gap: the tracker sends what it kept when it stops.
-                ready = backlog.map { kept in
-                    var kept = kept
-                    kept.due = backlog.last!.time
-                    return kept
-                }
-                backlog = []
+                // The route ended with fixes kept: the tracker sends them when it stops.
+                ready = sendBacklog(at: max(backlog.last?.time ?? 0, lastLive))
                 return
             }
             while let current = gap, sample.time >= current.upperBound { gap = nextGap(after: current.upperBound) }
             if let current = gap, current.contains(sample.time) {
+                if livesSinceGap > 0, !backlog.isEmpty {
+                    // Coverage lost again before `backlogBehind` live fixes: the tracker sent what
+                    // it kept behind the last of them.
+                    ready = sendBacklog(at: lastLive)
+                }
                 backlog.append(sample)
+                livesSinceGap = 0
                 continue
             }
-            if backlog.isEmpty {
+            lastLive = sample.time
+            livesSinceGap += 1
+            let order = plan.options.backlog
+            if backlog.isEmpty || (order != .oldestFirst && livesSinceGap < plan.options.backlogBehind) {
                 ready = [sample]
+            } else if order == .oldestFirst {
+                ready = sendBacklog(at: sample.time) + [sample]
             } else {
-                let kept = backlog.map { kept in
-                    var kept = kept
-                    kept.due = sample.time
-                    return kept
-                }
-                switch plan.options.backlog {
-                case .oldestFirst: ready = kept + [sample]
-                case .liveFirst: ready = [sample] + kept
-                case .newestFirst: ready = [sample] + kept.reversed()
-                }
-                backlog = []
+                ready = [sample] + sendBacklog(at: sample.time)
             }
         }
+    }
+
+    /// The kept fixes in the order the tracker sends them, at `time`; none kept after.
+    private mutating func sendBacklog(at time: Double) -> [TruckSample] {
+        let kept = backlog.map { kept in
+            var kept = kept
+            kept.due = time
+            return kept
+        }
+        backlog = []
+        return plan.options.backlog == .newestFirst ? kept.reversed() : kept
     }
 
     private mutating func generate() -> TruckSample? {

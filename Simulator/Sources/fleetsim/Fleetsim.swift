@@ -76,6 +76,10 @@ struct Fleetsim: AsyncParsableCommand {
     var gapLength = "60-600"
     @Option(help: "How a tracker back in coverage sends its kept fixes: oldest-first, live-first (the live fix, then the backlog oldest first) or newest-first (the live fix, then the backlog newest first)")
     var backlog = "oldest-first"
+    @Option(name: .customLong("backlog-behind"), help: "Live fixes sent after a gap before its backlog, with live-first or newest-first (a tracker uploading what it kept while it goes on reporting)")
+    var backlogBehind = 1
+    @Option(help: "Share of --interval (0 to less than 1) by which the time between two fixes varies either way, as real trackers' reports jitter")
+    var jitter = 0.0
     @Option(help: "Share of positions (0-1) displaced 300-1500 m with an ordinary acc (multipath)")
     var outliers = 0.0
     @Option(name: .customLong("speed-kmh"), help: "Speed on routes without times")
@@ -132,6 +136,8 @@ struct Fleetsim: AsyncParsableCommand {
         guard StartTime.parse(startTime) != nil else { throw ValidationError("--start-time: now, epoch seconds or RFC 3339") }
         guard Self.range(gapLength) != nil else { throw ValidationError("--gap-length: MIN-MAX seconds, 0 <= MIN <= MAX") }
         guard FleetOptions.BacklogOrder(rawValue: backlog) != nil else { throw ValidationError("--backlog: oldest-first, live-first or newest-first") }
+        guard backlogBehind >= 1 else { throw ValidationError("--backlog-behind: live fixes, 1 or more") }
+        guard jitter >= 0, jitter < 1 else { throw ValidationError("--jitter: a share of --interval from 0 to less than 1") }
         guard (0...1).contains(outliers) else { throw ValidationError("--outliers: a share from 0 to 1") }
         guard gaps >= 0, gaps.isFinite else { throw ValidationError("--gaps: gaps per truck and hour, 0 or more") }
         if let parkedInterval, !(parkedInterval > 0) { throw ValidationError("--parked-interval: seconds, more than 0") }
@@ -191,6 +197,8 @@ struct Fleetsim: AsyncParsableCommand {
         options.fleet.gapLength = Self.range(gapLength)!
         options.fleet.backlog = FleetOptions.BacklogOrder(rawValue: backlog)!
         options.fleet.outliers = outliers
+        options.fleet.backlogBehind = backlogBehind
+        options.fleet.jitter = jitter
         options.fleet.startTime = StartTime.parse(startTime)!
         if let tours {
             options.tours = try TourFile.load(contentsOf: URL(fileURLWithPath: tours))
