@@ -64,7 +64,10 @@ struct BacklogOrderTests {
     /// the backlog behind as many live fixes as come before the debounce could confirm a crossing
     /// made in the gap: 16 at 1 s (under 20 s however they jitter), 2 at 10 s, 1 at 30 s (parked or
     /// not).
-    @Test(arguments: [(FleetOptions.BacklogOrder.newestFirst, 1.0, 10), (.newestFirst, 10.0, 2), (.liveFirst, 10.0, 2), (.newestFirst, 30.0, 1)])
+    @Test(arguments: [
+        (FleetOptions.BacklogOrder.newestFirst, 1.0, 16), (.liveFirst, 1.0, 16), (.newestFirst, 10.0, 2), (.liveFirst, 10.0, 2),
+        (.newestFirst, 30.0, 1),
+    ])
     func aJitteringTrackersBacklogBehindLiveFixesGivesTheAlertsOfOldestFirst(
         order: FleetOptions.BacklogOrder, interval: Double, behind: Int
     ) throws {

@@ -234,12 +234,59 @@ struct LateSampleTests {
     /// can be confirmed before `debounce_s` after the live fix, so the backlog behind any fix until
     /// then gives the alerts of an upload oldest first. Held to four reports, it was `too_late`
     /// behind the fifth. The last case misses 6 s of reports in between (a gap it is kept across).
-    @Test(arguments: [Array(0..<2), Array(0..<5), Array(0..<12), Array(0...20), Array(0..<6) + Array(12...20)])
+    @Test(arguments: [Array(0..<2), Array(0..<5), Array(0..<12), Array(0...20), Array(0..<10) + Array(16...20)])
     func aBacklogBehindAFastTrackersLiveFixesWithinTheDebounceIsMerged(liveFixes: [Int]) throws {
         let before = (0...10).map { at(-600, t: T0 + Double($0)) }
         let backlog = (11..<310).map { t in at((60...150).contains(t) ? 0 : -600, t: T0 + Double(t)) }
         let lives = liveFixes.map { k in at(-600, t: T0 + 310 + Double(k)) }
         try Self.expectMergedNewestFirst(backlog, behind: lives, after: before)
+    }
+
+    /// The same tracker entered the yard in the outage and sends its live fixes from inside: the
+    /// enter is pending from the live fix and confirmed by none before `debounce_s` after it, so a
+    /// backlog behind the fix 19 s after it gives the enter at its true time (confirmed at the
+    /// merge, later than an upload oldest first). Behind the fix 20 s after it, the live fixes
+    /// confirmed the enter already, at the live fix's `at`, and the backlog says nothing for it.
+    @Test(arguments: [19, 20])
+    func aCrossingMadeInTheOutageIsMergedBehindAFastTrackersFixesUntilTheyConfirmIt(lastLive: Int) throws {
+        let before = (0...10).map { at(-600, t: T0 + Double($0)) }
+        let backlog = (11..<310).map { t in at(t >= 250 ? 0 : -600, t: T0 + Double(t)) }
+        let lives = (0...lastLive).map { k in at(0, t: T0 + 310 + Double(k)) }
+        var reference = try Harness([circle("yard", radius: 150)])
+        reference.feed(before + backlog + lives)
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed(before + lives)
+        for sample in backlog.reversed() { h.feed(sample, arrival: lives.last!.timestamp + 1) }
+        h.tick(lives.last!.timestamp + 1 + 20)
+        #expect(h.engine.counters.late == backlog.count)
+        let key = { (t: Transition) in "\(t.event.rawValue) \(t.fenceID) at \(t.at - T0) seq \(t.seq)" }
+        #expect(events(reference.alerts) == ["enter yard"])
+        if lastLive < 20 {
+            #expect(h.alerts.map(key) == reference.alerts.map(key))
+        } else {
+            #expect(events(h.alerts) == ["enter yard"])
+            #expect(h.alerts.map(\.confirmedAt) == [T0 + 330], "\(h.alerts.map(key))")
+            #expect(h.alerts.map(key) != reference.alerts.map(key), "its `at` between the outage's ends")
+        }
+    }
+
+    /// Two of that tracker's live fixes swapped on the way are merged as a backlog of one; the
+    /// outage's own backlog, behind later fixes, is still merged (any merge ending the outage's
+    /// hold, it was `too_late`).
+    @Test func twoLiveFixesSwappedOnTheWayLeaveTheOutageOpenForItsBacklog() throws {
+        let before = (0...10).map { at(-600, t: T0 + Double($0)) }
+        let backlog = (11..<310).map { t in at((60...150).contains(t) ? 0 : -600, t: T0 + Double(t)) }
+        var lives = (0..<10).map { k in at(-600, t: T0 + 310 + Double(k)) }
+        var reference = try Harness([circle("yard", radius: 150)])
+        reference.feed(before + backlog + lives)
+        lives.swapAt(2, 3)
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed(before + lives)
+        for sample in backlog.reversed() { h.feed(sample, arrival: T0 + 321) }
+        h.tick(T0 + 321 + 20)
+        #expect(h.engine.counters.late == backlog.count + 1)
+        #expect(h.engine.counters.tooLate == 0)
+        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
     }
 
     /// What that tracker holds is bounded in time: every report for `debounce_s` after the live

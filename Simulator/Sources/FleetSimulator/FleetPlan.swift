@@ -108,10 +108,11 @@ public struct FleetPlan: Sendable {
         private mutating func jittered(_ time: Double) -> Double {
             let share = plan.options.jitter
             guard share > 0 else { return time }
-            var moved = time + (jitter.nextUnit() - 0.5) * share * plan.options.interval
-            if plan.options.wholeSeconds { moved.round() }
+            var offset = (jitter.nextUnit() - 0.5) * share * plan.options.interval
+            // Whole seconds toward the grid's instant: never wider than the jitter asked for.
+            if plan.options.wholeSeconds { offset.round(.towardZero) }
             let step = plan.options.wholeSeconds ? 1.0 : 0.001
-            return Swift.max(moved, lastSent + step)
+            return Swift.max(time + offset, lastSent + step)
         }
     }
 

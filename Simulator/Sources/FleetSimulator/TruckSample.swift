@@ -14,7 +14,8 @@ public struct TruckSample: Sendable, Hashable {
     /// The published position: the truth plus noise (or a multipath outlier).
     public var observed: Coordinate
     public var accuracy: Double
-    /// Simulated time it is sent at: its own, or the end of the coverage gap it was kept through.
+    /// Simulated time it is sent at: its own, or, kept through a coverage gap, the time of the
+    /// live fix it is sent with (or behind).
     public var due: Double
 }
 

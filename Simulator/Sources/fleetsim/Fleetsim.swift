@@ -137,6 +137,9 @@ struct Fleetsim: AsyncParsableCommand {
         guard Self.range(gapLength) != nil else { throw ValidationError("--gap-length: MIN-MAX seconds, 0 <= MIN <= MAX") }
         guard FleetOptions.BacklogOrder(rawValue: backlog) != nil else { throw ValidationError("--backlog: oldest-first, live-first or newest-first") }
         guard backlogBehind >= 1 else { throw ValidationError("--backlog-behind: live fixes, 1 or more") }
+        guard backlogBehind == 1 || backlog != "oldest-first" else {
+            throw ValidationError("--backlog-behind: with --backlog live-first or newest-first (an oldest-first backlog goes before the live fix)")
+        }
         guard jitter >= 0, jitter < 1 else { throw ValidationError("--jitter: a share of --interval from 0 to less than 1") }
         guard (0...1).contains(outliers) else { throw ValidationError("--outliers: a share from 0 to 1") }
         guard gaps >= 0, gaps.isFinite else { throw ValidationError("--gaps: gaps per truck and hour, 0 or more") }

@@ -53,7 +53,11 @@ extension GeofenceEngine {
     /// What a device reporting every few seconds holds in the debounce after an outage: a report
     /// a second for the debounce, beside what it held before. Faster reports lose the oldest
     /// first, the live fix among them, and a backlog behind them is `too_late`.
-    var heldAfterAnOutage: Int { heldAfterAGap + Int(min(settings.debounceSeconds, 3_600).rounded(.up)) }
+    var heldAfterAnOutage: Int { heldAfterAGap + Int(outageDebounce.rounded(.up)) }
+
+    /// How long after an outage's live fix those reports are kept: `debounce_s`, at most an hour
+    /// (a debounce that long would hold 200 kB a device).
+    var outageDebounce: Double { min(settings.debounceSeconds, 3_600) }
 
     /// Keeps an accepted, accurate sample with the regions just before it and the fences it
     /// alerted, for the late samples that may follow it (only when `willHold` said so).
@@ -77,7 +81,7 @@ extension GeofenceEngine {
         // `too_late`. Kept on after the backlog merged, engine-bench's late case lost 10-20%.
         let inOutagesDebounce =
             index >= 0
-            && history.outageAwaitingBacklog.map { sample.timestamp - $0 <= settings.debounceSeconds } ?? false
+            && history.outageAwaitingBacklog.map { sample.timestamp - $0 <= outageDebounce } ?? false
         let afterAnOutage = !gap && inOutagesDebounce
         if index >= 0, history.epoch == fenceEpoch, !gap, !afterAnOutage, !history.merging,
             history.held.count >= settings.heldSamples
@@ -347,8 +351,9 @@ extension GeofenceEngine {
             history.held[position].alerted.append(contentsOf: marks(alertedBySample[position - place]))
         }
         // Judged now: what is held shrinks back to what a newest sample keeps.
+        // Before shrinking: what filled the outage's gap may be trimmed.
+        history.noteBacklogMerged(gap: Self.gapSeconds)
         history.shrink(to: settings.heldSamples)
-        history.noteBacklogMerged()
         outcome.recordChanged = true
         // Only the inside set at the end counts: a visit made and left within the backlog leaves
         // the state as it was.

@@ -110,9 +110,14 @@ struct SampleHistory: Sendable {
     /// When the newest held sample that ended an outage whose backlog has not come was taken.
     var outageAwaitingBacklog: Double? { held.last { $0.endsOutage && !$0.backlogMerged }?.timestamp }
 
-    /// A backlog was merged: the outages held have had theirs.
-    mutating func noteBacklogMerged() {
-        for position in held.indices { held[position].backlogMerged = true }
+    /// A backlog was merged: an outage it filled (no gap of more than `gap` left before the sample
+    /// that ended it) has had its backlog. Any merge closing every outage, two live fixes swapped
+    /// on the way closed it before its backlog came.
+    mutating func noteBacklogMerged(gap: Double) {
+        for position in held.indices where held[position].endsOutage {
+            let previous = position > 0 ? held[position - 1].timestamp : floor
+            if held[position].timestamp - previous <= gap { held[position].backlogMerged = true }
+        }
     }
 
     /// Appends the device's newest sample. `anchor`: the device's accurate sample before it.
