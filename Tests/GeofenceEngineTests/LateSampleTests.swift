@@ -289,6 +289,17 @@ struct LateSampleTests {
         #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
     }
 
+    /// Its first fix after the outage too inaccurate to judge (a receiver that has just found the
+    /// sky again), the next a second later ends the outage: gaps are measured from the last fix
+    /// judged, so the backlog behind them is merged.
+    @Test(arguments: [1, 3])
+    func anInaccurateLiveFixLeavesTheOutageToTheNextFix(inaccurate: Int) throws {
+        let before = (0...10).map { at(-600, t: T0 + Double($0)) }
+        let backlog = (11..<310).map { t in at((60...150).contains(t) ? 0 : -600, t: T0 + Double(t)) }
+        let lives = (0..<12).map { k in at(-600, t: T0 + 310 + Double(k), acc: k < inaccurate ? 500 : nil) }
+        try Self.expectMergedNewestFirst(backlog, behind: lives, after: before)
+    }
+
     /// What that tracker holds is bounded in time: every report for `debounce_s` after the live
     /// fix, then nothing (a steady stream). A fix of the outage sent after that is `too_late`.
     @Test func aFastTrackerHoldsItsReportsForTheDebounceAfterAnOutageThenNone() throws {

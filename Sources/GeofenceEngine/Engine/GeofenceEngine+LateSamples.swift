@@ -61,6 +61,8 @@ extension GeofenceEngine {
 
     /// Keeps an accepted, accurate sample with the regions just before it and the fences it
     /// alerted, for the late samples that may follow it (only when `willHold` said so).
+    /// `previousLatest`: the device's accurate sample before it (a fix too inaccurate to judge
+    /// ends no gap and is never held).
     mutating func hold(
         _ sample: PositionSample, before: [RegionEntry], anchor: (Double, Double, Double)?,
         alerted: ArraySlice<Transition>, previousLatest: Double, device: Int

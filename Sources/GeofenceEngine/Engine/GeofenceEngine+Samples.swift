@@ -50,12 +50,16 @@ extension GeofenceEngine {
         guard var current = takeRecord(ifAccurate: sample, of: deviceSlot, arrival: arrival) else { return outcome }
         // The regions before this sample, kept only when it is held: keeping them makes the next
         // change of the entries copy them.
-        let holding = willHold(sample, previousLatest: previousLatest, device: device)
+        let anchor = devices.anchorTime[device].isNaN
+            ? nil : (devices.anchorTime[device], devices.anchorLat[device], devices.anchorLon[device])
+        // A gap is measured from the last sample judged (the anchor): measured from an inaccurate
+        // one (a receiver that has just found the sky again after a tunnel), the accurate fix
+        // after it ended no gap, and the outage's backlog was `too_late`.
+        let previousJudged = anchor?.0 ?? previousLatest
+        let holding = willHold(sample, previousLatest: previousJudged, device: device)
         let before = holding ? current.entries : []
         let firstNewTransition = transitions.endIndex
         let wasPendingWithEvidence = current.hasEvidencePending
-        let anchor = devices.anchorTime[device].isNaN
-            ? nil : (devices.anchorTime[device], devices.anchorLat[device], devices.anchorLon[device])
         outcome.firstSight = devices.knownGeneration[device] == 0
         let knownGeneration = devices.knownGeneration[device]
         evaluate(&current, sample: sample, arrival: arrival, anchor: anchor, &outcome, &transitions)
@@ -70,7 +74,7 @@ extension GeofenceEngine {
         if holding {
             hold(
                 sample, before: before, anchor: anchor, alerted: transitions[firstNewTransition...],
-                previousLatest: outcome.firstSight ? -.infinity : previousLatest, device: device)
+                previousLatest: outcome.firstSight ? -.infinity : previousJudged, device: device)
         } else if outcome.firstSight, settings.lateWindowSeconds > 0, transitions.endIndex == firstNewTransition {
             holdFirstSample(sample, device: device)
         } else if devices.history[device] == DeviceTable.firstSampleHeld {

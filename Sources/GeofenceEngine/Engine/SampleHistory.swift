@@ -97,7 +97,7 @@ struct SampleHistory: Sendable {
     }
 
     /// The gap a report at `latest` ended, when it is the newest held; nil when unknown (not
-    /// held: too inaccurate to judge; or nothing judged before it).
+    /// held, or nothing judged before it).
     func gap(endedAt latest: Double) -> Double? {
         guard let last = held.last, last.timestamp == latest else { return nil }
         let previous = held.count > 1 ? held[held.count - 2].timestamp : floor
