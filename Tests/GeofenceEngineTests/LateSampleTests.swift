@@ -300,6 +300,21 @@ struct LateSampleTests {
         try Self.expectMergedNewestFirst(backlog, behind: lives, after: before)
     }
 
+    /// A late fix newer than the device's last accurate one (it came behind an inaccurate fix) is
+    /// the last one judged once merged: the next crossing is interpolated from it, as an upload in
+    /// order gives (from the fix before it, the enter's `at` was 2 s early).
+    @Test func aLateFixBehindAnInaccurateOneAnchorsTheNextCrossing() throws {
+        let inOrder = [at(-600, t: T0), at(-600, t: T0 + 100), at(-300, t: T0 + 120), at(-300, t: T0 + 130, acc: 500)]
+            + (131...160).map { at(0, t: T0 + Double($0)) }
+        var reference = try Harness([circle("yard", radius: 150)])
+        reference.feed(inOrder)
+        #expect(events(reference.alerts) == ["enter yard"])
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed([inOrder[0], inOrder[1], inOrder[3], inOrder[2]] + inOrder[4...])
+        #expect(h.engine.counters.late == 1)
+        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
+    }
+
     /// What that tracker holds is bounded in time: every report for `debounce_s` after the live
     /// fix, then nothing (a steady stream). A fix of the outage sent after that is `too_late`.
     @Test func aFastTrackerHoldsItsReportsForTheDebounceAfterAnOutageThenNone() throws {

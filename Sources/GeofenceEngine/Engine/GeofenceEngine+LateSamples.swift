@@ -9,10 +9,10 @@ extension GeofenceEngine {
     /// holds nothing: holding every sample cost the engine 2.5 times its time per sample
     /// (engine-bench, 1,000 fences: 3.4 M against 8.4 M positions/s).
     /// A device's first sample is held at no cost instead (`holdFirstSample`).
-    func willHold(_ sample: PositionSample, previousLatest: Double, device: Int) -> Bool {
+    func willHold(_ sample: PositionSample, previousJudged: Double, device: Int) -> Bool {
         settings.lateWindowSeconds > 0
             && (devices.history[device] >= 0
-                || (previousLatest.isFinite && sample.timestamp - previousLatest > Self.gapSeconds))
+                || (previousJudged.isFinite && sample.timestamp - previousJudged > Self.gapSeconds))
     }
 
     /// Reports further apart than this may hide a coverage gap whose backlog follows.
@@ -61,13 +61,13 @@ extension GeofenceEngine {
 
     /// Keeps an accepted, accurate sample with the regions just before it and the fences it
     /// alerted, for the late samples that may follow it (only when `willHold` said so).
-    /// `previousLatest`: the device's accurate sample before it (a fix too inaccurate to judge
+    /// `previousJudged`: the device's accurate sample before it (a fix too inaccurate to judge
     /// ends no gap and is never held).
     mutating func hold(
         _ sample: PositionSample, before: [RegionEntry], anchor: (Double, Double, Double)?,
-        alerted: ArraySlice<Transition>, previousLatest: Double, device: Int
+        alerted: ArraySlice<Transition>, previousJudged: Double, device: Int
     ) {
-        let gap = sample.timestamp - previousLatest > Self.gapSeconds
+        let gap = sample.timestamp - previousJudged > Self.gapSeconds
         // A first sample held starts the history: a backlog may still come behind it. The anchor
         // columns are this sample's already; `anchor` is the first.
         var fromFirst = false
@@ -98,21 +98,21 @@ extension GeofenceEngine {
         // fix as behind the first. Started afresh at every gap, it held only the newest fix, and a
         // backlog sent after the next one was `too_late`.
         let mayStartAfresh = gap && !history.merging && !fromFirst
-        let gapLength = sample.timestamp - previousLatest
+        let gapLength = sample.timestamp - previousJudged
         // Known from what was held: with nothing held before (a steady stream, a first fix) or
         // the report before not held, any gap may be an outage.
-        let gapBefore = index >= 0 && !fromFirst ? history.gap(endedAt: previousLatest) : nil
+        let gapBefore = index >= 0 && !fromFirst ? history.gap(endedAt: previousJudged) : nil
         let endsOutage = gap && gapLength > Self.outageRatio * (gapBefore ?? 0)
         let keptAcrossGap = mayStartAfresh && history.holdsAnOutage && gapLength < history.longestGap
         if index < 0 || history.epoch != fenceEpoch || (mayStartAfresh && !keptAcrossGap) {
             // A gap as long as any held, or any gap when no held sample ended an outage (a device
             // reporting steadily every 10 s holds one fix), or snapshots from before a fence was
             // removed or reassigned (their slots may name other fences now): merging starts again
-            // from here. Samples older than the device's latest before this one were judged into
-            // its regions already.
+            // from here. Samples at or before its previous accurate one were judged into its
+            // regions already.
             history = SampleHistory()
             history.epoch = fenceEpoch
-            history.floor = previousLatest
+            history.floor = previousJudged
         }
         // An open backlog was merged before this sample (`process`): what is held is judged.
         history.merging = false
@@ -352,9 +352,18 @@ extension GeofenceEngine {
         for position in place..<history.held.count {
             history.held[position].alerted.append(contentsOf: marks(alertedBySample[position - place]))
         }
-        // Judged now: what is held shrinks back to what a newest sample keeps.
+        // A late sample newer than the anchor (it came behind an inaccurate fix) is now the last
+        // one judged: the next crossing is interpolated from it, and gaps are measured from it.
+        // Left behind, a history begun afresh (a restart, a fence changed) took the anchor for its
+        // floor, and the same fix sent again was merged twice.
+        if let newest = history.held.last, !(newest.timestamp <= devices.anchorTime[device]) {
+            devices.anchorTime[device] = newest.timestamp
+            devices.anchorLat[device] = newest.lat
+            devices.anchorLon[device] = newest.lon
+        }
         // Before shrinking: what filled the outage's gap may be trimmed.
         history.noteBacklogMerged(gap: Self.gapSeconds)
+        // Judged now: what is held shrinks back to what a newest sample keeps.
         history.shrink(to: settings.heldSamples)
         outcome.recordChanged = true
         // Only the inside set at the end counts: a visit made and left within the backlog leaves

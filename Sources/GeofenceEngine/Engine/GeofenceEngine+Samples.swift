@@ -56,7 +56,7 @@ extension GeofenceEngine {
         // one (a receiver that has just found the sky again after a tunnel), the accurate fix
         // after it ended no gap, and the outage's backlog was `too_late`.
         let previousJudged = anchor?.0 ?? previousLatest
-        let holding = willHold(sample, previousLatest: previousJudged, device: device)
+        let holding = willHold(sample, previousJudged: previousJudged, device: device)
         let before = holding ? current.entries : []
         let firstNewTransition = transitions.endIndex
         let wasPendingWithEvidence = current.hasEvidencePending
@@ -74,7 +74,7 @@ extension GeofenceEngine {
         if holding {
             hold(
                 sample, before: before, anchor: anchor, alerted: transitions[firstNewTransition...],
-                previousLatest: outcome.firstSight ? -.infinity : previousJudged, device: device)
+                previousJudged: outcome.firstSight ? -.infinity : previousJudged, device: device)
         } else if outcome.firstSight, settings.lateWindowSeconds > 0, transitions.endIndex == firstNewTransition {
             holdFirstSample(sample, device: device)
         } else if devices.history[device] == DeviceTable.firstSampleHeld {
