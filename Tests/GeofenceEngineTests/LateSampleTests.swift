@@ -300,6 +300,17 @@ struct LateSampleTests {
         try Self.expectMergedNewestFirst(backlog, behind: lives, after: before)
     }
 
+    /// The live fix after the outage too inaccurate to judge (a phone's position from the network),
+    /// and the backlog of GPS fixes right behind it: nothing judged is newer than the backlog, so
+    /// it is merged as an upload in order (with nothing held, it was `too_late`).
+    @Test(arguments: [1, 2])
+    func aBacklogRightBehindAnInaccurateLiveFixIsMerged(inaccurate: Int) throws {
+        let before = (0...10).map { at(-600, t: T0 + Double($0)) }
+        let backlog = (11..<310).map { t in at((60...150).contains(t) ? 0 : -600, t: T0 + Double(t)) }
+        let lives = (0..<inaccurate).map { k in at(-600, t: T0 + 310 + Double(k), acc: 2_000) }
+        try Self.expectMergedNewestFirst(backlog, behind: lives, after: before)
+    }
+
     /// A late fix newer than the device's last accurate one (it came behind an inaccurate fix) is
     /// the last one judged once merged: the next crossing is interpolated from it, as an upload in
     /// order gives (from the fix before it, the enter's `at` was 2 s early).

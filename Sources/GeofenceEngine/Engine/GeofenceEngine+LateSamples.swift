@@ -174,6 +174,25 @@ extension GeofenceEngine {
         return devices.history[device]
     }
 
+    /// A history that starts at the device's anchor, its last fix judged, for a late sample newer
+    /// than it: it came behind fixes too inaccurate to judge (a phone's first position after an
+    /// outage, from the network, then its backlog of GPS fixes), so nothing judged is newer and it
+    /// is merged as an upload in order judges it. Nil when it is not newer than the anchor.
+    private mutating func historyOfAnchor(_ device: Int, before timestamp: Double) -> Int32? {
+        let anchorTime = devices.anchorTime[device]
+        guard devices.history[device] < 0, timestamp > anchorTime else { return nil }
+        var history = SampleHistory()
+        history.epoch = fenceEpoch
+        history.floor = anchorTime
+        // Only a place to interpolate from: a late sample comes after it, and the replay starts
+        // from the regions after it (the device's own).
+        history.held = [SampleHistory.Held(
+            timestamp: anchorTime, lat: devices.anchorLat[device], lon: devices.anchorLon[device], speed: .nan,
+            before: record(of: Int32(device))?.entries ?? [], accuracy: .nan)]
+        devices.history[device] = histories.add(history)
+        return devices.history[device]
+    }
+
     /// The alerts of fences (not tours' events) as marks for the history.
     private func marks(_ transitions: some Sequence<Transition>) -> [SampleHistory.AlertMark] {
         transitions.compactMap { transition in
@@ -212,7 +231,7 @@ extension GeofenceEngine {
         }
         // Nothing held to merge with (a steady stream, a restart, a fence removed since), or older
         // than what is held.
-        guard let index = heldHistory(of: device) else {
+        guard let index = heldHistory(of: device) ?? historyOfAnchor(device, before: sample.timestamp) else {
             counters.tooLate += 1
             return SampleOutcome(status: .tooLate)
         }
