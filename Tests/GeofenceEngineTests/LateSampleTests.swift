@@ -311,6 +311,38 @@ struct LateSampleTests {
         try Self.expectMergedNewestFirst(backlog, behind: lives, after: before)
     }
 
+    /// Silence confirmed the enter pending at the anchor during the outage: a fix of the outage
+    /// behind an inaccurate live fix would judge the yard again with no mark to say it is
+    /// settled, so it is dropped (an alert is never withdrawn, nor contradicted by what came
+    /// before it). An inaccurate late fix makes no history either.
+    @Test func aBacklogBehindAnInaccurateFixAfterASilentConfirmationIsTooLate() throws {
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed([at(-600, t: T0), at(-600, t: T0 + 1), at(0, t: T0 + 2)])
+        h.tick(T0 + 60)
+        #expect(events(h.alerts) == ["enter yard"])
+        h.feed([at(0, t: T0 + 300, acc: 2_000)])
+        h.feed([at(-600, t: T0 + 100, acc: 2_000)])
+        #expect(h.outcomes.last?.status == .tooLate)
+        #expect(h.engine.devices.history[0] < 0)
+        h.feed([at(-600, t: T0 + 150)])
+        #expect(h.outcomes.last?.status == .tooLate)
+        h.feed((301...330).map { at(0, t: T0 + Double($0)) })
+        #expect(events(h.alerts) == ["enter yard"])
+    }
+
+    /// A fence added during the outage: the late fix behind the inaccurate live fix is judged
+    /// against it (outside), so entering it at the next fix is an enter, as in order.
+    @Test func aMergedFixNewerThanTheAnchorKnowsTheFencesAddedMeanwhile() throws {
+        let inOrder = [at(-600, t: T0), at(-600, t: T0 + 1), at(-600, t: T0 + 200, acc: 2_000), at(-300, t: T0 + 150)]
+            + (201...240).map { at(0, t: T0 + Double($0)) }
+        var h = try Harness([circle("far", at: local(depot, x: 5_000, y: 0), radius: 150)])
+        h.feed(Array(inOrder[0..<2]))
+        try h.engine.setFence(circle("yard", radius: 150))
+        h.feed(Array(inOrder[2...]))
+        #expect(h.engine.counters.late == 1)
+        #expect(events(h.alerts) == ["enter yard"])
+    }
+
     /// A late fix newer than the device's last accurate one (it came behind an inaccurate fix) is
     /// the last one judged once merged: the next crossing is interpolated from it, as an upload in
     /// order gives (from the fix before it, the enter's `at` was 2 s early).

@@ -24,7 +24,8 @@ struct DeviceTable: Sendable {
     /// Whether the slot holds a device (false once forgotten, until reused).
     var live: [Bool] = []
     /// The device's place in the engine's `SampleHistories`, or -1 while it holds no samples for
-    /// merging late ones (docs/rules.md "Late samples"), or `firstSampleHeld`.
+    /// merging late ones (docs/rules.md "Late samples"), or `firstSampleHeld`, or
+    /// `confirmedSinceAnchor`.
     var history: [Int32] = []
     /// The accuracy and speed of the device's first accurate sample, read only while `history` is
     /// `firstSampleHeld`.
@@ -36,6 +37,11 @@ struct DeviceTable: Sendable {
     /// nothing and left no change pending (first sight is silent), so nothing confirmed since
     /// needs marking on it.
     static let firstSampleHeld: Int32 = -2
+
+    /// In `history`: nothing held, and silence confirmed a change after the anchor (the device's
+    /// last judged sample). A late sample newer than the anchor would judge that fence again, with
+    /// no mark to say it is settled: it is dropped, as before any was merged with nothing held.
+    static let confirmedSinceAnchor: Int32 = -3
 
     /// 16 bytes a device; NaN: unknown (the types of `SampleHistory.Held`).
     struct FirstFix: Sendable {

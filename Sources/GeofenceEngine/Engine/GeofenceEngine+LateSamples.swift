@@ -177,10 +177,11 @@ extension GeofenceEngine {
     /// A history that starts at the device's anchor, its last fix judged, for a late sample newer
     /// than it: it came behind fixes too inaccurate to judge (a phone's first position after an
     /// outage, from the network, then its backlog of GPS fixes), so nothing judged is newer and it
-    /// is merged as an upload in order judges it. Nil when it is not newer than the anchor.
+    /// is merged as an upload in order judges it. Nil when it is not newer than the anchor, or
+    /// silence confirmed a change since (`DeviceTable.confirmedSinceAnchor`).
     private mutating func historyOfAnchor(_ device: Int, before timestamp: Double) -> Int32? {
         let anchorTime = devices.anchorTime[device]
-        guard devices.history[device] < 0, timestamp > anchorTime else { return nil }
+        guard devices.history[device] == -1, timestamp > anchorTime else { return nil }
         var history = SampleHistory()
         history.epoch = fenceEpoch
         history.floor = anchorTime
@@ -205,7 +206,10 @@ extension GeofenceEngine {
     /// Marks a fence confirmed by silence after the device's newest held sample.
     mutating func markAlerted(fence slot: Int32, at confirmedAt: Double, device: Int32) {
         let index = devices.history[Int(device)]
-        guard index >= 0 else { return }
+        guard index >= 0 else {
+            if index == -1 { devices.history[Int(device)] = DeviceTable.confirmedSinceAnchor }
+            return
+        }
         histories.markAlerted(index, SampleHistory.AlertMark(fence: slot, confirmedAt: confirmedAt))
     }
 
@@ -231,7 +235,9 @@ extension GeofenceEngine {
         }
         // Nothing held to merge with (a steady stream, a restart, a fence removed since), or older
         // than what is held.
-        guard let index = heldHistory(of: device) ?? historyOfAnchor(device, before: sample.timestamp) else {
+        let accurate = sample.accuracy.map { $0 <= settings.maxAccuracyMeters } ?? true
+        guard let index = heldHistory(of: device) ?? (accurate ? historyOfAnchor(device, before: sample.timestamp) : nil)
+        else {
             counters.tooLate += 1
             return SampleOutcome(status: .tooLate)
         }
@@ -379,6 +385,9 @@ extension GeofenceEngine {
             devices.anchorTime[device] = newest.timestamp
             devices.anchorLat[device] = newest.lat
             devices.anchorLon[device] = newest.lon
+            // Judged against every fence there is now, as a sample in order is (a fence added
+            // meanwhile is known outside, and entering it is alerted).
+            devices.knownGeneration[device] = generation
         }
         // Before shrinking: what filled the outage's gap may be trimmed.
         history.noteBacklogMerged(gap: Self.gapSeconds)

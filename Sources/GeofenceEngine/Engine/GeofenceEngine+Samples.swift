@@ -77,8 +77,11 @@ extension GeofenceEngine {
                 previousJudged: outcome.firstSight ? -.infinity : previousJudged, device: device)
         } else if outcome.firstSight, settings.lateWindowSeconds > 0, transitions.endIndex == firstNewTransition {
             holdFirstSample(sample, device: device)
-        } else if devices.history[device] == DeviceTable.firstSampleHeld {
-            // No backlog came behind the first sample, and the device reports steadily: it holds nothing.
+        } else if devices.history[device] == DeviceTable.firstSampleHeld
+            || devices.history[device] == DeviceTable.confirmedSinceAnchor
+        {
+            // No backlog came behind the first sample, and the device reports steadily: it holds
+            // nothing. Or a new anchor: what silence confirmed is older than it.
             devices.history[device] = -1
         }
         return outcome
