@@ -118,13 +118,12 @@ extension GeofenceEngine {
         history.merging = false
         var held = SampleHistory.Held(sample, before: before, alerted: marks(alerted))
         held.endsOutage = endsOutage
-        // Kept across a shorter gap after an outage, the history stays unbroken, the oldest going
-        // first: a replay interpolates each crossing from the sample before it, and one dropped
-        // from the middle moved an enter's `at`. `samplesAfterAGap` reports after the live fix the
-        // device starts afresh.
-        // A gap of over 5 s among those reports (kept across) must not drop them down to eight.
+        // Kept after an outage, the history stays unbroken, the oldest going first: a replay
+        // interpolates each crossing from the sample before it, and one dropped from the middle
+        // moved an enter's `at`. In the outage's debounce (a gap of over 5 s among those reports
+        // too) up to `heldAfterAnOutage`; after it, `samplesAfterAGap` reports after the live fix.
         let capacity =
-            afterAnOutage || (keptAcrossGap && inOutagesDebounce)
+            inOutagesDebounce && (afterAnOutage || keptAcrossGap)
             ? heldAfterAnOutage : keptAcrossGap ? heldAfterAGap : settings.heldSamples
         history.append(
             held, capacity: capacity, window: settings.lateWindowSeconds, anchor: anchor,
