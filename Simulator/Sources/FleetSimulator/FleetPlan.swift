@@ -108,9 +108,11 @@ public struct FleetPlan: Sendable {
         private mutating func jittered(_ time: Double) -> Double {
             let share = plan.options.jitter
             guard share > 0 else { return time }
-            var offset = (jitter.nextUnit() - 0.5) * share * plan.options.interval
-            // Whole seconds toward the grid's instant: never wider than the jitter asked for.
-            if plan.options.wholeSeconds { offset.round(.towardZero) }
+            let bound = share * plan.options.interval / 2
+            var offset = (jitter.nextUnit() - 0.5) * 2 * bound
+            // Whole seconds, never wider than the jitter asked for (rounded toward the grid, a
+            // jitter under two seconds each way was none at all).
+            if plan.options.wholeSeconds { offset = Swift.min(Swift.max(offset.rounded(), -bound.rounded(.down)), bound.rounded(.down)) }
             let step = plan.options.wholeSeconds ? 1.0 : 0.001
             return Swift.max(time + offset, lastSent + step)
         }
