@@ -23,6 +23,27 @@ struct RegionEntryTests {
         #expect(!entry.isDefault)
     }
 
+    /// The box is changed in place when the entry alone holds it: as the engine judges, in its
+    /// array, while a held sample's snapshot of the array shares the boxes.
+    @Test func aSnapshotOfTheArrayKeepsItsBoxesWhileTheArrayChangesInPlace() {
+        var entries = [RegionEntry(
+            fenceSlot: 1, state: .outside, pending: PendingChange(crossedAt: 5, evidenceSince: nil, lat: 1, lon: 1))]
+        entries[0].pending!.lat = 2
+        #expect(entries[0].pending?.lat == 2)
+        let snapshot = entries
+        entries[0].pending!.lat = 3
+        entries[0].speeding = SpeedingEpisode(since: 6, maxSpeed: 50, alerted: false, calmSince: nil)
+        entries[0].speeding!.maxSpeed = 60
+        let again = entries
+        entries[0].pending!.evidenceSince = 7
+
+        #expect(snapshot[0].pending == PendingChange(crossedAt: 5, evidenceSince: nil, lat: 2, lon: 1))
+        #expect(snapshot[0].speeding == nil)
+        #expect(again[0].pending?.evidenceSince == nil)
+        #expect(again[0].speeding?.maxSpeed == 60)
+        #expect(entries[0].pending == PendingChange(crossedAt: 5, evidenceSince: 7, lat: 3, lon: 1))
+    }
+
     @Test func clearingBothLeavesADefaultEntry() {
         var entry = RegionEntry(
             fenceSlot: 0, state: .outside, pending: PendingChange(crossedAt: 1, evidenceSince: 1, lat: 0, lon: 0),

@@ -117,19 +117,19 @@ extension GeofenceEngine {
         // Fences the device already has a state at: judged wherever the sample is.
         var position = 0
         while position < current.entries.count {
-            var entry = current.entries[position]
-            let probe = fenceProbes[Int(entry.fenceSlot)]
+            let probe = fenceProbes[Int(current.entries[position].fenceSlot)]
             // An expired fence says nothing more; the next tick removes it (docs/rules.md "The rules").
             if probe.expiresAt <= arrival {
                 position += 1
                 continue
             }
             let (distance, cap) = probe.geometry.measure(context.point, cap: probe.marginCap)
-            judge(&entry, probe: probe, distance: distance, cap: cap, context, &outcome, &transitions)
-            if entry.isDefault {
+            // Judged in place: a copy taken out shares the entry's box, which then cannot be
+            // changed in place (`RegionEntry`).
+            judge(&current.entries[position], probe: probe, distance: distance, cap: cap, context, &outcome, &transitions)
+            if current.entries[position].isDefault {
                 current.entries.remove(at: position)
             } else {
-                current.entries[position] = entry
                 position += 1
             }
         }
