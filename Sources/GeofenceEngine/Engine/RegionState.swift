@@ -75,10 +75,11 @@ struct RegionEntry: Sendable {
     /// Whether this entry carries anything beyond the default of known outside.
     var isDefault: Bool { state == .outside && pending == nil }
 
-    /// Changed in place only when no other entry holds it, as an array's buffer is (so
-    /// `@unchecked`): a snapshot that shares it never sees a later change, which makes a new one.
-    /// A pending change moves its position at every sample; a new box each time, with the entry
-    /// judged as a copy, cost engine-bench 6-8% in every case (three runs each, alternating).
+    /// Changed in place only after `isKnownUniquelyReferenced` says the entry alone holds it, as
+    /// an array's buffer is (hence `@unchecked`); a change to a shared box makes a new one, so a
+    /// snapshot never sees it. A pending change moves its position at every sample: a new box
+    /// each time, with the entry judged as a copy, cost engine-bench 4-10% by case
+    /// (docs/performance.md).
     private final class Rare: @unchecked Sendable {
         var pending: PendingChange?
         var speeding: SpeedingEpisode?
