@@ -29,6 +29,15 @@ struct TraccarPositionDecoderTests {
         #expect(try TraccarPositionDecoder.decode(Self.payload(position: noColon)).get().position.timestamp == 1_795_773_600)
     }
 
+    /// A number, as a Traccar whose JSON writer writes dates as timestamps sends: milliseconds, or
+    /// seconds below 10^11, never a time in 1970.
+    @Test func aNumericFixTimeIsEpochMillisecondsOrSeconds() throws {
+        let millis = #""fixTime":1795773600000,"latitude":1,"longitude":2"#
+        #expect(try TraccarPositionDecoder.decode(Self.payload(position: millis)).get().position.timestamp == 1_795_773_600)
+        let seconds = #""fixTime":1795773600.5,"latitude":1,"longitude":2"#
+        #expect(try TraccarPositionDecoder.decode(Self.payload(position: seconds)).get().position.timestamp == 1_795_773_600.5)
+    }
+
     @Test func zeroAccuracyIsUnknown() throws {
         let zero = #""latitude":1,"longitude":2,"accuracy":0"#
         #expect(try TraccarPositionDecoder.decode(Self.payload(position: zero)).get().position.accuracy == nil)

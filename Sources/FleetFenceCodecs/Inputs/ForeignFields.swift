@@ -44,6 +44,20 @@ enum ForeignFields {
         return seconds
     }
 
+    /// Epoch seconds, or milliseconds past 10^11 (seconds that large are 5,000 years away), or ISO
+    /// 8601: for formats whose senders write either (OsmAnd's `timestamp`; Traccar's `fixTime`, a
+    /// string by default, epoch milliseconds from a Jackson set to write timestamps).
+    static func epochOrISOTime(_ value: JSONValue?, field: String) throws(PositionRejection) -> Double? {
+        let number: Double?
+        switch value {
+        case let .number(x)?: number = x
+        case let .string(text)? where numeric(text) != nil: number = numeric(text)
+        default: return try time(value, field: field)
+        }
+        let unit: TimeUnit = (number ?? 0) > 1e11 ? .milliseconds : .seconds
+        return try time(number.map(JSONValue.number), field: field, unit: unit)
+    }
+
     /// An optional accuracy in metres, >= 0; `zeroIsUnknown` for formats where 0 says "not known".
     static func accuracy(
         _ value: JSONValue?, field: String, zeroIsUnknown: Bool = false, numericStrings: Bool = false
@@ -106,7 +120,9 @@ enum ForeignFields {
             return id
         case let .number(number)? where numbers:
             guard number == number.rounded(), abs(number) < 9_007_199_254_740_992 else {
-                throw .wrongType(field: field, expected: "a string or a whole number below 2^53", got: "the number \(number)")
+                // Past 2^53 the number read may not be the one sent (…993 reads as …992): not echoed.
+                let got = number == number.rounded() ? "a number of 2^53 or more" : "the number \(number)"
+                throw .wrongType(field: field, expected: "a string or a whole number below 2^53", got: got)
             }
             return String(Int64(number))
         case let other?: throw .wrongType(field: field, expected: numbers ? "a string or a whole number" : "a string", got: other.kindName)

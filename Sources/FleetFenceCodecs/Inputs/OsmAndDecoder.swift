@@ -24,7 +24,7 @@ public enum OsmAndDecoder {
             func value(_ name: String) -> JSONValue? { values[name].map(JSONValue.string) }
             let lat = try ForeignFields.coordinate(value("lat"), field: "lat", limit: 90, numericStrings: true)
             let lon = try ForeignFields.coordinate(value("lon"), field: "lon", limit: 180, numericStrings: true)
-            let ts = try timestamp(value("timestamp"), field: "timestamp")
+            let ts = try ForeignFields.epochOrISOTime(value("timestamp"), field: "timestamp")
             let speed = try ForeignFields.speed(value("speed"), field: "speed", factor: SpeedUnit.knots.factor, numericStrings: true)
             let bearing = try ForeignFields.optionalNumber(value("bearing") ?? value("heading"), field: "bearing", numericStrings: true)
             let acc = try ForeignFields.accuracy(value("accuracy"), field: "accuracy", numericStrings: true)
@@ -45,7 +45,7 @@ public enum OsmAndDecoder {
                 let coords = try member(location["coords"], field: "location.coords")
                 let lat = try ForeignFields.coordinate(coords["latitude"], field: "location.coords.latitude", limit: 90)
                 let lon = try ForeignFields.coordinate(coords["longitude"], field: "location.coords.longitude", limit: 180)
-                let ts = try timestamp(location["timestamp"], field: "location.timestamp")
+                let ts = try ForeignFields.epochOrISOTime(location["timestamp"], field: "location.timestamp")
                 let acc = try ForeignFields.accuracy(coords["accuracy"], field: "location.coords.accuracy")
                 let speed = try ForeignFields.speed(coords["speed"], field: "location.coords.speed", factor: 1)
                 let heading = try ForeignFields.optionalNumber(coords["heading"], field: "location.coords.heading")
@@ -56,18 +56,6 @@ public enum OsmAndDecoder {
                 return .failure(error)
             }
         }
-    }
-
-    /// Epoch seconds, or milliseconds past 10^11 (seconds that large are 5,000 years away), or ISO 8601.
-    static func timestamp(_ value: JSONValue?, field: String) throws(PositionRejection) -> Double? {
-        let number: Double?
-        switch value {
-        case let .number(x)?: number = x
-        case let .string(text)? where ForeignFields.numeric(text) != nil: number = ForeignFields.numeric(text)
-        default: return try ForeignFields.time(value, field: field)
-        }
-        let unit: ForeignFields.TimeUnit = (number ?? 0) > 1e11 ? .milliseconds : .seconds
-        return try ForeignFields.time(number.map(JSONValue.number), field: field, unit: unit)
     }
 
     private static func member(_ value: JSONValue?, field: String) throws(PositionRejection) -> JSONObject {

@@ -1,6 +1,7 @@
 /// Traccar's forwarded positions (`forward.type=mqtt`; docs/trackers.md "Connecting trackers"):
 /// `{"position": {...}, "device": {...}}`. The topic names no device: it is `device.uniqueId`.
-/// `position.fixTime` is ISO 8601 (`2026-11-27T10:00:00.000+00:00`), `accuracy` metres with 0 for
+/// `position.fixTime` is ISO 8601 (`2026-11-27T10:00:00.000+00:00`; a number is epoch seconds or
+/// milliseconds, as OsmAnd's `timestamp`), `accuracy` metres with 0 for
 /// unknown, `speed` knots, `course` degrees; `"valid": false` (no fix) is ignored, not an error.
 public enum TraccarPositionDecoder {
     public static func decode(_ payload: UnsafeRawBufferPointer) -> Result<ForeignPosition, PositionRejection> {
@@ -23,7 +24,7 @@ public enum TraccarPositionDecoder {
             }
             let lat = try ForeignFields.coordinate(position["latitude"], field: "position.latitude", limit: 90)
             let lon = try ForeignFields.coordinate(position["longitude"], field: "position.longitude", limit: 180)
-            let ts = try ForeignFields.time(position["fixTime"], field: "position.fixTime", unit: .milliseconds)
+            let ts = try ForeignFields.epochOrISOTime(position["fixTime"], field: "position.fixTime")
             let acc = try ForeignFields.accuracy(position["accuracy"], field: "position.accuracy", zeroIsUnknown: true)
             let speed = try ForeignFields.speed(position["speed"], field: "position.speed", factor: SpeedUnit.knots.factor)
             let course = try ForeignFields.optionalNumber(position["course"], field: "position.course")
