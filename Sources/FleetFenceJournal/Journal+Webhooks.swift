@@ -81,7 +81,7 @@ extension Journal {
         }
     }
 
-    /// Failed, to be tried again at `nextAttemptAt`.
+    /// Failed in the attempt begun at `now`, to be tried again at `nextAttemptAt`.
     public func webhookRetry(id: Int64, error: String, at now: Double, nextAttemptAt: Double) throws {
         _ = try locked {
             try db.run(
@@ -93,11 +93,13 @@ extension Journal {
         }
     }
 
-    /// Given up on: moved to the dead letters with `error`. `attempted`: whether an attempt was
-    /// just made (counted), or it expired waiting (`max_age_s`) and keeps its last error.
-    public func webhookDead(_ delivery: WebhookDelivery, error: String, at now: Double, attempted: Bool) throws {
+    /// Given up on at `now`: moved to the dead letters with `error`. `attemptedAt`: when the attempt
+    /// just made began (counted), or nil when it expired waiting (`max_age_s`) and keeps its last
+    /// error.
+    public func webhookDead(_ delivery: WebhookDelivery, error: String, at now: Double, attemptedAt: Double?) throws {
         let id = delivery.id
-        let add: Int64 = attempted ? 1 : 0
+        let add: Int64 = attemptedAt == nil ? 0 : 1
+        let attempt = attemptedAt ?? now
         try locked {
             try db.transaction {
                 try db.run(
@@ -109,7 +111,7 @@ extension Journal {
                         CASE WHEN ? = 1 THEN ? ELSE last_attempt_at END, ?, ?
                     FROM webhook_outbox WHERE id = ?
                     """,
-                    [.integer(add), .integer(add), .float(now), .integer(add), .float(now), .text(error), .float(now), .integer(id)])
+                    [.integer(add), .integer(add), .float(attempt), .integer(add), .float(attempt), .text(error), .float(now), .integer(id)])
                 try db.run("DELETE FROM webhook_outbox WHERE id = ?", [.integer(id)])
                 try db.run(JournalSQL.promoteOutboxHead, [.text(delivery.webhook), .text(delivery.device)])
             }

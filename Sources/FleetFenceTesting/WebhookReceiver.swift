@@ -23,15 +23,19 @@ public final class WebhookReceiver: Sendable {
         /// Answers only once the requests received so far satisfy it (at most 10 s): an order
         /// made certain, not left to timing.
         public var holdUntil: (@Sendable ([Received]) -> Bool)? = nil
+        /// A body of `bytes`, sent a byte at a time `apart` (a receiver that answers and then
+        /// stalls); nil: no body.
+        public var drip: (bytes: Int, apart: Duration)? = nil
 
         public init(
             status: Int, delay: Duration = .zero, headers: [String: String] = [:],
-            holdUntil: (@Sendable ([Received]) -> Bool)? = nil
+            holdUntil: (@Sendable ([Received]) -> Bool)? = nil, drip: (bytes: Int, apart: Duration)? = nil
         ) {
             self.status = status
             self.delay = delay
             self.headers = headers
             self.holdUntil = holdUntil
+            self.drip = drip
         }
     }
 
@@ -86,7 +90,15 @@ public final class WebhookReceiver: Sendable {
             for (name, value) in answer.headers {
                 if let name = HTTPField.Name(name) { fields[name] = value }
             }
-            return Response(status: HTTPResponse.Status(code: answer.status), headers: fields)
+            guard let drip = answer.drip else { return Response(status: HTTPResponse.Status(code: answer.status), headers: fields) }
+            let body = ResponseBody(contentLength: drip.bytes) { writer in
+                for _ in 0..<drip.bytes {
+                    try await writer.write(ByteBuffer(bytes: [UInt8(ascii: "x")]))
+                    try await Task.sleep(for: drip.apart)
+                }
+                try await writer.finish(nil)
+            }
+            return Response(status: HTTPResponse.Status(code: answer.status), headers: fields, body: body)
         }
         router.post("hook", use: handler)
         let bound = Atomic(-1)

@@ -84,7 +84,7 @@ import Testing
             for _ in 1...3 {
                 let head = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: now, limit: 1).first)
                 ids.append(head.id)
-                try journal.webhookDead(head, error: "HTTP 410", at: now, attempted: true)
+                try journal.webhookDead(head, error: "HTTP 410", at: now, attemptedAt: now)
             }
             #expect(try journal.webhookQueueState(webhook: "ops") == WebhookQueueState(queued: 0, retrying: 0, dead: 3))
             let page1 = try journal.webhookDeadLetters(webhook: "ops", after: nil, limit: 2)
@@ -107,9 +107,22 @@ import Testing
             try Self.queueForOps(journal, [("a", 1)])
             let row = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: 1e12, limit: 1).first)
             try journal.webhookRetry(id: row.id, error: "timeout", at: 10, nextAttemptAt: 20)
-            try journal.webhookDead(row, error: "timeout", at: 30, attempted: false)
+            try journal.webhookDead(row, error: "timeout", at: 30, attemptedAt: nil)
             let dead = try #require(try journal.webhookDeadLetters(webhook: "ops", after: nil, limit: 5).dead.first)
             #expect(dead.attempts == 1 && dead.firstAttemptAt == 10 && dead.lastAttemptAt == 10 && dead.error == "timeout")
+        }
+    }
+
+    /// The dead letter's attempts are when they began; it died when the last one ended.
+    @Test func attemptsAreStampedWhenTheyBeganAndTheDeathWhenItCame() throws {
+        try Self.withJournal { journal, _ in
+            try Self.queueForOps(journal, [("a", 1)])
+            let row = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: 1e12, limit: 1).first)
+            try journal.webhookRetry(id: row.id, error: "HTTP 500", at: 10, nextAttemptAt: 20)
+            let again = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: 1e12, limit: 1).first)
+            try journal.webhookDead(again, error: "HTTP 404", at: 32, attemptedAt: 30)
+            let dead = try #require(try journal.webhookDeadLetters(webhook: "ops", after: nil, limit: 5).dead.first)
+            #expect(dead.attempts == 2 && dead.firstAttemptAt == 10 && dead.lastAttemptAt == 30 && dead.error == "HTTP 404")
         }
     }
 
@@ -118,7 +131,7 @@ import Testing
             try Self.queueForOps(journal, [("a", 1)])
             let now = Date().timeIntervalSince1970
             let first = try #require(try journal.dueWebhookDeliveries(webhook: "ops", now: now, limit: 5).first)
-            try journal.webhookDead(first, error: "HTTP 410", at: now, attempted: true)
+            try journal.webhookDead(first, error: "HTTP 410", at: now, attemptedAt: now)
             // Behind it meanwhile: a long queue of a, and one row of b.
             try Self.queueForOps(journal, (2...500).map { ("a", $0) })
             try Self.queueForOps(journal, [("b", 1)])

@@ -369,6 +369,16 @@ struct WebhookTests {
                     url: ftp://example.com/x
                 """)
             #expect(badURL?.contains("url") == true && badURL?.contains("ftp://example.com/x") == true)
+            // A port past 65535 parses, and crashed the HTTP client at the first delivery; one past
+            // an Int parses as none.
+            for url in ["http://127.0.0.1:65536/x", "http://127.0.0.1:0/x", "http://h.example:18446744073709551617/x", "http://[::1]:70000/x"] {
+                let refused = await refusal("webhooks:\n  - {name: ops, url: \"\(url)\"}\n")
+                #expect(refused?.contains("port") == true && refused?.contains(url) == true, "\(url): \(refused ?? "accepted")")
+            }
+            #expect(await refusal("webhooks:\n  - {name: ops, url: \"http://h.example:8o/x\"}\n")?.contains("8o") == true)
+            for url in ["http://user:pa:ss@h.example:8080/x", "https://[::1]:65535/x?a=1:2", "http://h.example:/x", "http://h.example/x:1"] {
+                #expect(try await load("webhooks:\n  - {name: ops, url: \"\(url)\"}\n").webhooks.first?.url == url)
+            }
             let twice = await refusal("""
                 webhooks:
                   - name: ops
@@ -493,6 +503,26 @@ struct WebhookTests {
         }
     }
 
+    /// A receiver that answers 200 and then drips its body: the status delivers, and the body is
+    /// given up at `timeout_s`, so the device's next event does not wait for the drip's 30 s.
+    @Test func aBodyDrippedPastTheTimeoutHoldsNothingUp() async throws {
+        let receiver = try await WebhookReceiver.start { _, count in
+            count == 0 ? WebhookReceiver.Answer(status: 200, drip: (bytes: 30, apart: .seconds(1))) : WebhookReceiver.Answer(status: 204)
+        }
+        defer { Task { await receiver.stop() } }
+        var webhook = Self.webhook("ops", receiver)
+        webhook.timeoutSeconds = 1
+        try await withRoutedHTTP(Self.options([webhook])) { h, http in
+            try await Self.enter(h, "truck-1")
+            try await Self.exit(h, "truck-1")
+            let requests = await receiver.waitForRequests(2, timeout: .seconds(20))
+            #expect(requests.count == 2)
+            #expect(requests.map { $0.headers["fleetfence-event"] ?? "" } == ["enter", "exit"])
+            if requests.count == 2 { #expect(requests[1].at - requests[0].at < .seconds(10)) }
+            #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["delivered"] as? Int == 2 })
+        }
+    }
+
     @Test func anEventUndeliveredAfterMaxAgeIsDeadLetteredWithItsLastError() async throws {
         let refusing = try RefusingPort()
         var webhook = WebhookSettings(name: "ops", url: refusing.url)
@@ -500,9 +530,11 @@ struct WebhookTests {
         // full run of the suite once dead-lettered the event before any attempt.
         webhook.maxAgeSeconds = 6
         try await withRoutedHTTP(Self.options([webhook])) { h, http in
+            // Before the positions, so before the event is queued: taken once its alert was seen,
+            // a loaded suite saw it 0.8 s after the queueing that max_age_s counts from.
+            let published = ContinuousClock.now
             try await Self.enter(h, "truck-1")
             _ = await h.waitForAlerts("truck-1", count: 1)
-            let published = ContinuousClock.now
             #expect(await eventuallyAsync(timeout: .seconds(20)) { (try? await Self.status(http, "ops"))?["dead"] as? Int == 1 })
             // A refused connection is retried, not given up on: dead only once max_age_s passed
             // (how many attempts fit in it depends on the machine's load).

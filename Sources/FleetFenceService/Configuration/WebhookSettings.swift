@@ -20,6 +20,17 @@ public struct WebhookSettings: Sendable, Equatable {
     public static let configKey = "webhooks"
     public static let defaultTimeoutSeconds: Double = 10
     public static let defaultMaxAgeSeconds: Double = 86_400
+    /// The port the URL names, as written (`Int.max` past it); nil when it names none. A port past
+    /// 65535 parses, and crashed the HTTP client at the first delivery of every start; one past an
+    /// `Int` parses as none, and would have gone to the scheme's port.
+    static func port(of url: String) -> Int? {
+        guard let match = url.firstMatch(of: /^[A-Za-z][A-Za-z0-9+.\-]*:\/\/(?:[^\/?#]*@)?(?:\[[^\]]*\]|[^:\/?#@]*):([^\/?#@]*)(?=[\/?#]|$)/),
+            !match.1.isEmpty
+        else { return nil }
+        guard match.1.allSatisfy(\.isASCII), match.1.allSatisfy(\.isNumber) else { return -1 }
+        return Int(match.1) ?? .max
+    }
+
     private static let keys: Set<String> = ["name", "url", "events", "devices", "fences", "secret_file", "timeout_s", "max_age_s"]
 
     public init(
@@ -118,6 +129,9 @@ public struct WebhookSettings: Sendable, Equatable {
             let host = parsed.host, !host.isEmpty
         else {
             throw fail("url", "not an http:// or https:// URL: \(url)")
+        }
+        if let port = Self.port(of: url), !(1...65_535).contains(port) {
+            throw fail("url", "the port must be within 1-65535: \(url)")
         }
         let events = try list("events") ?? []
         let known = Set(AlertEvent.allCases.map(\.rawValue))

@@ -93,9 +93,9 @@ struct WebhookAttempt {
         do {
             // Clamped: a timeout_s of 1e300 must not overflow.
             let milliseconds = Int64(min(max(timeout, 0.001), 86_400) * 1_000)
+            let deadline = ContinuousClock.now + .milliseconds(milliseconds)
             let response = try await client.execute(request, timeout: .milliseconds(milliseconds))
-            // Read (and dropped) so that the connection is free for the next delivery.
-            _ = try? await response.body.collect(upTo: 1 << 20)
+            await drain(response.body, before: deadline)
             return outcome(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"), now: now)
         } catch {
             if Task.isCancelled { throw CancellationError() }
@@ -104,6 +104,19 @@ struct WebhookAttempt {
                 return .dead(reason: describe(error))
             }
             return .retry(reason: describe(error), retryAfter: nil)
+        }
+    }
+
+    /// Reads and drops the answer's body, so that the connection is free for the next delivery,
+    /// until `deadline` at most: AsyncHTTPClient's deadline ends with the answer's head, and a
+    /// receiver that dripped its body held the device's next events for as long as it liked. Past
+    /// the deadline the body is abandoned, which closes the connection; the status has decided.
+    static func drain(_ body: HTTPClientResponse.Body, before deadline: ContinuousClock.Instant) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try? await body.collect(upTo: 1 << 20) }
+            group.addTask { try? await Task.sleep(until: deadline) }
+            await group.next()
+            group.cancelAll()
         }
     }
 

@@ -148,7 +148,7 @@ final class WebhookWorker: Sendable {
             // Waited out its max_age_s behind its device's earlier events, or while the service was down.
             await mark(row, "dead") { journal in
                 try journal.webhookDead(
-                    row, error: row.lastError ?? "undelivered after max_age_s", at: now, attempted: false)
+                    row, error: row.lastError ?? "undelivered after max_age_s", at: now, attemptedAt: nil)
             }
             metrics.deadOne()
             return
@@ -178,17 +178,17 @@ final class WebhookWorker: Sendable {
             // Never past its max_age_s: then it is dead with this error.
             let next = min(done + wait, row.queuedAt + settings.maxAgeSeconds)
             if next <= done {
-                await mark(row, "dead") { journal in try journal.webhookDead(row, error: reason, at: done, attempted: true) }
+                await mark(row, "dead") { journal in try journal.webhookDead(row, error: reason, at: done, attemptedAt: now) }
                 metrics.deadOne()
             } else {
                 await mark(row, "retry") { journal in
-                    try journal.webhookRetry(id: row.id, error: reason, at: done, nextAttemptAt: next)
+                    try journal.webhookRetry(id: row.id, error: reason, at: now, nextAttemptAt: next)
                 }
                 metrics.retriedOne()
             }
         case let .dead(reason):
             stats.withLock { $0.lastError = reason }
-            await mark(row, "dead") { journal in try journal.webhookDead(row, error: reason, at: done, attempted: true) }
+            await mark(row, "dead") { journal in try journal.webhookDead(row, error: reason, at: done, attemptedAt: now) }
             metrics.deadOne()
             logger.warning(
                 "webhook delivery dead-lettered", metadata: ["device": "\(row.device)", "seq": "\(row.seq)", "reason": "\(reason)"])
