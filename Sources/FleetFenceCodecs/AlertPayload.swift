@@ -102,7 +102,7 @@ public enum AlertPayload {
         return t.fenceID
     }
 
-    static func roundedToMilliseconds(_ seconds: Double) -> Double {
+    public static func roundedToMilliseconds(_ seconds: Double) -> Double {
         guard seconds.isFinite else { return seconds }
         return (seconds * 1000).rounded(.toNearestOrAwayFromZero) / 1000
     }

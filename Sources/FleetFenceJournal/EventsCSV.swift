@@ -12,11 +12,16 @@ public enum EventsCSV {
             let fields: [String] = [
                 event.event, event.device, event.fence, event.name ?? "", RFC3339.format(event.at),
                 RFC3339.format(event.confirmedAt), number(event.lat), number(event.lon), String(event.seq),
-                event.dwellSeconds.map(number) ?? "", event.durationSeconds.map(number) ?? "", event.reason ?? "",
+                // As the alert says them: the journal keeps them unrounded.
+                event.dwellSeconds.map(duration) ?? "", event.durationSeconds.map(duration) ?? "", event.reason ?? "",
             ]
             out += Array((fields.map(quoted).joined(separator: ",") + "\r\n").utf8)
         }
         return out
+    }
+
+    private static func duration(_ seconds: Double) -> String {
+        number(AlertPayload.roundedToMilliseconds(seconds))
     }
 
     private static func number(_ value: Double) -> String {

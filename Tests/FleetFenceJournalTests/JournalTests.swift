@@ -582,3 +582,15 @@ extension JournalTests {
         try journal.close()
     }
 }
+
+/// The history as CSV says what the alerts say: durations rounded to milliseconds, as published.
+@Test func csvDurationsAreTheAlertsRounding() {
+    var exit = transition("truck-1", "depot", "exit", at: 100, seq: 2)
+    exit.durationSeconds = 20.899320363998413
+    var dwell = transition("truck-1", "depot", "dwell", at: 50, seq: 1)
+    dwell.dwellSeconds = 300.0004999
+    let rows = String(decoding: EventsCSV.encode([dwell, exit]), as: UTF8.self).split(separator: "\r\n")
+    #expect(rows.count == 3)
+    #expect(rows[1].split(separator: ",", omittingEmptySubsequences: false)[9] == "300")
+    #expect(rows[2].split(separator: ",", omittingEmptySubsequences: false)[10] == "20.899")
+}

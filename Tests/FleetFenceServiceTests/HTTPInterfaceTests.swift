@@ -229,6 +229,14 @@ struct HTTPInterfaceTests {
             let rows = csv.text.split(separator: "\r\n")
             #expect(rows.first == "event,device,fence,name,at,confirmed_at,lat,lon,seq,dwell_s,duration_s,reason")
             #expect(rows.count == 4)
+            #expect(csv.headers["fleetfence-next"] == nil)
+            // Paged: the cursor comes as a header, since CSV has no room for it.
+            let first = try await http.get("/api/events?format=csv&event=enter&limit=2")
+            let cursor = try #require(first.headers["fleetfence-next"])
+            let second = try await http.get("/api/events?format=csv&event=enter&limit=2&after=\(cursor)")
+            #expect(second.headers["fleetfence-next"] == nil)
+            let paged = first.text.split(separator: "\r\n") + second.text.split(separator: "\r\n").dropFirst()
+            #expect(paged == rows)
         }
     }
 
@@ -443,6 +451,12 @@ struct HTTPSocketTests {
             let service = try Self.service(h)
             let port = try await service.http!.port()
             let http = HTTPClient(base: "http://127.0.0.1:\(port)")
+            // HEAD answers the stream's headers and takes no slot: each once held one for good.
+            for _ in 0...LiveFeed.maxSubscribers {
+                let head = try await http.request("HEAD", "/api/stream")
+                #expect(head.status == 200 && head.headers["content-type"] == "text/event-stream")
+            }
+            #expect(service.service.readModel.feed.subscriberCount == 0)
             var readers = try (0..<LiveFeed.maxSubscribers).map { _ in try SSEReader(port: port) }
             #expect(await eventually { service.service.readModel.feed.subscriberCount == LiveFeed.maxSubscribers })
             let refused = try await http.get("/api/stream")

@@ -1,6 +1,7 @@
 import FleetFenceCodecs
 import FleetFenceJournal
 import FleetFenceService
+import HTTPTypes
 import Hummingbird
 import NIOPosix
 
@@ -9,6 +10,8 @@ import NIOPosix
 /// SQLite blocks, and the event loops serve the map and the stream meanwhile.
 struct EventsEndpoint: Sendable {
     let api: any FleetFenceAPI
+
+    static let nextHeader = HTTPField.Name("FleetFence-Next")!
 
     /// Its query parameters (the route declares them).
     static let parameters: Set<String> = ["device", "fence", "event", "since", "until", "limit", "after", "format"]
@@ -22,7 +25,11 @@ struct EventsEndpoint: Sendable {
         } catch {
             throw HTTPProblem(status: .serviceUnavailable, reason: "the history cannot be read: \(error)")
         }
-        return csv ? .bytes(EventsCSV.encode(page.events), contentType: "text/csv; charset=utf-8") : .json(Self.json(page))
+        guard csv else { return .json(Self.json(page)) }
+        var response = Response.bytes(EventsCSV.encode(page.events), contentType: "text/csv; charset=utf-8")
+        // CSV has no room for the cursor: the next page's `after` comes as a header.
+        if let next = page.next { response.headers[Self.nextHeader] = next.description }
+        return response
     }
 
     /// The filters, limit, cursor and format of a request; each bad one named.

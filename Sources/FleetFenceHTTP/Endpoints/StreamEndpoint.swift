@@ -12,16 +12,26 @@ struct StreamEndpoint: Sendable {
 
     static let heartbeatInterval = Duration.seconds(15)
 
+    static var headers: HTTPFields {
+        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
+        // Proxies such as nginx would otherwise buffer the stream.
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+        return headers
+    }
+
+    /// HEAD: the stream's headers, no subscriber. A HEAD response's body is never run, so a
+    /// stream opened for one never closed: 64 HEAD requests took every slot until a restart.
+    func head() -> Response {
+        Response(status: .ok, headers: Self.headers)
+    }
+
     func open() throws(HTTPProblem) -> Response {
         guard let subscriber = api.readModel.feed.subscribe() else {
             throw HTTPProblem(
                 status: .serviceUnavailable,
                 reason: "too many streams open (at most \(LiveFeed.maxSubscribers)); try again later")
         }
-        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
-        // Proxies such as nginx would otherwise buffer the stream.
-        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+        return Response(status: .ok, headers: Self.headers, body: ResponseBody { writer in
             defer { subscriber.close() }
             let box = WriterBox(writer)
             // A stop ends every stream (HTTPInterface): the server waits for open responses.

@@ -39,7 +39,8 @@ enum APIRoutes {
 
         let stream = StreamEndpoint(api: api)
         apiRoutes.group("stream").add(middleware: QueryParameters.none)
-            .getOrHead { _, _ in try stream.open() }
+            .get { _, _ in try stream.open() }
+            .head { _, _ in stream.head() }
 
         let webhooks = WebhooksEndpoint(api: api)
         apiRoutes.group("webhooks").add(middleware: QueryParameters.none)
