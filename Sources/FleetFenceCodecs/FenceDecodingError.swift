@@ -41,7 +41,7 @@ public enum FenceDecodingError: Error, Sendable, Hashable, CustomStringConvertib
         case let .notAnObject(field, found): "\(field) must be a JSON object, not \(found)"
         case let .missingField(field): "missing field \"\(field)\""
         case let .wrongType(field, expected, got): "field \"\(field)\" must be \(expected), not \(got)"
-        case let .idMismatch(topic, payload): "id \"\(payload)\" differs from the topic's fence id \"\(topic)\""
+        case let .idMismatch(topic, payload): "id \"\(payload)\" differs from the fence id \"\(topic)\" its topic or path names"
         case let .conflictingIDs(feature, properties):
             "feature id \"\(feature)\" differs from properties.id \"\(properties)\""
         case let .invalidID(id): TopicLevel.problem(id, kind: "fence id") ?? "fence id \"\(id)\" cannot be a topic level"

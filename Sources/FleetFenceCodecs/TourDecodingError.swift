@@ -18,7 +18,7 @@ public enum TourDecodingError: Error, Sendable, Hashable, CustomStringConvertibl
         case let .notAnObject(found): "the payload must be a JSON object, not \(found)"
         case let .missingField(field): "missing field \"\(field)\""
         case let .wrongType(field, expected, got): "field \"\(field)\" must be \(expected), not \(got)"
-        case let .idMismatch(topic, payload): "id \"\(payload)\" differs from the topic's tour id \"\(topic)\""
+        case let .idMismatch(topic, payload): "id \"\(payload)\" differs from the tour id \"\(topic)\" its topic or path names"
         case let .invalidID(id): TopicLevel.problem(id, kind: "id") ?? "id \"\(id)\" cannot be a topic level"
         }
     }

@@ -249,7 +249,7 @@ struct FenceDecoderTests {
 
     @Test func descriptions() {
         #expect(FenceDecodingError.bothShapes.description == "give one shape: a circle (lat, lon, radius), a polygon or a geometry")
-        #expect(FenceDecodingError.idMismatch(topic: "a", payload: "b").description == #"id "b" differs from the topic's fence id "a""#)
+        #expect(FenceDecodingError.idMismatch(topic: "a", payload: "b").description == #"id "b" differs from the fence id "a" its topic or path names"#)
         #expect(FenceDecodingError.invalidNotify("leave").description == #"notify value "leave" is not one of enter, exit, dwell"#)
     }
 }
