@@ -23,6 +23,7 @@ extension Journal {
         {
             return
         }
+        if let gone = fileGone() { throw JournalError.fileGone(path: path, reason: gone) }
         let updatedAt = Date().timeIntervalSince1970
         // Fences first: a removal's exits and the removal itself land in one transaction.
         var statements = Self.fenceStatements(fences, removed: removedFences, updatedAt: updatedAt)

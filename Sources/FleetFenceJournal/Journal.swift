@@ -53,6 +53,9 @@ public final class Journal: Sendable {
     /// Bytes the WAL may grow to before its forced checkpoint: the free space the journal needs
     /// (``diskShortfall()``). 0 for a reader.
     let walRoom: UInt64
+    /// The file's device and inode once opened: a file deleted or replaced under the service is
+    /// written to no more (``fileGone()``).
+    let fileIdentity: FileIdentity?
 
     /// Opens or creates the journal at `path` (relative to the working directory).
     ///
@@ -123,6 +126,7 @@ public final class Journal: Sendable {
             let logRows = try db.run("SELECT MIN(id) AS first, MAX(id) AS last FROM clock_log").first
             let lastLogRow = logRows?.column("last")?.int64Value ?? 0
             clockLogRows.withLock { $0 = ClockLogRows(first: logRows?.column("first")?.int64Value ?? 1, last: lastLogRow) }
+            fileIdentity = FileIdentity(path: path)
             // Last: nothing after it throws, so a failed open leaves no thread behind.
             checkpointer = try Checkpointer(path: path, logger: logger, beforePass: beforeCheckpointPass)
         } catch {
@@ -167,6 +171,7 @@ public final class Journal: Sendable {
         self.checkpointer = nil
         self.readOnly = true
         self.walRoom = 0
+        self.fileIdentity = nil
     }
 
     /// Why the journal's file system lacks room for the WAL to reach its forced checkpoint, or
@@ -180,6 +185,16 @@ public final class Journal: Sendable {
         guard walSize < needed, free < needed - walSize else { return nil }
         let mebibytes = { (bytes: UInt64) in String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
         return "its file system has \(mebibytes(free)) free; the write-ahead log needs up to \(mebibytes(needed - walSize)) more"
+    }
+
+    /// Why the journal's file is no longer the one opened, or `nil`. A file deleted under the
+    /// service took every later commit with it, and the next start began a new journal: `seq` from
+    /// 1 again, alerts receivers had already taken as repeats. A stat: about a microsecond, made
+    /// before every write.
+    func fileGone() -> String? {
+        guard let fileIdentity else { return nil }
+        guard let now = FileIdentity(path: path) else { return "its file was deleted while the service ran" }
+        return now == fileIdentity ? nil : "its file was replaced while the service ran"
     }
 
     /// Why the journal's file system is too full to go on, or `nil`: the same test as at start.
@@ -284,5 +299,18 @@ public final class Journal: Sendable {
             if closed { throw JournalError.closed(path: path) }
             return try body()
         }
+    }
+}
+
+/// A file's device and inode: what stays the same while it is the same file.
+struct FileIdentity: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }

@@ -10,6 +10,8 @@ public enum JournalError: Error, Equatable, CustomStringConvertible {
     case damaged(path: String, report: String)
     /// The file (or its folder, where the WAL goes) cannot be written.
     case notWritable(path: String, reason: String)
+    /// The file was deleted or replaced while open: what is written goes nowhere.
+    case fileGone(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -25,6 +27,9 @@ public enum JournalError: Error, Equatable, CustomStringConvertible {
         case .notWritable(let path, let reason):
             "journal \(path) cannot be written (\(reason)); check the permissions of the file and its folder, "
                 + "and the free space"
+        case .fileGone(let path, let reason):
+            "journal \(path) is gone (\(reason)); the next start begins an empty journal, numbering each "
+                + "device's alerts from 1 again"
         }
     }
 }

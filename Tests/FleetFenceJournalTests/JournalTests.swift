@@ -413,6 +413,26 @@ struct JournalTests {
         }
     }
 
+    /// A journal deleted or replaced under the service is written to no more: its commits would
+    /// vanish, and the next start would number alerts from 1 again.
+    @Test func aFileDeletedOrReplacedWhileOpenFailsTheNextWrite() throws {
+        let directory = try JournalDirectory()
+        for replace in [false, true] {
+            let path = directory.path(replace ? "replaced.db" : "deleted.db")
+            let journal = try Journal(path: path)
+            try journal.write(transitions: [transition("a", "depot", "enter", at: 1, seq: 1)], devices: [])
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            if replace { try Data("not the journal".utf8).write(to: URL(fileURLWithPath: path)) }
+            #expect {
+                try journal.write(transitions: [transition("a", "depot", "exit", at: 2, seq: 2)], devices: [])
+            } throws: { error in
+                guard case let .fileGone(_, reason) = error as? JournalError else { return false }
+                return reason.contains(replace ? "replaced" : "deleted")
+            }
+            try? journal.close()
+        }
+    }
+
     @Test func concurrentUseFromManyThreads() throws {
         let directory = try JournalDirectory()
         let journal = try Journal(path: directory.path())

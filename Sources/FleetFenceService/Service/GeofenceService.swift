@@ -94,7 +94,11 @@ public final class GeofenceService: Service, Sendable {
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         for warning in configuration.warnings { logger.warning("configuration: \(warning)") }
         let layout = TopicLayout(prefix: configuration.prefix, instance: configuration.instanceName)
+        // Said, since a new journal numbers every device's alerts from 1 again: a journal deleted
+        // or moved away is seen in the log, not only by receivers that drop repeats by seq.
+        let journalIsNew = !FileManager.default.fileExists(atPath: configuration.journalPath)
         let journal = try Journal(path: configuration.journalPath, logger: logger)
+        if journalIsNew { logger.notice("journal created", metadata: ["path": "\(configuration.journalPath)"]) }
         // Read while the journal is restored: until its definitions are compared with the file's
         // record, the file does not depend on it. A file the same byte for byte as the one last
         // applied is not decoded at all (a restart with 100,000 fences: 0.4 s of CPU on the cores
