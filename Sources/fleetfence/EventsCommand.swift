@@ -4,6 +4,7 @@ import FleetFenceJournal
 import FleetFenceService
 import FleetFenceSettings
 import Foundation
+import GeofenceEngine
 
 /// `fleetfence events`: the journal's history on the command line, also while the service runs
 /// (docs/operations.md "Journal"): the same filters and order as `GET /api/events`.
@@ -47,6 +48,11 @@ struct EventsCommand: AsyncParsableCommand {
             }
         }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        // A misspelt event found nothing, silently, as if none had happened.
+        let known = AlertEvent.allCases.map(\.rawValue)
+        for name in event where !known.contains(name) {
+            throw ValidationError("--event must be one of \(known.joined(separator: ", ")), got \(name)")
+        }
     }
 
     func run() async throws {

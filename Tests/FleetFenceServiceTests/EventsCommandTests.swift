@@ -42,6 +42,9 @@ struct EventsCommandTests {
             let bad = try await events(["--since", "yesterday"])
             #expect(bad.status != 0)
             #expect(bad.errorOutput.contains("--since"))
+            // A misspelt event is refused, not answered with an empty history.
+            let misspelt = try await events(["--event", "entered"])
+            #expect(misspelt.status != 0 && misspelt.errorOutput.contains("--event") && misspelt.errorOutput.contains("entered"))
         }
     }
 }
