@@ -359,6 +359,22 @@ struct ConfigurationTests {
         #expect(configuration.warnings.count == 4, "\(configuration.warnings)")
     }
 
+    /// A section that is not a map was read as no keys: every default, silently.
+    @Test func aSectionThatIsNotAMapIsAnError() async throws {
+        let scratch = try ScratchDirectory()
+        for (text, key, found) in [
+            ("geofence: 5\n", "geofence", "\"5\""), ("broker: [a, b]\n", "broker", "a list"),
+            ("inputs: yes\n", "inputs", "\"yes\""),
+        ] {
+            let file = try scratch.file("config.yaml", text)
+            let error = await #expect(throws: ConfigurationError.self) { try await load(file: file, scratch: scratch) }
+            #expect(error?.key == key && error?.description.contains(found) == true, "\(text): \(error.map { "\($0)" } ?? "none")")
+        }
+        // Empty, it holds no keys: the defaults.
+        let empty = try scratch.file("config.yaml", "geofence:\nbroker: ~\n")
+        #expect(try await load(file: empty, scratch: scratch).geofence.debounceSeconds == 20)
+    }
+
     @Test func unusedCredentialsWarn() async throws {
         let scratch = try ScratchDirectory()
         let ca = try scratch.file("ca.pem", "-----BEGIN CERTIFICATE-----\n")

@@ -42,6 +42,12 @@ public enum ConfigurationLoader {
             reader: reader, recorder: recorder,
             layers: [.flag, .environment, .file(path: file.path), .builtInDefault])
 
+        // A section that is not a map (`geofence: 5`) was read as no keys at all: every default,
+        // silently, where a key of the wrong type is refused.
+        if let text = file.text, let wrong = YAMLKeyPaths.nonMappings(in: text, sections: Self.isSection).first {
+            throw ConfigurationError(
+                key: wrong.path, source: "config file \(file.path)", message: "expected a map of its keys, got \(wrong.found)")
+        }
         var configuration = try ConfigurationReading(values: values, mappings: file.mappings).read()
         if let text = file.text {
             configuration.webhooks = try WebhookSettings.read(fileText: text, path: file.path)
@@ -50,6 +56,14 @@ public enum ConfigurationLoader {
         configuration.warnings = ConfigurationWarnings.collect(
             configuration: configuration, fileText: file.text, filePath: file.path, environment: environment)
         return configuration
+    }
+
+    /// A section of keys (`geofence`, `broker`), not a key itself; the lists of maps (`inputs.mappings`,
+    /// `webhooks`) are read, and checked, apart.
+    private static func isSection(_ path: String) -> Bool {
+        path != MappingsSection.key && path != WebhookSettings.configKey
+            && !ConfigurationKey.allCases.contains { $0.name == path }
+            && ConfigurationKey.allCases.contains { $0.name.hasPrefix(path + ".") }
     }
 
     /// Flags arrive as strings; they are typed here so that a bad one is reported as that flag.
