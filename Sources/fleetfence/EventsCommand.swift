@@ -85,7 +85,12 @@ struct EventsCommand: AsyncParsableCommand {
     private func journalPath() async throws -> String {
         var flags: [String: String] = [:]
         if let journal { flags[ConfigurationKey.journalPath.name] = journal }
-        return try await ConfigurationLoader.load(flags: flags, configFile: configFile).journalPath
+        do {
+            return try await ConfigurationLoader.load(flags: flags, configFile: configFile).journalPath
+        } catch {
+            // A usage error (64), as `serve` says it.
+            throw ValidationError("\(error)")
+        }
     }
 
     private func render(_ events: [JournalTransition], header: Bool) -> [UInt8] {
