@@ -39,13 +39,7 @@ struct DevicesCommand: AsyncParsableCommand {
             var flags: [String: String] = [:]
             if let broker { flags[ConfigurationKey.brokerURL.name] = broker }
             if let prefix { flags[ConfigurationKey.prefix.name] = prefix }
-            let configuration: ServiceConfiguration
-            do {
-                configuration = try await ConfigurationLoader.load(flags: flags, configFile: configFile)
-            } catch {
-                // A usage error (64), as `serve` says it.
-                throw ValidationError("\(error)")
-            }
+            let configuration = try await ConfigurationLoader.forCommand(flags: flags, configFile: configFile)
             let brokers = try configuration.brokers()
             var options = MQTTOptions(
                 url: brokers[0], username: configuration.username, password: try configuration.password(),

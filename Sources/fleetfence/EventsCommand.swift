@@ -85,12 +85,7 @@ struct EventsCommand: AsyncParsableCommand {
     private func journalPath() async throws -> String {
         var flags: [String: String] = [:]
         if let journal { flags[ConfigurationKey.journalPath.name] = journal }
-        do {
-            return try await ConfigurationLoader.load(flags: flags, configFile: configFile).journalPath
-        } catch {
-            // A usage error (64), as `serve` says it.
-            throw ValidationError("\(error)")
-        }
+        return try await ConfigurationLoader.forCommand(flags: flags, configFile: configFile).journalPath
     }
 
     private func render(_ events: [JournalTransition], header: Bool) -> [UInt8] {

@@ -18,12 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var options: ServeOptions
 
     func run() async throws {
-        let configuration: ServiceConfiguration
-        do {
-            configuration = try await ConfigurationLoader.load(flags: options.flagOverrides, configFile: options.configFile)
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let configuration = try await ConfigurationLoader.forCommand(flags: options.flagOverrides, configFile: options.configFile)
         let logger = LogSetup.bootstrap(level: configuration.logLevel)
         let server = try FleetFenceServer(configuration: configuration, logger: logger)
         let group = ServiceGroup(
