@@ -20,15 +20,12 @@ public struct WebhookSettings: Sendable, Equatable {
     public static let configKey = "webhooks"
     public static let defaultTimeoutSeconds: Double = 10
     public static let defaultMaxAgeSeconds: Double = 86_400
-    /// The port the URL names, as written (`Int.max` past it); nil when it names none. A port past
-    /// 65535 parses, and crashed the HTTP client at the first delivery of every start; one past an
-    /// `Int` parses as none, and would have gone to the scheme's port.
+    /// The port the URL names, as written (`Int.max` past an `Int`); nil when it names none. A
+    /// port past 65535 parses, and crashed the HTTP client at the first delivery of every start;
+    /// one past an `Int` parses as no port (`URL.port` is nil), and would have gone to the scheme's.
     static func port(of url: String) -> Int? {
-        guard let match = url.firstMatch(of: /^[A-Za-z][A-Za-z0-9+.\-]*:\/\/(?:[^\/?#]*@)?(?:\[[^\]]*\]|[^:\/?#@]*):([^\/?#@]*)(?=[\/?#]|$)/),
-            !match.1.isEmpty
-        else { return nil }
-        guard match.1.allSatisfy(\.isASCII), match.1.allSatisfy(\.isNumber) else { return -1 }
-        return Int(match.1) ?? .max
+        guard let range = URLComponents(string: url)?.rangeOfPort, !url[range].isEmpty else { return nil }
+        return Int(url[range]) ?? .max
     }
 
     private static let keys: Set<String> = ["name", "url", "events", "devices", "fences", "secret_file", "timeout_s", "max_age_s"]
