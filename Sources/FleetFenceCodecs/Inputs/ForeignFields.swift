@@ -48,14 +48,15 @@ enum ForeignFields {
     /// 8601: for formats whose senders write either (OsmAnd's `timestamp`; Traccar's `fixTime`, a
     /// string by default, epoch milliseconds from a Jackson set to write timestamps).
     static func epochOrISOTime(_ value: JSONValue?, field: String) throws(PositionRejection) -> Double? {
-        let number: Double?
+        let number: Double
         switch value {
         case let .number(x)?: number = x
-        case let .string(text)? where numeric(text) != nil: number = numeric(text)
+        case let .string(text)?:
+            guard let x = numeric(text) else { return try time(value, field: field) }
+            number = x
         default: return try time(value, field: field)
         }
-        let unit: TimeUnit = (number ?? 0) > 1e11 ? .milliseconds : .seconds
-        return try time(number.map(JSONValue.number), field: field, unit: unit)
+        return try time(.number(number), field: field, unit: number > 1e11 ? .milliseconds : .seconds)
     }
 
     /// An optional accuracy in metres, >= 0; `zeroIsUnknown` for formats where 0 says "not known".
