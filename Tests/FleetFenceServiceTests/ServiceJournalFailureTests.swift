@@ -9,6 +9,27 @@ import Testing
 /// a damaged or unwritable one is refused at start.
 @Suite("Service: a journal that fails", .timeLimit(.minutes(1)), .serialized)
 struct ServiceJournalFailureTests {
+    /// A journal deleted under the service took every later row with it, and the next start
+    /// numbered alerts from 1 again without a word: now the next write stops the service, and a
+    /// start that creates a journal says so.
+    @Test func aJournalDeletedWhileServingStopsTheServiceAndANewOneIsSaid() async throws {
+        try await withService(.asProcess) { h in
+            let first = try #require(h.service?.process)
+            #expect(first.log.contains("journal created"), "\(first.logTail())")
+            try await h.position("truck-7", north: 300, ts: T)
+            try await h.barrier()
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: h.journalPath + suffix) }
+            try await h.position("truck-7", north: 100, ts: T + 10)
+            try await h.position("truck-7", north: 100, ts: T + 12)  // an enter with nowhere to go
+            #expect(await first.waitForExit(timeout: .seconds(15)), "the service must stop")
+            #expect(first.exitStatus == 3)
+            #expect(first.log.contains("is gone (its file was deleted"), "\(first.logTail())")
+            #expect(h.alerts("truck-7").isEmpty, "an alert without its row: \(h.alerts("truck-7"))")
+            try await h.startService()
+            #expect(try #require(h.service?.process).log.contains("journal created"))
+        }
+    }
+
     @Test func aJournalThatCannotBeWrittenStopsTheServiceAndNoAlertGoesOutWithoutItsRow() async throws {
         try await withService(.asProcess) { h in
             try await h.position("truck-7", north: 300, ts: T)
