@@ -45,6 +45,9 @@ struct EventsCommandTests {
             // A misspelt event is refused, not answered with an empty history.
             let misspelt = try await events(["--event", "entered"])
             #expect(misspelt.status != 0 && misspelt.errorOutput.contains("--event") && misspelt.errorOutput.contains("entered"))
+            // A configuration that cannot be read is a usage error, as for `serve`.
+            let noConfig = try await events(["--config", h.journalPath + ".absent.yaml"])
+            #expect(noConfig.status == 64 && noConfig.errorOutput.contains("does not exist"), "\(noConfig)")
         }
     }
 }
