@@ -217,5 +217,27 @@ struct LateSampleEdgeTests {
         func key(_ t: Transition) -> String { "\(t.event.rawValue) at \(t.at - T0) confirmed \(t.confirmedAt - T0)" }
         #expect(merged.alerts.dropFirst(2).map(key) == expected.dropFirst().map(key))
     }
-}
 
+    /// An outage's backlog sent newest first in two parts, each behind a live fix: the newer part is
+    /// merged first, and the older part, merged after it, is judged with every fix of the newer one.
+    /// Trimmed to four after the first merge, the second replay had a hole where the newer part's
+    /// fixes had been: a device that flickered in and out, never inside for `debounce_s`, was
+    /// alerted a visit it never made, and a real visit's exit came late.
+    /// Reports every 10 s, and every second (whose holding after an outage is its debounce's).
+    @Test(arguments: [false, true], [10, 1])
+    func aBacklogInTwoNewestFirstPartsIsJudgedWhole(visit: Bool, interval: Int) throws {
+        // In, in, out every 10 s (never inside 20 s: no alert), or a visit from 150 to 260 s.
+        func x(_ t: Int) -> Double {
+            if visit { return (150...260).contains(t) ? 0 : 600 }
+            return (t - 110) / 10 % 3 == 0 ? 600 : 0
+        }
+        let before = stride(from: 0, through: 100, by: interval).map { at(600, t: T0 + Double($0)) }
+        let backlog = stride(from: 110, through: 390, by: interval).map { t in at(x(t), t: T0 + Double(t)) }
+        let lives = stride(from: 400, through: 500, by: interval).map { at(600, t: T0 + Double($0)) }
+        let expected = try Self.run(before + backlog + lives).alerts
+        let older = Array(backlog[..<(backlog.count / 2)]), newer = Array(backlog[(backlog.count / 2)...])
+        let merged = try Self.run(before + [lives[0]] + newer.reversed() + [lives[1]] + older.reversed() + lives[2...])
+        #expect(merged.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init), "\(Self.describe(merged.alerts))")
+        #expect(merged.engine.counters.tooLate == 0)
+    }
+}

@@ -388,9 +388,19 @@ extension GeofenceEngine {
             // meanwhile is known outside, and entering it is alerted).
             devices.knownGeneration[device] = generation
         }
-        // Before shrinking: what filled the outage's gap may be trimmed.
-        history.noteBacklogMerged(gap: Self.gapSeconds)
-        // Judged now: what is held shrinks back to what a newest sample keeps.
+        if history.awaitsAnOlderPart(from: place, gap: Self.gapSeconds, ratio: Self.outageRatio),
+            history.held.count < backlogSamples
+        {
+            // Its outage is not filled: an older part may come, and is judged with all of these.
+            // Up to what a backlog arriving may hold: past that, merged in parts of that many.
+            history.keepForAnOlderPart(from: place)
+        } else {
+            history.unpinAll()
+            // Before shrinking: what filled the outage's gap may be trimmed.
+            history.noteBacklogMerged(gap: Self.gapSeconds)
+        }
+        // Judged now: what is held shrinks back to what a newest sample keeps, and what an older
+        // part needs.
         history.shrink(to: settings.heldSamples)
         outcome.recordChanged = true
         // Only the inside set at the end counts: a visit made and left within the backlog leaves

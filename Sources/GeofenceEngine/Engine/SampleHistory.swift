@@ -29,6 +29,10 @@ struct SampleHistory: Sendable {
         /// A backlog was merged since it ended its outage: a device reporting every few seconds no
         /// longer keeps every report for it (`GeofenceEngine.heldAfterAnOutage`).
         var backlogMerged = false
+        /// Merged as part of a backlog that left the start of its outage unfilled, or after such a
+        /// part: an older part may still come, and is judged with every fix after it, so this one
+        /// is never trimmed for room (`keepForAnOlderPart`). In the 56 bytes it had.
+        var pinned = false
 
         var sample: PositionSample {
             PositionSample(
@@ -120,15 +124,51 @@ struct SampleHistory: Sendable {
         }
     }
 
+    /// Whether the backlog just merged, from `held[place]` on, may still have an older part: the
+    /// gap before its oldest fix is longer than its own reports' (`ratio` times their shortest
+    /// gap, and more than `gap`), or nothing was judged before it (a first fix's backlog). Merged
+    /// and then trimmed to four, a second, older part newest first was judged with a hole where
+    /// the first part's fixes had been: a device flickering at a fence, never inside for
+    /// `debounce_s`, was alerted a visit, and a real visit's exit came 80 s late.
+    func awaitsAnOlderPart(from place: Int, gap: Double, ratio: Double) -> Bool {
+        guard place < held.count else { return false }
+        let previous = place > 0 ? held[place - 1].timestamp : floor
+        guard previous.isFinite else { return true }
+        let before = held[place].timestamp - previous
+        var cadence = Double.infinity
+        for position in (place + 1)..<held.count { cadence = min(cadence, held[position].timestamp - held[position - 1].timestamp) }
+        return before > gap && (cadence.isInfinite || before > ratio * cadence)
+    }
+
+    /// Keeps every held sample from `place` on until the outage is filled or the device's holding
+    /// ends (`awaitsAnOlderPart`); later reports are held and trimmed as usual beside them.
+    mutating func keepForAnOlderPart(from place: Int) {
+        for position in place..<held.count { held[position].pinned = true }
+    }
+
+    mutating func unpinAll() {
+        for position in held.indices { held[position].pinned = false }
+    }
+
+    /// Held samples not kept for an older part (`pinned`); counted only when over a capacity.
+    private var unpinnedCount: Int { held.reduce(0) { $0 + ($1.pinned ? 0 : 1) } }
+
     /// Appends the device's newest sample. `anchor`: the device's accurate sample before it.
-    /// `oldestFirst`: over `capacity`, the oldest go, not the sample after the shortest gap.
+    /// `oldestFirst`: over `capacity`, the oldest go, not the sample after the shortest gap (and
+    /// the samples kept for an older part before them: that part would come behind too many).
     mutating func append(
         _ sample: Held, capacity: Int, window: Double, anchor: (Double, Double, Double)?, oldestFirst: Bool = false
     ) {
         if held.isEmpty { baseAnchor = anchor }
         held.append(sample)
-        if oldestFirst {
-            while held.count > max(1, capacity) { dropFirst() }
+        if oldestFirst, held.count > max(1, capacity) {
+            var excess = unpinnedCount - max(1, capacity)
+            var count = 0
+            while excess > 0 {
+                if !held[count].pinned { excess -= 1 }
+                count += 1
+            }
+            dropFirst(count)
         }
         trim(capacity: capacity, window: window)
     }
@@ -154,15 +194,16 @@ struct SampleHistory: Sendable {
     }
 
     /// Drops what the window no longer reaches, then, over `capacity`, the sample after the
-    /// shortest gap: never the newest, nor the late sample just held (`keeping`). Only judged
-    /// samples may go: an open backlog is merged before it fills `backlogSamples`.
+    /// shortest gap: never the newest, nor the late sample just held (`keeping`), nor one kept for
+    /// an older part (`pinned`, not counted). Only judged samples may go: an open backlog is
+    /// merged before it fills `backlogSamples`.
     private mutating func trim(capacity: Int, window: Double, keeping kept: Double = .nan) {
         guard let newest = held.last?.timestamp else { return }
         while held.count > 1, held[0].timestamp < newest - window { dropFirst() }
-        while held.count > max(1, capacity) {
+        while held.count > max(1, capacity), unpinnedCount > max(1, capacity) {
             var shortest = 0
             var shortestGap = Double.infinity
-            for position in 0..<(held.count - 1) where held[position].timestamp != kept {
+            for position in 0..<(held.count - 1) where held[position].timestamp != kept && !held[position].pinned {
                 let gap = held[position].timestamp - (position == 0 ? floor : held[position - 1].timestamp)
                 if gap < shortestGap {
                     shortest = position
@@ -170,6 +211,8 @@ struct SampleHistory: Sendable {
                 }
             }
             if shortest == 0 {
+                // No candidate but kept ones: nothing may go.
+                guard !held[0].pinned else { break }
                 dropFirst()
             } else {
                 // Its successor's snapshot already holds its effect; what it confirmed moves along,
@@ -185,11 +228,17 @@ struct SampleHistory: Sendable {
         }
     }
 
-    private mutating func dropFirst() {
-        let first = held.removeFirst()
-        if !held.isEmpty { held[0].alerted.append(contentsOf: first.alerted) }
-        floor = first.timestamp
-        baseAnchor = (first.timestamp, first.lat, first.lon)
+    private mutating func dropFirst() { dropFirst(1) }
+
+    /// Drops the `count` oldest; what they confirmed moves to the first left.
+    private mutating func dropFirst(_ count: Int) {
+        guard count > 0 else { return }
+        let last = held[count - 1]
+        let marks = held[..<count].flatMap(\.alerted)
+        held.removeFirst(count)
+        if !held.isEmpty { held[0].alerted.append(contentsOf: marks) }
+        floor = last.timestamp
+        baseAnchor = (last.timestamp, last.lat, last.lon)
     }
 
     /// Fences whose state changed (enter, exit) or that alerted speeding after `time`, as far as the
