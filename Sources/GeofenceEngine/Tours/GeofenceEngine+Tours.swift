@@ -120,12 +120,17 @@ extension GeofenceEngine {
         return dropped.sorted { ExactID($0) < ExactID($1) }
     }
 
-    /// The events of the tours this step's confirmed enters visit, fences in id order and tours in
-    /// id order for each, numbered after the step's fence alerts. Returns whether progress changed.
+    /// The events of the tours this step's confirmed enters visit, numbered after the step's fence
+    /// alerts: the enters in the order they were crossed (a stop inside another is entered after
+    /// it, by the same sample), then fence id; tours in id order for each. Returns whether
+    /// progress changed.
     mutating func visitTours(_ record: inout DeviceRegions, device deviceSlot: Int32, _ transitions: inout [Transition]) -> Bool {
         guard !toursByStop.isEmpty else { return false }
         var changed = false
-        let enters = enteredScratch.sorted { ExactID(fenceSlots[Int($0.fenceSlot)]?.id ?? "") < ExactID(fenceSlots[Int($1.fenceSlot)]?.id ?? "") }
+        let enters = enteredScratch.sorted { a, b in
+            a.at != b.at
+                ? a.at < b.at : ExactID(fenceSlots[Int(a.fenceSlot)]?.id ?? "") < ExactID(fenceSlots[Int(b.fenceSlot)]?.id ?? "")
+        }
         for enter in enters {
             guard let fence = fenceSlots[Int(enter.fenceSlot)], let stops = toursByStop[ExactID(fence.id)] else { continue }
             let ordered = stops.compactMap { stop in tourSlots[Int(stop.tour)].map { (stop, $0) } }
