@@ -69,6 +69,20 @@ struct ExpiryTests {
         #expect(g.engine.expireFences(now: T0 + 40).transitions.isEmpty)
     }
 
+    /// Nor by samples whose time is past `expires_at`, however early they arrive (a device whose
+    /// clock runs ahead, within `max_future_s`): the rules run in event time. Arriving 40-60 s
+    /// before their `ts`, they confirmed an enter at and after the expiry.
+    @Test func samplesTimedAfterTheExpiryConfirmNothing() throws {
+        var h = try Harness([expiring(at: T0 + 30)])
+        h.feed([sample(atBoundary(radius: 200, d: -100), t: T0)], lag: 0)
+        for (k, t) in [40.0, 50, 60, 70].enumerated() {
+            h.feed(sample(atBoundary(radius: 200, d: 50), t: T0 + t), arrival: T0 + 1 + Double(k))
+        }
+        #expect(h.alerts.isEmpty, "\(h.alerts.map { "\($0.event.rawValue) at \($0.at - T0)" })")
+        h.tick(T0 + 10)
+        #expect(h.alerts.isEmpty)
+    }
+
     @Test func theEarliestExpiryFollowsReplacesAndRemovals() throws {
         var engine = GeofenceEngine()
         try engine.setFence(expiring("a", at: T0 + 100))

@@ -114,12 +114,15 @@ extension GeofenceEngine {
             everyGroup: !targeted, groups: targeted ? devices.groups[device] : [],
             keep: anchor.map { sample.timestamp - $0.0 <= CandidateCaches.keepWithinSeconds } ?? false,
             into: &candidateScratch)
+        // An expired fence says nothing more; the next tick removes it (docs/rules.md "The rules").
+        // Expired by the wall clock, or by the sample's own time: one that arrives before its
+        // `ts` (a clock ahead, within `max_future_s`) confirmed enters after the expiry.
+        let expiredBy = max(arrival, sample.timestamp)
         // Fences the device already has a state at: judged wherever the sample is.
         var position = 0
         while position < current.entries.count {
             let probe = fenceProbes[Int(current.entries[position].fenceSlot)]
-            // An expired fence says nothing more; the next tick removes it (docs/rules.md "The rules").
-            if probe.expiresAt <= arrival {
+            if probe.expiresAt <= expiredBy {
                 position += 1
                 continue
             }
@@ -140,7 +143,7 @@ extension GeofenceEngine {
             // Outside evidence for a fence without an entry leaves it (or makes it) known
             // outside, the default: the common case, decided without the full fence.
             let (distance, cap) = probe.geometry.measure(context.point, cap: probe.marginCap)
-            if distance <= -min(context.margin, cap) || probe.expiresAt <= arrival { continue }
+            if distance <= -min(context.margin, cap) || probe.expiresAt <= expiredBy { continue }
             let known = fenceGenerations[Int(fenceSlot)] <= knownGeneration
             var entry = RegionEntry(fenceSlot: fenceSlot, state: known ? .outside : .unknown)
             judge(&entry, probe: probe, distance: distance, cap: cap, context, &outcome, &transitions)

@@ -23,8 +23,10 @@ extension GeofenceEngine {
             let firstNewTransition = transitions.endIndex
             while position < record.entries.count {
                 var entry = record.entries[position]
+                // Not confirmed at or after the fence's expiry, by the wall clock or in event time.
                 if let pending = entry.pending, let since = pending.evidenceSince,
-                    let fence = fenceSlots[Int(entry.fenceSlot)], (fence.definition.expiresAt ?? .infinity) > now
+                    let fence = fenceSlots[Int(entry.fenceSlot)],
+                    (fence.definition.expiresAt ?? .infinity) > max(now, since + settings.debounceSeconds)
                 {
                     let confirmedAt = since + settings.debounceSeconds
                     confirm(&entry, fence: fence, device: deviceSlot, confirmedAt: confirmedAt,
