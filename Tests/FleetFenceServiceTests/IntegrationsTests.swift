@@ -69,6 +69,47 @@ struct IntegrationsTests {
         }
     }
 
+    /// Devices seen before discovery was on (or under another prefix) have had their first sight:
+    /// the start that switches it on publishes their configs, states and attributes; the next start
+    /// does not again, and a new prefix moves them (the old configs emptied).
+    @Test func devicesSeenBeforeDiscoveryWasOnAreDiscoveredAtTheStartThatTurnsItOn() async throws {
+        var options = HarnessOptions()
+        options.extraFilters = ["homeassistant/#", "ha2/#"]
+        try await withService(options) { h in
+            try await h.position("truck-1", north: 300, ts: T, acc: 6)
+            try await h.position("truck-2", north: 0, ts: T)
+            try await h.barrier()
+            #expect(h.messages("homeassistant/device_tracker/+/config").isEmpty)
+            await h.service?.terminate()
+
+            try await h.startService { $0[.homeAssistant] = "true" }
+            for device in ["truck-1", "truck-2"] {
+                let config = try #require(await h.waitForRetained("homeassistant/device_tracker/fleetfence_\(device)/config") { $0 != nil })
+                #expect(JSONObject(config.payload)?.string("state_topic") == "fleetfence/ha/\(device)/state")
+            }
+            #expect(try await h.waitForRetained("fleetfence/ha/truck-1/state") { $0 != nil }?.text == "not_home")
+            #expect(try await h.waitForRetained("fleetfence/ha/truck-2/state") { $0 != nil }?.text == "Depot")
+            let attributes = try #require(await h.waitForRetained("fleetfence/ha/truck-1/attributes") { $0 != nil })
+            #expect(JSONObject(attributes.payload)?.strings("inside") == [])
+            // Journaled: a start with the same prefix sends them no more.
+            try await h.barrier()
+            await h.service?.terminate()
+            try await h.startService { $0[.homeAssistant] = "true" }
+            try await h.position("truck-1", north: 300, ts: T + 10)
+            try await h.barrier()
+            #expect(h.messages("homeassistant/device_tracker/fleetfence_truck-1/config").count == 1)
+
+            // Another prefix: the configs move.
+            await h.service?.terminate()
+            try await h.startService {
+                $0[.homeAssistant] = "true"
+                $0[.homeAssistantPrefix] = "ha2"
+            }
+            #expect(try await h.waitForRetained("ha2/device_tracker/fleetfence_truck-2/config") { $0 != nil } != nil)
+            #expect(try await h.waitForRetained("homeassistant/device_tracker/fleetfence_truck-2/config") { $0 == nil } == nil)
+        }
+    }
+
     @Test func availabilityFollowsTheServiceStatus() async throws {
         try await withService(Self.homeAssistantOptions()) { h in
             try await h.position("van-1", north: 300, ts: T)

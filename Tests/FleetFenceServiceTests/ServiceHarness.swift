@@ -393,10 +393,14 @@ final class ServiceHarness: Sendable {
     /// Starts (or restarts) the service on the same journal and client id.
     /// Ready means `online` said and the fences file read (the service loads it just after
     /// connecting; its log says when).
-    func startService() async throws {
+    /// Starts the service again on the same journal and broker; `changing` sets what this start
+    /// sets otherwise (a setting switched on since).
+    func startService(changing change: (inout ServiceProcess.Options) -> Void = { _ in }) async throws {
         state.withLock { state in
             if let log = state.service?.log { state.earlierLogs.append(log) }
         }
+        var serviceOptions = self.serviceOptions
+        change(&serviceOptions)
         guard options.process else {
             let configuration = try await configuration(for: serviceOptions)
             let service = try await InProcessService.start(configuration, broker: memory, clock: clock ?? SystemClock())

@@ -179,8 +179,9 @@ extension GeofenceCore {
         addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, to: &effects)
     }
 
+    /// Its name, or its id when the name is empty or blank (Home Assistant ignores a blank state).
     static func displayName(_ fence: Fence) -> String {
-        fence.name.flatMap { $0.isEmpty ? nil : $0 } ?? fence.id
+        fence.name.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 } ?? fence.id
     }
 
     /// Where applying a fences file stands between the core's steps.

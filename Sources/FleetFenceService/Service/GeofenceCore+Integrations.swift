@@ -26,15 +26,40 @@ extension GeofenceCore {
         }
         guard let prefix = integrations.homeAssistantPrefix else { return }
         integrations.movedForHomeAssistant[ExactID(device)] = (sample.lat, sample.lon, sample.accuracy)
-        if firstSight {
-            let objectID = HomeAssistantPayload.objectID(device: device)
-            effects.publish(
-                "\(prefix)/device_tracker/\(objectID)/config",
-                HomeAssistantPayload.discovery(
-                    device: device, objectID: objectID, stateTopic: layout.homeAssistantState(device: device),
-                    attributesTopic: layout.homeAssistantAttributes(device: device), availabilityTopic: layout.status),
-                qos: 1, retain: true)
+        if firstSight { publishDiscovery(device: device, prefix: prefix, into: &effects) }
+    }
+
+    private func publishDiscovery(device: String, prefix: String, into effects: inout Effects) {
+        let objectID = HomeAssistantPayload.objectID(device: device)
+        effects.publish(
+            "\(prefix)/device_tracker/\(objectID)/config",
+            HomeAssistantPayload.discovery(
+                device: device, objectID: objectID, stateTopic: layout.homeAssistantState(device: device),
+                attributesTopic: layout.homeAssistantAttributes(device: device), availabilityTopic: layout.status),
+            qos: 1, retain: true)
+    }
+
+    /// Discovery, state and attributes of devices whose first sight came before Home Assistant's
+    /// discovery was on, or under `replacing`, another prefix, whose configs are removed (an empty
+    /// retained config), so that the entities are not there twice.
+    func homeAssistantDiscovery(of devices: some Sequence<String>, replacing old: String?) -> Effects {
+        var effects = Effects()
+        guard let prefix = integrations.homeAssistantPrefix else { return effects }
+        for device in devices {
+            guard let record = engine.deviceRecord(for: device) else { continue }
+            if let old, old != prefix {
+                effects.publish("\(old)/device_tracker/\(HomeAssistantPayload.objectID(device: device))/config", [], qos: 1, retain: true)
+            }
+            publishDiscovery(device: device, prefix: prefix, into: &effects)
+            let inside = engine.insideFences(of: device)
+            publishHomeAssistantState(device: device, inside: inside, into: &effects)
+            if let lat = record.anchorLat, let lon = record.anchorLon {
+                effects.publish(
+                    layout.homeAssistantAttributes(device: device),
+                    HomeAssistantPayload.attributes(lat: lat, lon: lon, accuracy: nil, inside: inside), qos: 1, retain: true)
+            }
         }
+        return effects
     }
 
     /// A device's fences changed: its Home Assistant state and attributes follow at once.

@@ -159,9 +159,16 @@ public final class GeofenceService: Service, Sendable {
         let statusTopic = layout.status
         let stopping = Atomic(false)
         let connections = Atomic(0)
-        /// The tasks publishing states and the fence registry again.
+        /// The tasks publishing states and the fence registry again, and Home Assistant's discovery.
         let republishing = RepublishSlot()
         let registryRepublish = RepublishSlot()
+        let discovery = RepublishSlot()
+        // Home Assistant's configs of the devices held, when the journal does not say they have them
+        // under the prefix in force (docs/integrations.md "Home Assistant"): after the first connect.
+        let discovered = try journal.homeAssistantDiscoveryPrefix()
+        let discoveryPrefix = configuration.integrations.homeAssistant ? configuration.integrations.homeAssistantPrefix : nil
+        if discoveryPrefix == nil, discovered != nil { try journal.setHomeAssistantDiscoveryPrefix(nil) }
+        let discoveryOwed = Atomic(discoveryPrefix != nil && discovered != discoveryPrefix)
         // Weak: the loop holds this closure.
         loop.onRegistryOwed { [weak loop] in
             guard let loop else { return }
@@ -205,6 +212,12 @@ public final class GeofenceService: Service, Sendable {
             if let states {
                 republishing.start {
                     GeofenceService.republishStates(states.every ? nil : states.devices, loop: loop, bus: client, outbox: outbox)
+                }
+            }
+            if let discoveryPrefix, discoveryOwed.exchange(false, ordering: .relaxed) {
+                discovery.start {
+                    GeofenceService.discoverDevices(
+                        prefix: discoveryPrefix, replacing: discovered, journal: journal, loop: loop, bus: client, logger: logger)
                 }
             }
         }
@@ -269,6 +282,7 @@ public final class GeofenceService: Service, Sendable {
         readiness.moved(to: .stopping)
         republishing.stop()
         registryRepublish.stop()
+        discovery.stop()
         readModel.feed.finishAll()
         if let journalFailure {
             // Nothing more can be journaled, so nothing more is published but `offline`; the broker

@@ -1,6 +1,7 @@
 import FleetFenceCodecs
 import FleetFenceJournal
 import GeofenceEngine
+import Logging
 import Synchronization
 
 /// What a start publishes again: what the journal holds past its ``PublishedMark``, the part a
@@ -35,6 +36,25 @@ extension GeofenceService {
         Task.detached {
             let ids = loop.withCore { $0.engine.fenceIDs }
             _ = await inSlices(ids, of: 1_000, loop: loop, bus: bus) { $0.registrySlice($1) }
+        }
+    }
+
+    /// Home Assistant's discovery of every device held, when the journal does not say they have it
+    /// under `prefix` (Home Assistant was off, or under `replacing`, another prefix): their first
+    /// sight has passed. Journaled once all went, so that an interrupted run is done again.
+    static func discoverDevices(
+        prefix: String, replacing old: String?, journal: Journal, loop: CoreLoop, bus: any MessageBus, logger: Logger
+    ) -> Task<Void, Never> {
+        Task.detached {
+            let devices = loop.withCore { $0.engine.deviceIDs }
+            if !devices.isEmpty { logger.info("publishing Home Assistant discovery", metadata: ["devices": "\(devices.count)"]) }
+            guard await inSlices(devices, of: 500, loop: loop, bus: bus, { $0.homeAssistantDiscovery(of: $1, replacing: old) })
+            else { return }
+            do {
+                try journal.setHomeAssistantDiscoveryPrefix(prefix)
+            } catch {
+                logger.warning("Home Assistant discovery not journaled; the next start publishes it again", metadata: ["error": "\(error)"])
+            }
         }
     }
 
