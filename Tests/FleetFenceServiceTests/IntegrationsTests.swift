@@ -125,6 +125,8 @@ struct IntegrationsTests {
         let a = HomeAssistantPayload.objectID(device: "Bus-Müller")
         let b = HomeAssistantPayload.objectID(device: "Bus-Mu\u{308}ller")
         #expect(a != b)
+        // docs/integrations.md's example.
+        #expect(a == "fleetfence_Bus-M__ller_71bb205b")
         #expect(a.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
         #expect(HomeAssistantPayload.objectID(device: "truck-7") == "fleetfence_truck-7")
     }
