@@ -63,9 +63,14 @@ struct IntegrationsTests {
             // One discovery per device, however many samples.
             #expect(h.messages("homeassistant/device_tracker/fleetfence_truck-7/config").count == 1)
 
-            // Deleting the fence moves the state back.
+            // Deleting the fence moves the state back; the attributes keep the last fix's accuracy.
+            try await h.position("truck-7", north: 100, ts: T + 14, acc: 9)
+            try await h.barrier()
             try await h.publish("fleetfence/fences/depot/set", [UInt8]())
             #expect(await h.waitForMessages("fleetfence/ha/truck-7/state", count: 3).map(\.text).last == "not_home")
+            try await h.barrier()
+            let afterRemoval = try #require(h.messages("fleetfence/ha/truck-7/attributes").last.flatMap { JSONObject($0.payload) })
+            #expect(afterRemoval.strings("inside") == [] && afterRemoval.double("gps_accuracy") == 9)
         }
     }
 
@@ -168,6 +173,16 @@ struct IntegrationsTests {
             #expect(!events[0].retain && events[0].qos == 1)
             // Its alerts are the service's as usual, under the OwnTracks device id.
             #expect(h.alerts("anna-phone").map(\.event) == ["enter", "exit"])
+
+            // An exit of a fence deleted has no sample of its own: its accuracy is the last fix's.
+            try await report(100, T + 30)
+            try await report(100, T + 52)
+            _ = await h.waitForMessages("owntracks/anna/phone/event", count: 3)
+            try await h.publish("fleetfence/fences/depot/set", [UInt8]())
+            let removed = await h.waitForMessages("owntracks/anna/phone/event", count: 4)
+            try #require(removed.count == 4, "\(removed)")
+            let gone = try #require(JSONObject(removed[3].payload))
+            #expect(gone.string("event") == "leave" && gone.double("acc") == 7)
         }
     }
 

@@ -66,7 +66,9 @@ extension GeofenceCore {
     mutating func integrationsStateChanged(device: String, inside: [String], lat: Double, lon: Double, into effects: inout Effects) {
         guard integrations.homeAssistantPrefix != nil else { return }
         publishHomeAssistantState(device: device, inside: inside, into: &effects)
+        // Not moved since the last attributes (a fence changed, not the device): its last fix's.
         let accuracy = integrations.movedForHomeAssistant.removeValue(forKey: ExactID(device))?.accuracy
+            ?? engine.lastAccuracy(of: device)
         effects.publish(
             layout.homeAssistantAttributes(device: device),
             HomeAssistantPayload.attributes(lat: lat, lon: lon, accuracy: accuracy, inside: inside), qos: 1, retain: true)
@@ -97,10 +99,12 @@ extension GeofenceCore {
         effects.publish(layout.homeAssistantAttributes(device: device), [], qos: 1, retain: true)
     }
 
-    /// An alert of an OwnTracks device, mirrored as an OwnTracks transition.
+    /// An alert of an OwnTracks device, mirrored as an OwnTracks transition. `accuracy`: its
+    /// sample's; an alert of a fence change has none, and takes the device's last fix's.
     func integrationsAlerted(_ transition: Transition, accuracy: Double?, into effects: inout Effects) {
         guard integrations.ownTracksTransitions, let topic = integrations.ownTracksTopics[ExactID(transition.device)],
-            let payload = OwnTracksTransitionPayload.encode(transition, accuracy: accuracy)
+            let payload = OwnTracksTransitionPayload.encode(
+                transition, accuracy: accuracy ?? engine.lastAccuracy(of: transition.device))
         else { return }
         effects.publish("\(topic)/event", payload, qos: 1, retain: false)
     }

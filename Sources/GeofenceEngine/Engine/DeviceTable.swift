@@ -11,6 +11,9 @@ struct DeviceTable: Sendable {
     var anchorTime: [Double] = []
     var anchorLat: [Double] = []
     var anchorLon: [Double] = []
+    /// The anchor's accuracy, NaN unknown (not kept across a restart): what an alert of a fence
+    /// change (no sample of its own) tells the integrations of the device's position.
+    var anchorAccuracy: [Float] = []
     var seq: [UInt64] = []
     /// Fences with a generation above this were added after the device's last evaluated sample.
     var knownGeneration: [UInt32] = []
@@ -78,6 +81,7 @@ struct DeviceTable: Sendable {
             anchorTime[i] = .nan
             anchorLat[i] = .nan
             anchorLon[i] = .nan
+            anchorAccuracy[i] = .nan
             seq[i] = 0
             knownGeneration[i] = 0
             lastHeard[i] = -.infinity
@@ -94,6 +98,7 @@ struct DeviceTable: Sendable {
             anchorTime.append(.nan)
             anchorLat.append(.nan)
             anchorLon.append(.nan)
+            anchorAccuracy.append(.nan)
             seq.append(0)
             knownGeneration.append(0)
             lastHeard.append(-.infinity)

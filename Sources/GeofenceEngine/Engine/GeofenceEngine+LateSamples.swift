@@ -384,6 +384,7 @@ extension GeofenceEngine {
             devices.anchorTime[device] = newest.timestamp
             devices.anchorLat[device] = newest.lat
             devices.anchorLon[device] = newest.lon
+            devices.anchorAccuracy[device] = newest.accuracy
             // Judged against every fence there is now, as a sample in order is (a fence added
             // meanwhile is known outside, and entering it is alerted).
             devices.knownGeneration[device] = generation

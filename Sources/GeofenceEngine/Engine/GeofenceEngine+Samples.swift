@@ -67,6 +67,7 @@ extension GeofenceEngine {
         devices.anchorTime[device] = sample.timestamp
         devices.anchorLat[device] = sample.lat
         devices.anchorLon[device] = sample.lon
+        devices.anchorAccuracy[device] = sample.accuracy.map { Float($0) } ?? .nan
         if current.hasEvidencePending != wasPendingWithEvidence { outcome.recordChanged = true }
         if knownGeneration != generation { outcome.recordChanged = true }
         if finishStep(&current, device: deviceSlot, from: firstNewTransition, &transitions) { outcome.recordChanged = true }

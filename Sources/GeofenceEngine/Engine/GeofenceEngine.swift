@@ -100,6 +100,14 @@ public struct GeofenceEngine: Sendable {
     public var deviceIDs: [String] { devices.liveIDs }
 
     /// Fence ids the device is inside, sorted by their bytes.
+    /// The accuracy of the device's last accurate sample, in metres; nil when unknown (it gave none,
+    /// or it came before a restart).
+    public func lastAccuracy(of device: String) -> Double? {
+        guard let slot = devices.slot(of: device) else { return nil }
+        let accuracy = devices.anchorAccuracy[Int(slot)]
+        return accuracy.isNaN ? nil : Double(accuracy)
+    }
+
     public func insideFences(of device: String) -> [String] {
         guard let slot = devices.slot(of: device) else { return [] }
         return insideFences(slot: slot)
