@@ -79,8 +79,13 @@ struct ExpiryTests {
             h.feed(sample(atBoundary(radius: 200, d: 50), t: T0 + t), arrival: T0 + 1 + Double(k))
         }
         #expect(h.alerts.isEmpty, "\(h.alerts.map { "\($0.event.rawValue) at \($0.at - T0)" })")
-        h.tick(T0 + 10)
-        #expect(h.alerts.isEmpty)
+        // Nor silence, when the change it would confirm is due at or after the expiry: evidence from
+        // a sample timed before it (arriving early too), quiet for `silent_confirm_s` before it.
+        var g = try Harness([expiring(at: T0 + 30)])
+        g.feed([sample(atBoundary(radius: 200, d: -100), t: T0)], lag: 0)
+        g.feed(sample(atBoundary(radius: 200, d: 50), t: T0 + 25), arrival: T0 + 1)
+        g.tick(T0 + 22)
+        #expect(g.alerts.isEmpty, "\(g.alerts.map { "\($0.event.rawValue) confirmed \($0.confirmedAt - T0)" })")
     }
 
     @Test func theEarliestExpiryFollowsReplacesAndRemovals() throws {

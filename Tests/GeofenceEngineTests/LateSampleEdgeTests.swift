@@ -239,5 +239,43 @@ struct LateSampleEdgeTests {
         let merged = try Self.run(before + [lives[0]] + newer.reversed() + [lives[1]] + older.reversed() + lives[2...])
         #expect(merged.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init), "\(Self.describe(merged.alerts))")
         #expect(merged.engine.counters.tooLate == 0)
+        // The older part filled the outage: nothing is kept for another.
+        #expect(Self.heldCount(merged) <= merged.engine.heldAfterAnOutage, "\(Self.heldCount(merged))")
+    }
+
+    static func heldCount(_ h: Harness) -> Int {
+        let index = h.engine.devices.history[0]
+        return index >= 0 ? h.engine.histories[index].held.count : 0
+    }
+
+    /// A straggler of the newer part merged on its own fills no gap: the samples kept for the older
+    /// part stay, and it is still judged whole (let go, the flicker was alerted a visit again).
+    @Test func aStragglerAmongTheNewerPartKeepsItForTheOlder() throws {
+        func x(_ t: Int) -> Double { (t - 110) / 10 % 3 == 0 ? 600 : 0 }
+        let before = stride(from: 0, through: 100, by: 10).map { at(600, t: T0 + Double($0)) }
+        let backlog = stride(from: 110, through: 390, by: 10).map { t in at(x(t), t: T0 + Double(t)) }
+        let lives = stride(from: 400, through: 500, by: 10).map { at(600, t: T0 + Double($0)) }
+        let older = Array(backlog[..<14]), newer = Array(backlog[14...])
+        let straggler = newer[5]
+        let newerFirst = newer.filter { $0.timestamp != straggler.timestamp }
+        let merged = try Self.run(
+            before + [lives[0]] + newerFirst.reversed() + [lives[1], straggler, lives[2]] + older.reversed() + lives[3...])
+        #expect(merged.alerts.isEmpty, "\(Self.describe(merged.alerts))")
+        #expect(merged.engine.counters.tooLate == 0)
+    }
+
+    /// A device that goes quiet after the newer part lets go of what it kept for the older one
+    /// after `olderPartQuietSeconds`, as a parked truck would.
+    @Test func aQuietDeviceLetsGoOfWhatItKeptForAnOlderPart() throws {
+        let before = stride(from: 0, through: 100, by: 10).map { at(600, t: T0 + Double($0)) }
+        let newer = stride(from: 250, through: 390, by: 10).map { at(600, t: T0 + Double($0)) }
+        var h = try Self.run(before + [at(600, t: T0 + 400)] + newer.reversed())
+        #expect(Self.heldCount(h) > newer.count, "kept for an older part: \(Self.heldCount(h))")
+        let lastHeard = h.engine.devices.lastHeard[0]
+        h.tick(lastHeard + GeofenceEngine.olderPartQuietSeconds - 1)
+        #expect(Self.heldCount(h) > newer.count)
+        h.tick(lastHeard + GeofenceEngine.olderPartQuietSeconds)
+        #expect(Self.heldCount(h) <= h.engine.settings.heldSamples, "\(Self.heldCount(h))")
+        #expect(h.engine.devicesKeepingAnOlderPart.isEmpty)
     }
 }

@@ -24,6 +24,7 @@ extension GeofenceEngine {
         }
         devicesAwaitingSilence.remove(slot)
         devicesWithOpenBacklog.remove(slot)
+        devicesKeepingAnOlderPart.remove(slot)
         if devices.history[Int(slot)] >= 0 {
             histories.remove(devices.history[Int(slot)])
             devices.history[Int(slot)] = -1

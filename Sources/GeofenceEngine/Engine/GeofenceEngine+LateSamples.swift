@@ -389,12 +389,18 @@ extension GeofenceEngine {
             // meanwhile is known outside, and entering it is alerted).
             devices.knownGeneration[device] = generation
         }
-        if history.awaitsAnOlderPart(from: place, gap: Self.gapSeconds, ratio: Self.outageRatio),
+        // The outage is the one whose start the first samples kept for an older part wait for, if
+        // any: a straggler merged among them, or a later outage's backlog, fills no gap of its.
+        let start = min(place, history.firstPinned ?? place)
+        if history.awaitsAnOlderPart(
+            from: start, gap: Self.gapSeconds, ratio: Self.outageRatio, latest: devices.lastTimestamp[device],
+            window: settings.lateWindowSeconds),
             history.held.count < backlogSamples
         {
             // Its outage is not filled: an older part may come, and is judged with all of these.
             // Up to what a backlog arriving may hold: past that, merged in parts of that many.
-            history.keepForAnOlderPart(from: place)
+            history.keepForAnOlderPart(from: start)
+            devicesKeepingAnOlderPart.insert(deviceSlot)
         } else {
             history.unpinAll()
             // Before shrinking: what filled the outage's gap may be trimmed.
@@ -409,6 +415,30 @@ extension GeofenceEngine {
         outcome.insideChanged = Self.insideSlots(original) != Self.insideSlots(current.entries)
         putBack(current, for: deviceSlot)
         return outcome
+    }
+
+    /// How long a device that sends nothing keeps samples for an older part of its backlog: its
+    /// upload has ended. Kept until its next report, a truck parked after uploading an hour's
+    /// backlog held 200 kB.
+    static let olderPartQuietSeconds = 300.0
+
+    /// Lets go of the samples kept for an older backlog part of devices quiet for
+    /// `olderPartQuietSeconds` (wall clock): what they hold shrinks back to what a newest sample keeps.
+    mutating func releaseQuietOlderParts(now: Double) {
+        guard !devicesKeepingAnOlderPart.isEmpty else { return }
+        for deviceSlot in devicesKeepingAnOlderPart {
+            let device = Int(deviceSlot)
+            let index = devices.history[device]
+            let pinned = index >= 0 && histories[index].firstPinned != nil
+            guard !pinned || now - devices.lastHeard[device] >= Self.olderPartQuietSeconds else { continue }
+            devicesKeepingAnOlderPart.remove(deviceSlot)
+            guard pinned else { continue }
+            let capacity = settings.heldSamples
+            histories.modify(index) { history in
+                history.unpinAll()
+                history.shrink(to: capacity)
+            }
+        }
     }
 
     /// Merges every backlog still held, however recent its last sample: at a clean stop (the

@@ -9,6 +9,7 @@ extension GeofenceEngine {
         // Backlogs that ended first: what they leave pending is then judged by silence as well.
         mergedBacklogs.removeAll(keepingCapacity: true)
         var changed = mergeBacklogs(quietFor: settings.silentConfirmSeconds, now: now, into: &transitions)
+        releaseQuietOlderParts(now: now)
         // Filtered to those due, then sorted by slot: sorting all that await silence every tick
         // was 0.85% of the soak's samples, under the core's lock, for the few that are due.
         let due = devicesAwaitingSilence.filter { deviceSlot in

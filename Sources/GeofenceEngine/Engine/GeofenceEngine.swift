@@ -42,6 +42,8 @@ public struct GeofenceEngine: Sendable {
     var devicesAwaitingSilence: Set<Int32> = []
     /// Devices with late samples held and not merged yet (docs/rules.md "Late samples").
     var devicesWithOpenBacklog: Set<Int32> = []
+    /// Devices that may hold samples kept for an older part of a backlog (`SampleHistory.Held.pinned`).
+    var devicesKeepingAnOlderPart: Set<Int32> = []
     /// Devices whose backlog the engine merged by itself (a tick, a fence change), for the caller
     /// to store and show (`takeMergedBacklogs`).
     var mergedBacklogs: [String] = []
@@ -99,7 +101,6 @@ public struct GeofenceEngine: Sendable {
     /// Every device held, in no particular order.
     public var deviceIDs: [String] { devices.liveIDs }
 
-    /// Fence ids the device is inside, sorted by their bytes.
     /// The accuracy of the device's last accurate sample, in metres; nil when unknown (it gave none,
     /// or it came before a restart).
     public func lastAccuracy(of device: String) -> Double? {
@@ -108,6 +109,7 @@ public struct GeofenceEngine: Sendable {
         return accuracy.isNaN ? nil : Double(accuracy)
     }
 
+    /// Fence ids the device is inside, sorted by their bytes.
     public func insideFences(of device: String) -> [String] {
         guard let slot = devices.slot(of: device) else { return [] }
         return insideFences(slot: slot)

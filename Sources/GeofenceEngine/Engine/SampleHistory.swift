@@ -124,14 +124,15 @@ struct SampleHistory: Sendable {
         }
     }
 
-    /// Whether the backlog just merged, from `held[place]` on, may still have an older part: the
-    /// gap before its oldest fix is longer than its own reports' (`ratio` times their shortest
-    /// gap, and more than `gap`), or nothing was judged before it (a first fix's backlog). Merged
+    /// Whether the backlog merged, from `held[place]` on, may still have an older part: the gap
+    /// before that fix is longer than the device's reports held after it (`ratio` times the
+    /// shortest gap among them, and more than `gap`), or nothing was judged before it (a first
+    /// fix's backlog); and an older fix would still be within the late window of `latest`. Merged
     /// and then trimmed to four, a second, older part newest first was judged with a hole where
     /// the first part's fixes had been: a device flickering at a fence, never inside for
     /// `debounce_s`, was alerted a visit, and a real visit's exit came 80 s late.
-    func awaitsAnOlderPart(from place: Int, gap: Double, ratio: Double) -> Bool {
-        guard place < held.count else { return false }
+    func awaitsAnOlderPart(from place: Int, gap: Double, ratio: Double, latest: Double, window: Double) -> Bool {
+        guard place < held.count, held[place].timestamp - gap > latest - window else { return false }
         let previous = place > 0 ? held[place - 1].timestamp : floor
         guard previous.isFinite else { return true }
         let before = held[place].timestamp - previous
@@ -145,6 +146,9 @@ struct SampleHistory: Sendable {
     mutating func keepForAnOlderPart(from place: Int) {
         for position in place..<held.count { held[position].pinned = true }
     }
+
+    /// Where the samples kept for an older part begin, if any are.
+    var firstPinned: Int? { held.firstIndex(where: \.pinned) }
 
     mutating func unpinAll() {
         for position in held.indices { held[position].pinned = false }
@@ -200,7 +204,10 @@ struct SampleHistory: Sendable {
     private mutating func trim(capacity: Int, window: Double, keeping kept: Double = .nan) {
         guard let newest = held.last?.timestamp else { return }
         while held.count > 1, held[0].timestamp < newest - window { dropFirst() }
-        while held.count > max(1, capacity), unpinnedCount > max(1, capacity) {
+        guard held.count > max(1, capacity) else { return }
+        // Counted once: only unpinned samples go below.
+        var unpinned = unpinnedCount
+        while unpinned > max(1, capacity) {
             var shortest = 0
             var shortestGap = Double.infinity
             for position in 0..<(held.count - 1) where held[position].timestamp != kept && !held[position].pinned {
@@ -214,10 +221,12 @@ struct SampleHistory: Sendable {
                 // No candidate but kept ones: nothing may go.
                 guard !held[0].pinned else { break }
                 dropFirst()
+                unpinned -= 1
             } else {
                 // Its successor's snapshot already holds its effect; what it confirmed moves along,
                 // with its own time.
                 let dropped = held.remove(at: shortest)
+                unpinned -= 1
                 held[shortest].alerted.append(contentsOf: dropped.alerted)
                 // Its successor now ends its gap too.
                 if dropped.endsOutage, !held[shortest].endsOutage {
