@@ -1,28 +1,44 @@
-/// The Home Assistant discovery prefix under which every device the journal holds has had its
-/// discovery config published (docs/integrations.md "Home Assistant"), in `journal_meta`. Configs
-/// go on a device's first sight; a start with Home Assistant on that finds another prefix here,
-/// or none (it was off, or the journal is older), publishes those of the devices it restored,
-/// whose first sight has passed.
-extension Journal {
-    static let homeAssistantPrefixKey = "homeassistant_discovery_prefix"
+/// Where the devices the journal holds have their Home Assistant discovery configs
+/// (docs/integrations.md "Home Assistant"), in `journal_meta`. Configs go on a device's first
+/// sight; a start with Home Assistant on that finds another prefix here, or none, or `complete`
+/// false (it was off since: devices seen meanwhile have none), publishes those of every device it
+/// restored, and empties the ones under the prefix found.
+public struct HomeAssistantDiscoveryMark: Sendable, Equatable {
+    public var prefix: String
+    /// Every device held has its config under `prefix`.
+    public var complete: Bool
 
-    public func homeAssistantDiscoveryPrefix() throws -> String? {
-        let rows = try locked {
-            try db.run("SELECT value FROM journal_meta WHERE key = ?", [.text(Self.homeAssistantPrefixKey)])
-        }
-        return rows.first?.optionalText("value")
+    public init(prefix: String, complete: Bool) {
+        self.prefix = prefix
+        self.complete = complete
     }
 
-    /// Written once every device held has its config (`nil`: Home Assistant off, none promised).
-    public func setHomeAssistantDiscoveryPrefix(_ prefix: String?) throws {
+    static let key = "homeassistant_discovery"
+
+    /// "complete <prefix>" or "partial <prefix>".
+    var encoded: String { (complete ? "complete " : "partial ") + prefix }
+
+    init?(encoded: String) {
+        guard let space = encoded.firstIndex(of: " ") else { return nil }
+        let state = encoded[..<space]
+        guard state == "complete" || state == "partial" else { return nil }
+        self.init(prefix: String(encoded[encoded.index(after: space)...]), complete: state == "complete")
+    }
+}
+
+extension Journal {
+    public func homeAssistantDiscovery() throws -> HomeAssistantDiscoveryMark? {
+        let rows = try locked {
+            try db.run("SELECT value FROM journal_meta WHERE key = ?", [.text(HomeAssistantDiscoveryMark.key)])
+        }
+        return rows.first?.optionalText("value").flatMap(HomeAssistantDiscoveryMark.init(encoded:))
+    }
+
+    public func setHomeAssistantDiscovery(_ mark: HomeAssistantDiscoveryMark) throws {
         try locked {
-            if let prefix {
-                _ = try db.run(
-                    "INSERT OR REPLACE INTO journal_meta (key, value) VALUES (?, ?)",
-                    [.text(Self.homeAssistantPrefixKey), .text(prefix)])
-            } else {
-                _ = try db.run("DELETE FROM journal_meta WHERE key = ?", [.text(Self.homeAssistantPrefixKey)])
-            }
+            _ = try db.run(
+                "INSERT OR REPLACE INTO journal_meta (key, value) VALUES (?, ?)",
+                [.text(HomeAssistantDiscoveryMark.key), .text(mark.encoded)])
         }
     }
 }

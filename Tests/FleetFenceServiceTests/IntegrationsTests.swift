@@ -66,6 +66,10 @@ struct IntegrationsTests {
             // Deleting the fence moves the state back; the attributes keep the last fix's accuracy.
             try await h.position("truck-7", north: 100, ts: T + 14, acc: 9)
             try await h.barrier()
+            // Its position goes to Home Assistant within 5 s; the exit then has no sample of its own.
+            let seen = h.messages("fleetfence/ha/truck-7/attributes").count
+            let flushed = await h.waitForMessages("fleetfence/ha/truck-7/attributes", count: seen + 1)
+            #expect(flushed.last.flatMap { JSONObject($0.payload) }?.double("gps_accuracy") == 9)
             try await h.publish("fleetfence/fences/depot/set", [UInt8]())
             #expect(await h.waitForMessages("fleetfence/ha/truck-7/state", count: 3).map(\.text).last == "not_home")
             try await h.barrier()
@@ -96,21 +100,28 @@ struct IntegrationsTests {
             #expect(try await h.waitForRetained("fleetfence/ha/truck-2/state") { $0 != nil }?.text == "Depot")
             let attributes = try #require(await h.waitForRetained("fleetfence/ha/truck-1/attributes") { $0 != nil })
             #expect(JSONObject(attributes.payload)?.strings("inside") == [])
-            // Journaled: a start with the same prefix sends them no more.
-            try await h.barrier()
+            // Journaled once acknowledged: a start with the same prefix sends them no more.
+            #expect(await h.waitForLog("Home Assistant discovery journaled"))
             await h.service?.terminate()
             try await h.startService { $0[.homeAssistant] = "true" }
             try await h.position("truck-1", north: 300, ts: T + 10)
             try await h.barrier()
             #expect(h.messages("homeassistant/device_tracker/fleetfence_truck-1/config").count == 1)
 
-            // Another prefix: the configs move.
+            // Off for a while: a device seen meanwhile has no config. On again under another prefix:
+            // every device gets one there, and those under the first prefix go.
+            await h.service?.terminate()
+            try await h.startService()
+            try await h.position("truck-3", north: 300, ts: T)
+            try await h.barrier()
             await h.service?.terminate()
             try await h.startService {
                 $0[.homeAssistant] = "true"
                 $0[.homeAssistantPrefix] = "ha2"
             }
-            #expect(try await h.waitForRetained("ha2/device_tracker/fleetfence_truck-2/config") { $0 != nil } != nil)
+            for device in ["truck-1", "truck-2", "truck-3"] {
+                #expect(try await h.waitForRetained("ha2/device_tracker/fleetfence_\(device)/config") { $0 != nil } != nil)
+            }
             #expect(try await h.waitForRetained("homeassistant/device_tracker/fleetfence_truck-2/config") { $0 == nil } == nil)
         }
     }

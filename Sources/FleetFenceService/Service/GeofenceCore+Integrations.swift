@@ -56,7 +56,8 @@ extension GeofenceCore {
             if let lat = record.anchorLat, let lon = record.anchorLon {
                 effects.publish(
                     layout.homeAssistantAttributes(device: device),
-                    HomeAssistantPayload.attributes(lat: lat, lon: lon, accuracy: nil, inside: inside), qos: 1, retain: true)
+                    HomeAssistantPayload.attributes(lat: lat, lon: lon, accuracy: engine.lastAccuracy(of: device), inside: inside),
+                    qos: 1, retain: true)
             }
         }
         return effects

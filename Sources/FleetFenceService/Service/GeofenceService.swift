@@ -165,10 +165,15 @@ public final class GeofenceService: Service, Sendable {
         let discovery = RepublishSlot()
         // Home Assistant's configs of the devices held, when the journal does not say they have them
         // under the prefix in force (docs/integrations.md "Home Assistant"): after the first connect.
-        let discovered = try journal.homeAssistantDiscoveryPrefix()
+        let discovered = try journal.homeAssistantDiscovery()
         let discoveryPrefix = configuration.integrations.homeAssistant ? configuration.integrations.homeAssistantPrefix : nil
-        if discoveryPrefix == nil, discovered != nil { try journal.setHomeAssistantDiscoveryPrefix(nil) }
-        let discoveryOwed = Atomic(discoveryPrefix != nil && discovered != discoveryPrefix)
+        if discoveryPrefix == nil, let discovered, discovered.complete {
+            // Off: devices seen from now on get no config, and the configs stay where they are.
+            try journal.setHomeAssistantDiscovery(HomeAssistantDiscoveryMark(prefix: discovered.prefix, complete: false))
+        }
+        let discoveryOwed = Atomic(
+            discoveryPrefix.map { discovered != HomeAssistantDiscoveryMark(prefix: $0, complete: true) } ?? false)
+        let replacedPrefix = discovered.flatMap { $0.prefix == discoveryPrefix ? nil : $0.prefix }
         // Weak: the loop holds this closure.
         loop.onRegistryOwed { [weak loop] in
             guard let loop else { return }
@@ -217,7 +222,7 @@ public final class GeofenceService: Service, Sendable {
             if let discoveryPrefix, discoveryOwed.exchange(false, ordering: .relaxed) {
                 discovery.start {
                     GeofenceService.discoverDevices(
-                        prefix: discoveryPrefix, replacing: discovered, journal: journal, loop: loop, bus: client, logger: logger)
+                        prefix: discoveryPrefix, replacing: replacedPrefix, journal: journal, loop: loop, bus: client, logger: logger)
                 }
             }
         }

@@ -41,7 +41,8 @@ extension GeofenceService {
 
     /// Home Assistant's discovery of every device held, when the journal does not say they have it
     /// under `prefix` (Home Assistant was off, or under `replacing`, another prefix): their first
-    /// sight has passed. Journaled once all went, so that an interrupted run is done again.
+    /// sight has passed. Journaled once the broker has acknowledged all of it, so that a run
+    /// interrupted before (a stop, a kill, a journal that failed) is done again.
     static func discoverDevices(
         prefix: String, replacing old: String?, journal: Journal, loop: CoreLoop, bus: any MessageBus, logger: Logger
     ) -> Task<Void, Never> {
@@ -50,8 +51,14 @@ extension GeofenceService {
             if !devices.isEmpty { logger.info("publishing Home Assistant discovery", metadata: ["devices": "\(devices.count)"]) }
             guard await inSlices(devices, of: 500, loop: loop, bus: bus, { $0.homeAssistantDiscovery(of: $1, replacing: old) })
             else { return }
+            let issued = bus.publishTickets.issued
+            while bus.publishTickets.acknowledgedThrough < issued {
+                guard (try? await Task.sleep(for: .milliseconds(50))) != nil else { return }
+            }
+            guard !Task.isCancelled else { return }
             do {
-                try journal.setHomeAssistantDiscoveryPrefix(prefix)
+                try journal.setHomeAssistantDiscovery(HomeAssistantDiscoveryMark(prefix: prefix, complete: true))
+                logger.info("Home Assistant discovery journaled", metadata: ["prefix": "\(prefix)", "devices": "\(devices.count)"])
             } catch {
                 logger.warning("Home Assistant discovery not journaled; the next start publishes it again", metadata: ["error": "\(error)"])
             }
