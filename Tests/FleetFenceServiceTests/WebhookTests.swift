@@ -399,8 +399,25 @@ struct WebhookTests {
             #expect(emptyDevices?.contains("devices") == true && emptyDevices?.contains("matches nothing") == true, "\(emptyDevices ?? "")")
             let commaText = await refusal("webhooks:\n  - {name: ops, url: \"http://a.example/x\", fences: \"depot-*,yard-*\"}\n")
             #expect(commaText?.contains("[depot-*, yard-*]") == true, "\(commaText ?? "")")
+            let emptyEvents = await refusal("webhooks:\n  - {name: ops, url: \"http://a.example/x\", events: []}\n")
+            #expect(emptyEvents?.contains("events") == true && emptyEvents?.contains("matches nothing") == true, "\(emptyEvents ?? "")")
             // One glob as text is a list of one.
             #expect(try await load("webhooks:\n  - {name: ops, url: \"http://a.example/x\", devices: \"truck-*\"}\n").webhooks.first?.devices == ["truck-*"])
+            // An empty value, ~ or null is none, as for every optional key (docs/configuration.md).
+            let nones = try await load("""
+                webhooks:
+                  - name: ops
+                    url: http://a.example/x
+                    events: ~
+                    devices:
+                    fences: null
+                    secret_file: ~
+                    timeout_s:
+                    max_age_s: ~
+                """).webhooks
+            #expect(nones == [WebhookSettings(name: "ops", url: "http://a.example/x")])
+            // Quoted, it is the text.
+            #expect(await refusal("webhooks:\n  - {name: ops, url: \"http://a.example/x\", events: \"~\"}\n")?.contains("unknown event ~") == true)
         }
     }
 

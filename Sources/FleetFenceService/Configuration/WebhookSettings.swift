@@ -80,7 +80,11 @@ public struct WebhookSettings: Sendable, Equatable {
                     key: "\(configKey)[\(index)].name", source: source, message: "two webhooks are named \(webhook.name)")
             }
             // Read now, so that a missing secret is refused at start (or on SIGHUP), not at the first alert.
-            _ = try webhook.secret()
+            do {
+                _ = try webhook.secret()
+            } catch {
+                throw ConfigurationError(key: "\(configKey)[\(index)].secret_file", source: source, message: error.message)
+            }
             webhooks.append(webhook)
         }
         return webhooks
@@ -96,13 +100,22 @@ public struct WebhookSettings: Sendable, Equatable {
                 throw fail(key.string, "unknown key; expected one of \(Self.keys.sorted().joined(separator: ", "))")
             }
         }
-        func text(_ key: String) throws(ConfigurationError) -> String? {
+        // An empty value, `~` or `null` means none, as for every optional key of the file
+        // (docs/configuration.md); `"~"` quoted is the text.
+        func value(_ key: String) -> Node? {
             guard let value = mapping[key] else { return nil }
+            if let scalar = value.scalar, scalar.style == .plain, ["", "~", "null", "Null", "NULL"].contains(scalar.string) {
+                return nil
+            }
+            return value
+        }
+        func text(_ key: String) throws(ConfigurationError) -> String? {
+            guard let value = value(key) else { return nil }
             guard let scalar = value.scalar else { throw fail(key, "expected text") }
             return scalar.string
         }
         func list(_ key: String) throws(ConfigurationError) -> [String]? {
-            guard let value = mapping[key] else { return nil }
+            guard let value = value(key) else { return nil }
             if let scalar = value.scalar { return [scalar.string] }
             guard let items = value.sequence else { throw fail(key, "expected a list") }
             var strings: [String] = []
@@ -131,6 +144,9 @@ public struct WebhookSettings: Sendable, Equatable {
             throw fail("url", "the port must be within 1-65535: \(url)")
         }
         let events = try list("events") ?? []
+        if value("events") != nil, events.isEmpty {
+            throw fail("events", "is empty, so it matches nothing; leave it out for every event")
+        }
         let known = Set(AlertEvent.allCases.map(\.rawValue))
         for event in events where !known.contains(event) {
             throw fail("events", "unknown event \(event); expected some of \(AlertEvent.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -141,7 +157,7 @@ public struct WebhookSettings: Sendable, Equatable {
         func globs(_ key: String) throws(ConfigurationError) -> [String] {
             guard let globs = try list(key) else { return ["*"] }
             guard !globs.isEmpty else { throw fail(key, "is empty, so it matches nothing; leave it out for every one") }
-            if mapping[key]?.scalar != nil, let glob = globs.first, glob.contains(",") {
+            if value(key)?.scalar != nil, let glob = globs.first, glob.contains(",") {
                 throw fail(key, "is one text holding a comma, \(glob); write a list, [\(glob.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))]")
             }
             return globs
