@@ -61,6 +61,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // glibc's mallopt settings, which Swift's Glibc module leaves out (fleetfence/LargeAllocations).
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "MQTT",
             dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")],
@@ -124,7 +126,7 @@ let package = Package(
                 // MQTT and GeofenceEngine: the demo waits for the service on MQTT and hands the
                 // same GeofenceSettings to the service and the verifier.
                 "FleetFenceSettings", "FleetFenceService", "FleetFenceHTTP", "FleetFenceJournal", "FleetFenceCodecs",
-                "FleetSimulator", "LocalBroker", "MQTT", "GeofenceEngine",
+                "FleetSimulator", "LocalBroker", "MQTT", "GeofenceEngine", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -18,6 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var options: ServeOptions
 
     func run() async throws {
+        LargeAllocations.mapOnTheirOwn()
         let configuration = try await ConfigurationLoader.forCommand(flags: options.flagOverrides, configFile: options.configFile)
         let logger = LogSetup.bootstrap(level: configuration.logLevel)
         let server = try FleetFenceServer(configuration: configuration, logger: logger)

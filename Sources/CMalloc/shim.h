@@ -1,0 +1,12 @@
+#if __has_include(<malloc.h>)
+#include <malloc.h>
+#endif
+
+/// glibc's M_MMAP_THRESHOLD, which Swift's Glibc module leaves out: allocations of `bytes` or more
+/// are mapped on their own and unmapped when freed. Setting it also stops glibc raising it.
+/// Nothing where the C library has no such setting.
+static inline void fleetfence_map_allocations_from(int bytes) {
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, bytes);
+#endif
+}
