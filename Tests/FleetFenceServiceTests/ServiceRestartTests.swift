@@ -192,6 +192,45 @@ struct ServiceRestartTests {
         }
     }
 
+    /// A broker down when the service starts (a host booting, a broker restarting): the service
+    /// waits for it, not ready meanwhile, and serves once it is there. It exited 1 at once.
+    @Test func aBrokerDownAtStartIsWaitedFor() async throws {
+        var options = HarnessOptions.asProcess
+        options.brokerPersistence = true
+        options.http = .socket
+        try await withService(options) { h in
+            #expect(await h.service?.terminate() == 0)
+            try h.broker.stop()
+            // Launched by hand: the harness's start waits for the service's `online`.
+            func launch(_ name: String) throws -> ServiceProcess {
+                try ServiceProcess(
+                    executable: ServiceProcess.locateExecutable(), options: h.serviceOptions,
+                    configFile: "\(h.directory)/\(name).yaml", logPath: "\(h.directory)/\(name).log", workingDirectory: h.directory)
+            }
+            let service = try launch("late")
+            defer { _ = service.kill() }
+            #expect(await eventually(timeout: .seconds(10)) { service.log.contains("broker not reachable; trying again") })
+            let http = HTTPClient(base: try await Self.httpBase(of: service))
+            #expect(try await http.get("/readyz").status == 503)
+            #expect(service.isRunning)
+            try h.broker.restart()
+            #expect(await eventually(timeout: .seconds(20)) { h.collector.client?.isConnected == true })
+            #expect(await eventually(timeout: .seconds(40)) { service.log.contains("fences loaded") }, "\(service.log)")
+            #expect(await eventuallyAsync(timeout: .seconds(10)) { (try? await http.get("/readyz").status) == 200 })
+            try await h.position("late-starter", north: 300, ts: T)
+            try await h.position("late-starter", north: 100, ts: T + 10)
+            try await h.position("late-starter", north: 100, ts: T + 12)
+            #expect(await h.waitForAlerts("late-starter", count: 1).map(\.event) == ["enter"])
+            #expect(await service.terminate() == 0)
+            // Asked to stop while it waits, it stops cleanly.
+            try h.broker.stop()
+            let waiting = try launch("waiting")
+            defer { _ = waiting.kill() }
+            #expect(await eventually(timeout: .seconds(10)) { waiting.log.contains("broker not reachable") })
+            #expect(await waiting.terminate() == 0, "\(waiting.log)")
+        }
+    }
+
     /// `http://127.0.0.1:<port>` from the process's `http listening` log line.
     private static func httpBase(of service: ServiceProcess) async throws -> String {
         let deadline = ContinuousClock.now + .seconds(20)

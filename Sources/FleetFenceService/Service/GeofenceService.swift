@@ -231,7 +231,16 @@ public final class GeofenceService: Service, Sendable {
             configuration.positionTopics + configuration.inputs.topics + [layout.fenceSetFilter, layout.tourSetFilter, layout.deviceForgetFilter]
                 + instanceFilters,
             qos: 1)
-        try await client.connect(timeout: .seconds(10))
+        guard try await connectOnceReachable(client) else {
+            // Asked to stop before the broker was reached: nothing was received or published.
+            logger.info("stopping")
+            readiness.moved(to: .stopping)
+            discovery.stop()
+            await writer.stop(timeout: .seconds(1))
+            try journal.close()
+            logger.info("stopped")
+            return
+        }
         logger.info(
             "fleetfence serving",
             metadata: [
@@ -338,6 +347,36 @@ public final class GeofenceService: Service, Sendable {
         logger.info("stopped")
         // Non-zero, for the supervisor, whose restarts the journal refuses until there is room.
         if case .journalDiskLow(let reason) = stopCause { throw JournalUnwritable(reason: reason) }
+    }
+
+    /// Connects, waiting for a broker that is not there yet (a host starting, a broker restarting),
+    /// as the service waits for one lost later: tried again after 1 s, then at most every 30 s,
+    /// `/readyz` saying it is starting. A broker that refuses the service (credentials, TLS) is a
+    /// setting to fix: thrown, and the start fails. False when asked to stop meanwhile.
+    private func connectOnceReachable(_ client: SplitBus) async throws -> Bool {
+        var delay = 1.0
+        var waiting = false
+        while true {
+            do {
+                try await client.connect(timeout: .seconds(10))
+                if waiting { logger.notice("broker reached") }
+                return true
+            } catch let error as MQTTError {
+                switch error {
+                case .unreachable, .timedOut: break
+                default: throw error
+                }
+                if !waiting { logger.warning("broker not reachable; trying again until it is", metadata: ["error": "\(error)"]) }
+                waiting = true
+            }
+            let pause = Duration.seconds(delay)
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+            } catch {
+                return false
+            }
+            delay = min(delay * 2, 30)
+        }
     }
 
     /// Why `serve` stopped before it was asked to.
