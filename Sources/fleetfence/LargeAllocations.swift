@@ -6,7 +6,7 @@ import CMalloc
 /// where freed they stayed resident: fleetbench's scale phase, a million devices, was 423-443 MB
 /// resident with 58-90 MB of the heap free (`mallinfo2`); with the threshold fixed at 1 MB, 384-391
 /// MB (at 256 kB no better), and 717-719 MB against 766-795 once each device held a sample (three
-/// runs each, alternating; docs/performance.md "Where a device's memory goes").
+/// runs each, alternating; the paragraph "Large allocations mapped on their own" in docs/performance.md).
 enum LargeAllocations {
     static func mapOnTheirOwn() { fleetfence_map_allocations_from(1 << 20) }
 }
