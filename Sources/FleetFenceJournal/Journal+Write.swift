@@ -14,12 +14,12 @@ extension Journal {
         alerts: [AlertRecord], devices: [JournalDeviceRow], clocks: [DeviceClock] = [], removedDevices: [String] = [],
         fences: [JournalFenceRow] = [], removedFences: [String] = [],
         fileFences: [ExactID: [UInt8]] = [:], removedFileFences: [String] = [], fencesFileDigest: FencesFileDigest.Change? = nil,
-        tours: [ExactID: [UInt8]] = [:], removedTours: [String] = [], clockLog: [UInt8]? = nil,
+        tours: [ExactID: [UInt8]] = [:], removedTours: [String] = [], ownTracksTopics: [OwnTracksTopic] = [], clockLog: [UInt8]? = nil,
         foldedClockLog: Int64? = nil, mark: PublishedMark? = nil
     ) throws {
         if alerts.isEmpty && devices.isEmpty && clocks.isEmpty && removedDevices.isEmpty && fences.isEmpty && removedFences.isEmpty
             && fileFences.isEmpty && removedFileFences.isEmpty && fencesFileDigest == nil && tours.isEmpty && removedTours.isEmpty
-            && mark == nil && clockLog == nil && (foldedClockLog.map { $0 < clockLogRows.withLock(\.first) } ?? true)
+            && ownTracksTopics.isEmpty && mark == nil && clockLog == nil && (foldedClockLog.map { $0 < clockLogRows.withLock(\.first) } ?? true)
         {
             return
         }
@@ -34,6 +34,10 @@ extension Journal {
         for device in removedDevices {
             deviceStatements.append((JournalSQL.deleteDevice, [.text(device)]))
             deviceStatements.append((JournalSQL.deleteClock, [.text(device)]))
+            deviceStatements.append((JournalSQL.deleteOwnTracks, [.text(device)]))
+        }
+        for topic in ownTracksTopics {
+            deviceStatements.append((JournalSQL.upsertOwnTracks, [.text(topic.device), .text(topic.topic)]))
         }
         for row in devices {
             deviceStatements.append((JournalSQL.upsertDevice, [.text(row.device), .blob(row.state), .float(updatedAt)]))

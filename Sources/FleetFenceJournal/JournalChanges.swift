@@ -36,6 +36,8 @@ public struct JournalChanges: Sendable {
     public var removedTours: [String] = []
     /// Devices forgotten: their rows go.
     public var removedDevices: [String] = []
+    /// OwnTracks devices first seen, with their topic (docs/integrations.md "OwnTracks").
+    public var ownTracksTopics: [OwnTracksTopic] = []
     /// Alerts older than this (by `at`) are pruned, a chunk at a time (docs/operations.md "Journal").
     public var pruneAlertsBefore: Double?
 
@@ -65,7 +67,18 @@ public struct JournalChanges: Sendable {
             && !endsClockFold
             && fences.isEmpty && removedFences.isEmpty
             && fileFences.isEmpty && removedFileFences.isEmpty && fencesFileDigest == nil && removedDevices.isEmpty
-            && pruneAlertsBefore == nil && tours.isEmpty && removedTours.isEmpty
+            && pruneAlertsBefore == nil && tours.isEmpty && removedTours.isEmpty && ownTracksTopics.isEmpty
+    }
+}
+
+/// An OwnTracks device and the topic it reports on, where its transitions go.
+public struct OwnTracksTopic: Sendable, Equatable {
+    public var device: String
+    public var topic: String
+
+    public init(device: String, topic: String) {
+        self.device = device
+        self.topic = topic
     }
 }
 

@@ -21,6 +21,8 @@ enum JournalSQL {
             anchor_lat = excluded.anchor_lat, anchor_lon = excluded.anchor_lon, last_heard = excluded.last_heard
         """
     static let deleteClock = "DELETE FROM device_clocks WHERE device = ?"
+    static let upsertOwnTracks = "INSERT OR REPLACE INTO owntracks_devices (device, topic) VALUES (?, ?)"
+    static let deleteOwnTracks = "DELETE FROM owntracks_devices WHERE device = ?"
     static let insertClockLog = "INSERT INTO clock_log (id, entries) VALUES (?, ?)"
     static let deleteClockLog = "DELETE FROM clock_log WHERE id BETWEEN ? AND ?"
 

@@ -16,6 +16,7 @@ enum JournalSchema {
         { db in try run(version8, in: db) },
         { db in try run(version9, in: db) },
         { db in try run(version10, in: db) },
+        { db in try run(version11, in: db) },
     ]
     static var version: Int { migrations.count }
 
@@ -217,6 +218,13 @@ enum JournalSchema {
     /// moves so that an older build, which would change the file's record and leave the digest
     /// vouching for it, refuses the journal.
     private static let version10: [String] = []
+
+    /// Each OwnTracks device's topic (`owntracks/<user>/<device>`), where its transitions go
+    /// (docs/integrations.md "OwnTracks"): kept, an exit a fence change makes after a restart
+    /// reaches the phone before it reports again.
+    private static let version11 = [
+        "CREATE TABLE IF NOT EXISTS owntracks_devices (device TEXT PRIMARY KEY, topic TEXT NOT NULL) WITHOUT ROWID",
+    ]
 
     /// Creates or migrates the schema to the current version; refuses a newer one.
     static func prepare(_ db: SQLiteConnection, path: String) throws {

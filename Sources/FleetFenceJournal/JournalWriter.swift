@@ -314,6 +314,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         var removedFileFences: [String] = []
         var fencesFileDigest: FencesFileDigest.Change?
         var removedDevices: [String] = []
+        var ownTracksTopics: [OwnTracksTopic] = []
         var tours: [ExactID: [UInt8]] = [:]
         var removedTours: [String] = []
         var pruneBefore: Double?
@@ -335,6 +336,12 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                 removedDevices.append(device)
             }
             for record in change.devices { latest[ExactID(record.device)] = record }
+            // In order with the removals: a device forgotten and seen again is written again.
+            if !change.removedDevices.isEmpty, !ownTracksTopics.isEmpty {
+                let removed = Set(change.removedDevices.map { ExactID($0) })
+                ownTracksTopics.removeAll { removed.contains(ExactID($0.device)) }
+            }
+            ownTracksTopics += change.ownTracksTopics
             ClockLog.append(forgotten: change.removedDevices, clocks: change.loggedClocks, to: &clockLog)
             if let cutoff = change.pruneAlertsBefore { pruneBefore = max(pruneBefore ?? cutoff, cutoff) }
             // In order: a fence set again after a removal in the same batch is set.
@@ -362,7 +369,8 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
         try journal.write(
             alerts: alerts, devices: rows, clocks: held.clocks, removedDevices: removedDevices, fences: fences.keys.sortedByID().compactMap { fences[$0] },
             removedFences: removedFences, fileFences: fileFences, removedFileFences: removedFileFences, fencesFileDigest: fencesFileDigest,
-            tours: tours, removedTours: removedTours, clockLog: clockLog.isEmpty ? nil : clockLog, foldedClockLog: foldedClockLog, mark: mark)
+            tours: tours, removedTours: removedTours, ownTracksTopics: ownTracksTopics, clockLog: clockLog.isEmpty ? nil : clockLog,
+            foldedClockLog: foldedClockLog, mark: mark)
         if let pruneBefore {
             let pruned = try journal.prune(before: pruneBefore, limit: Self.pruneChunk)
             if pruned > 0 { logger.debug("alerts past retention pruned", metadata: ["rows": "\(pruned)"]) }

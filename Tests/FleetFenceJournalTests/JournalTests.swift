@@ -121,6 +121,18 @@ struct JournalTests {
         #expect(try journal.loadDevices().isEmpty)
     }
 
+    @Test func ownTracksTopicsAreKeptAndGoWithTheirDevice() throws {
+        let directory = try JournalDirectory()
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        let anna = OwnTracksTopic(device: "anna-phone", topic: "owntracks/anna/phone")
+        let bob = OwnTracksTopic(device: "bob-pixel", topic: "owntracks/bob/pixel")
+        try journal.write(alerts: [], devices: [], ownTracksTopics: [anna, bob])
+        #expect(Set(try journal.loadOwnTracksTopics().map(\.device)) == ["anna-phone", "bob-pixel"])
+        try journal.write(alerts: [], devices: [], removedDevices: ["anna-phone"])
+        #expect(try journal.loadOwnTracksTopics() == [bob])
+    }
+
     /// Thousands of rows in one transaction, and a second write that deletes most devices again.
     @Test func largeWritesLandWhole() throws {
         let directory = try JournalDirectory()

@@ -197,6 +197,30 @@ struct IntegrationsTests {
         }
     }
 
+    /// The phone's topic is journaled: after a restart, an exit a fence change makes reaches it
+    /// before it reports again (it went nowhere: the topic was known only from its reports).
+    @Test func ownTracksTransitionsReachAPhoneAfterARestartBeforeItReports() async throws {
+        var options = HarnessOptions()
+        options[.positionTopics] = "fleet/+/position,owntracks/+/+"
+        options.extraFilters = ["owntracks/#"]
+        try await withService(options) { h in
+            for (metres, ts) in [(300.0, T), (100, T + 10), (100, T + 12)] {
+                let point = Geo.north(metres)
+                try await h.publish(
+                    "owntracks/bob/pixel",
+                    Fences.json(["_type": "location", "lat": point.lat, "lon": point.lon, "tst": ts, "acc": 6]))
+            }
+            _ = await h.waitForMessages("owntracks/bob/pixel/event", count: 1)
+            try await h.barrier()
+            #expect(await h.service?.terminate() == 0)
+            try await h.startService()
+            try await h.publish("fleetfence/fences/depot/set", [UInt8]())
+            let events = await h.waitForMessages("owntracks/bob/pixel/event", count: 2)
+            try #require(events.count == 2, "\(events)")
+            #expect(JSONObject(events[1].payload)?.string("event") == "leave")
+        }
+    }
+
     @Test func ownTracksTransitionsCanBeTurnedOff() async throws {
         var options = HarnessOptions()
         options[.positionTopics] = "fleet/+/position,owntracks/+/+"

@@ -1,4 +1,5 @@
 import FleetFenceCodecs
+import FleetFenceJournal
 import GeofenceEngine
 
 /// Home Assistant and OwnTracks (docs/integrations.md "Home Assistant", "OwnTracks"): what the core publishes
@@ -22,7 +23,10 @@ extension GeofenceCore {
         firstSight: Bool, into effects: inout Effects
     ) {
         if format == .ownTracks, integrations.ownTracksTransitions, integrations.ownTracksTopics[ExactID(device)] == nil {
-            integrations.ownTracksTopics[ExactID(device)] = String(decoding: topic, as: UTF8.self)
+            let topic = String(decoding: topic, as: UTF8.self)
+            integrations.ownTracksTopics[ExactID(device)] = topic
+            // Journaled, so that a restart still knows where its transitions go.
+            effects.changes.ownTracksTopics.append(OwnTracksTopic(device: device, topic: topic))
         }
         guard let prefix = integrations.homeAssistantPrefix else { return }
         integrations.movedForHomeAssistant[ExactID(device)] = (sample.lat, sample.lon, sample.accuracy)

@@ -144,7 +144,9 @@ public final class GeofenceService: Service, Sendable {
             for output in outputs { output.committed(steps) }
         }
         let loop = CoreLoop(
-            Self.core(restoring: consume restored, fileDigest: fileDigest, layout: layout, configuration: configuration),
+            Self.core(
+                restoring: consume restored, fileDigest: fileDigest, ownTracks: try journal.loadOwnTracksTopics(), layout: layout,
+                configuration: configuration),
             writer: writer, logger: logger)
         readModel.coreStarted()
         client.onAcknowledged { writer.acknowledgementsMoved() }
@@ -392,8 +394,8 @@ public final class GeofenceService: Service, Sendable {
     /// change, under the core's lock (a restart with 100,000 fences: 56 ms of reserving room for
     /// a file that changed nothing).
     private static func core(
-        restoring restored: consuming StateRestorer.Restored, fileDigest: String?, layout: TopicLayout,
-        configuration: ServiceConfiguration
+        restoring restored: consuming StateRestorer.Restored, fileDigest: String?, ownTracks: [OwnTracksTopic],
+        layout: TopicLayout, configuration: ServiceConfiguration
     ) -> GeofenceCore {
         var core = GeofenceCore(
             engine: restored.engine, layout: layout, positionFilters: configuration.positionTopics, inputs: configuration.inputs)
@@ -407,6 +409,12 @@ public final class GeofenceService: Service, Sendable {
             core.integrations.homeAssistantPrefix = configuration.integrations.homeAssistantPrefix
         }
         core.integrations.ownTracksTransitions = configuration.integrations.ownTracksTransitions
+        // Devices forgotten by a kill before their row went are not held: their topics neither.
+        if configuration.integrations.ownTracksTransitions {
+            for entry in ownTracks where core.engine.knows(device: entry.device) {
+                core.integrations.ownTracksTopics[ExactID(entry.device)] = entry.topic
+            }
+        }
         core.webhooks = WebhookRoutes(configuration.webhooks)
         return core
     }
