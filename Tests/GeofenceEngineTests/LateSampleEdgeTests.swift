@@ -264,6 +264,28 @@ struct LateSampleEdgeTests {
         #expect(merged.engine.counters.tooLate == 0)
     }
 
+    /// A fix of a part already merged, sent again (a QoS 1 redelivery) once the merge trimmed the
+    /// fixes around it, is dropped: merged again, its replay missed the fixes where the visit's
+    /// evidence began, and the enter's crossing moved.
+    @Test func aMergedFixSentAgainAmongTrimmedOnesChangesNothing() throws {
+        func x(_ t: Double) -> Double { (310...360).contains(t) ? 0 : 600 }
+        let before = stride(from: 0.0, through: 100, by: 10).map { at(600, t: T0 + $0) }
+        // Gaps of 10 to 20 s: the first (10 s) fills the outage's start, so nothing is kept for an
+        // older part, and the merge trims the older part to four, from the middle.
+        let olderTimes: [Double] = [110, 125, 135, 150, 170, 180, 200, 220, 240, 260, 280, 300, 310]
+        let newerTimes: [Double] = [320, 330, 340, 350, 360, 370, 380, 390, 400]
+        let older = olderTimes.map { at(x($0), t: T0 + $0) }, newer = newerTimes.map { at(x($0), t: T0 + $0) }
+        let lives = stride(from: 410.0, through: 500, by: 10).map { at(600, t: T0 + $0) }
+        let expected = try Self.run(before + older + newer + lives).alerts
+        #expect(events(expected) == ["enter yard", "exit yard"])
+        // 180 s: after the floor the merge left (150 s), among the fixes it trimmed (135-310 s).
+        let again = older[5]
+        let merged = try Self.run(
+            before + [lives[0]] + older.reversed() + [again] + newer.reversed() + lives[1...],
+            pausesAfter: [before.count + older.count])
+        #expect(merged.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init), "\(Self.describe(merged.alerts))")
+    }
+
     /// A device that goes quiet after the newer part lets go of what it kept for the older one
     /// after `olderPartQuietSeconds`, as a parked truck would.
     @Test func aQuietDeviceLetsGoOfWhatItKeptForAnOlderPart() throws {

@@ -242,7 +242,11 @@ extension GeofenceEngine {
         }
         var history = histories.take(index)
         defer { histories.put(history, at: index) }
-        guard history.epoch == fenceEpoch, !history.held.isEmpty, sample.timestamp > history.floor else {
+        // Older than what is held, or among fixes judged and trimmed away: judged now, it would be
+        // judged without them.
+        guard history.epoch == fenceEpoch, !history.held.isEmpty, sample.timestamp > history.floor,
+            !history.amongTrimmed(sample.timestamp)
+        else {
             counters.tooLate += 1
             return SampleOutcome(status: .tooLate)
         }

@@ -54,8 +54,8 @@ struct SampleHistory: Sendable {
         var enteredAt: Double
     }
 
-    // In this order, the optional anchor's tag, `merging` and `epoch` share one word: 64 bytes a
-    // history, where the order of first thought took 72 (a million devices after a gap: 8 MB).
+    // In this order, the optional anchor's tag, `merging` and `epoch` share one word: 80 bytes a
+    // history (64 before `trimmedFrom`/`trimmedThrough`), where the order of first thought took 16 more.
     var held: [Held] = []
     /// Samples at or before this time are folded into `held[0].before`: a late sample this old
     /// cannot be placed and is dropped.
@@ -66,6 +66,14 @@ struct SampleHistory: Sendable {
     /// The wall clock of the latest late sample held: quiet for `silent_confirm_s` since, the
     /// backlog has ended.
     var lastLateArrival = -Double.infinity
+    /// The oldest and newest judged samples trimmed from among the held ones (+infinity and
+    /// -infinity: none): a late sample between them would be judged without them. Mostly it is a
+    /// repeat of a fix already merged (a QoS 1 redelivery, a tracker sending a part twice): merged
+    /// again, its replay missed the fix where a visit's evidence began, and an enter came 65 s late.
+    var trimmedFrom = Double.infinity
+    var trimmedThrough = -Double.infinity
+    /// `timestamp` falls among samples trimmed away (`trimmedFrom`).
+    func amongTrimmed(_ timestamp: Double) -> Bool { timestamp >= trimmedFrom && timestamp <= trimmedThrough }
     /// The latest accurate sample before `held[0]`: where a crossing into it is interpolated from.
     var baseAnchor: (Double, Double, Double)?
     /// A late sample was held since the last newest one was appended: a backlog arrived, and the
@@ -227,6 +235,8 @@ struct SampleHistory: Sendable {
                 // with its own time.
                 let dropped = held.remove(at: shortest)
                 unpinned -= 1
+                trimmedFrom = min(trimmedFrom, dropped.timestamp)
+                trimmedThrough = max(trimmedThrough, dropped.timestamp)
                 held[shortest].alerted.append(contentsOf: dropped.alerted)
                 // Its successor now ends its gap too.
                 if dropped.endsOutage, !held[shortest].endsOutage {
