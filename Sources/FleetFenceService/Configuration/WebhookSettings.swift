@@ -100,8 +100,8 @@ public struct WebhookSettings: Sendable, Equatable {
                 throw fail(key.string, "unknown key; expected one of \(Self.keys.sorted().joined(separator: ", "))")
             }
         }
-        // An empty value, `~` or `null` means none, as for every optional key of the file
-        // (docs/configuration.md); `"~"` quoted is the text.
+        // An empty value, `~` or `null` means none, as for every optional key of the file, as
+        // docs/configuration.md says; a quoted tilde is the text.
         func value(_ key: String) -> Node? {
             guard let value = mapping[key] else { return nil }
             if let scalar = value.scalar, scalar.style == .plain, ["", "~", "null", "Null", "NULL"].contains(scalar.string) {
