@@ -25,9 +25,6 @@ public enum FencesFileDigest {
 extension Journal {
     /// The digest of the fences file as last applied, when it was applied whole and clean.
     public func fencesFileDigest() throws -> String? {
-        let rows = try locked {
-            try db.run("SELECT value FROM journal_meta WHERE key = ?", [.text(FencesFileDigest.key)])
-        }
-        return rows.first?.optionalText("value")
+        try metaValue(FencesFileDigest.key)
     }
 }

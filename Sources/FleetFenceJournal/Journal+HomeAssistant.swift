@@ -28,10 +28,7 @@ public struct HomeAssistantDiscoveryMark: Sendable, Equatable {
 
 extension Journal {
     public func homeAssistantDiscovery() throws -> HomeAssistantDiscoveryMark? {
-        let rows = try locked {
-            try db.run("SELECT value FROM journal_meta WHERE key = ?", [.text(HomeAssistantDiscoveryMark.key)])
-        }
-        return rows.first?.optionalText("value").flatMap(HomeAssistantDiscoveryMark.init(encoded:))
+        try metaValue(HomeAssistantDiscoveryMark.key).flatMap(HomeAssistantDiscoveryMark.init(encoded:))
     }
 
     public func setHomeAssistantDiscovery(_ mark: HomeAssistantDiscoveryMark) throws {

@@ -294,6 +294,12 @@ public final class Journal: Sendable {
     }
 
     /// Runs `body` under the lock, refusing after close().
+    /// The value of `journal_meta`'s row `key`: the marks kept beside the tables (the published
+    /// mark, the fences file's digest, Home Assistant's discovery).
+    func metaValue(_ key: String) throws -> String? {
+        try locked { try db.run("SELECT value FROM journal_meta WHERE key = ?", [.text(key)]) }.first?.optionalText("value")
+    }
+
     func locked<T: Sendable>(_ body: () throws -> T) throws -> T {
         try isClosed.withLock { closed in
             if closed { throw JournalError.closed(path: path) }

@@ -38,10 +38,7 @@ public struct UnpublishedAlert: Sendable, Hashable {
 extension Journal {
     /// The mark last journaled; `nil` in a journal no build with the mark has written.
     public func publishedMark() throws -> PublishedMark? {
-        let rows = try locked {
-            try db.run("SELECT value FROM journal_meta WHERE key = ?", [.text(PublishedMark.key)])
-        }
-        return rows.first?.optionalText("value").flatMap(PublishedMark.init(encoded:))
+        try metaValue(PublishedMark.key).flatMap(PublishedMark.init(encoded:))
     }
 
     /// The alerts after `id`, in commit order.

@@ -55,7 +55,8 @@ struct SampleHistory: Sendable {
     }
 
     // In this order, the optional anchor's tag, `merging` and `epoch` share one word: 80 bytes a
-    // history (64 before `trimmedFrom`/`trimmedThrough`), where the order of first thought took 16 more.
+    // history with the span of trimmed samples (64 without), where the order of first thought
+    // took 8 more.
     var held: [Held] = []
     /// Samples at or before this time are folded into `held[0].before`: a late sample this old
     /// cannot be placed and is dropped.
