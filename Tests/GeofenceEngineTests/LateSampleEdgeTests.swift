@@ -243,6 +243,45 @@ struct LateSampleEdgeTests {
         #expect(Self.heldCount(merged) <= merged.engine.heldAfterAnOutage, "\(Self.heldCount(merged))")
     }
 
+    /// A tracker that keeps sending live fixes, every 5 s, while it uploads its backlog at a fix a
+    /// second, newest or oldest first: the live fixes that come before the backlog fills its gap
+    /// join it, and the whole is judged once, as an upload oldest first. Each live fix ending the
+    /// backlog, the part come so far was judged with a hole where the rest was still to come: the
+    /// visit made in the outage was alerted 45 s late (newest first), or its exit 60 s late.
+    @Test(arguments: [true, false])
+    func liveFixesSentWhileTheBacklogUploadsJoinIt(newestFirst: Bool) throws {
+        func x(_ t: Int) -> Double { (100...240).contains(t) ? 0 : 600 }
+        let before = stride(from: 0, through: 60, by: 5).map { at(x($0), t: T0 + Double($0)) }
+        let backlog = stride(from: 65, to: 300, by: 5).map { at(x($0), t: T0 + Double($0)) }
+        let lives = stride(from: 300, through: 420, by: 5).map { at(x($0), t: T0 + Double($0)) }
+        let expected = try Self.run(before + backlog + lives).alerts
+        #expect(events(expected) == ["enter yard", "dwell yard", "exit yard"])
+        var h = try Harness([Self.yard])
+        for s in before { h.feed(s, arrival: s.timestamp + 0.25) }
+        // The live fixes as they are taken; the backlog a fix a second from just after the first.
+        let upload = newestFirst ? backlog.reversed() : backlog
+        let arrivals = lives.map { ($0.timestamp + 0.25, $0) } + upload.enumerated().map { (T0 + 301 + Double($0.offset), $0.element) }
+        for (arrival, s) in arrivals.sorted(by: { $0.0 < $1.0 }) { h.feed(s, arrival: arrival) }
+        h.tick(T0 + 500)
+        #expect(h.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init), "\(Self.describe(h.alerts))")
+        #expect(h.engine.counters.tooLate == 0)
+    }
+
+    /// A tracker reporting every 5 s whose backlog comes with its next send, behind its ninth live
+    /// fix (40 s after the outage): the reports after an outage are held for a minute, and it is
+    /// merged. Held for the debounce alone (20 s), the backlog was `too_late`, and the visit lost.
+    @Test(arguments: [true, false])
+    func aBacklogBehindNineLiveFixesOfAFiveSecondTracker(newestFirst: Bool) throws {
+        func x(_ t: Int) -> Double { (100...240).contains(t) ? 0 : 600 }
+        let before = stride(from: 0, through: 60, by: 5).map { at(x($0), t: T0 + Double($0)) }
+        let backlog = stride(from: 65, to: 300, by: 5).map { at(x($0), t: T0 + Double($0)) }
+        let lives = stride(from: 300, through: 420, by: 5).map { at(x($0), t: T0 + Double($0)) }
+        let expected = try Self.run(before + backlog + lives).alerts
+        let merged = try Self.run(before + lives[..<9] + (newestFirst ? backlog.reversed() : backlog) + lives[9...])
+        #expect(merged.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init), "\(Self.describe(merged.alerts))")
+        #expect(merged.engine.counters.tooLate == 0)
+    }
+
     static func heldCount(_ h: Harness) -> Int {
         let index = h.engine.devices.history[0]
         return index >= 0 ? h.engine.histories[index].held.count : 0

@@ -50,14 +50,17 @@ extension GeofenceEngine {
 
     var heldAfterAGap: Int { max(Self.samplesAfterAGap, settings.heldSamples) }
 
-    /// What a device reporting every few seconds holds in the debounce after an outage: a report
-    /// a second for the debounce, beside what it held before. Faster reports lose the oldest
-    /// first, the live fix among them, and a backlog behind them is `too_late`.
-    var heldAfterAnOutage: Int { heldAfterAGap + Int(outageDebounce.rounded(.up)) }
+    /// What a device reporting every few seconds holds after an outage: a report a second for the
+    /// debounce, beside what it held before (1.6 kB for the default 20 s). Faster reports lose the
+    /// oldest first, the live fix among them, and a backlog behind them is `too_late`.
+    var heldAfterAnOutage: Int { heldAfterAGap + Int(min(settings.debounceSeconds, 3_600).rounded(.up)) }
 
-    /// How long after an outage's live fix those reports are kept: `debounce_s`, at most an hour
-    /// (a debounce that long would hold 200 kB a device).
-    var outageDebounce: Double { min(settings.debounceSeconds, 3_600) }
+    /// How long after an outage's live fix those reports are kept: a minute, or `debounce_s` if
+    /// longer (at most an hour: a debounce that long would hold 200 kB a device). Kept for the
+    /// debounce alone, 20 s, a tracker reporting every 5 s whose backlog followed on its next send
+    /// period (30 s later), or behind its sixth live fix, lost the whole backlog, and visits with it,
+    /// as `too_late`. The count above still bounds it: the time lets slower reports reach it.
+    var outageHold: Double { min(max(settings.debounceSeconds, 60), 3_600) }
 
     /// Keeps an accepted, accurate sample with the regions just before it and the fences it
     /// alerted, for the late samples that may follow it (only when `willHold` said so).
@@ -76,15 +79,15 @@ extension GeofenceEngine {
         }
         let index = devices.history[device]
         var history = index >= 0 ? histories.take(index) : SampleHistory()
-        // A device reporting every few seconds keeps, after an outage, every report until the
-        // debounce could have confirmed a crossing made in it, or its backlog has come: the backlog
-        // may come behind any of them and must still give the alerts of an upload oldest first.
+        // A device reporting every few seconds keeps, after an outage, every report for
+        // `outageHold`, or until its backlog has come: the backlog may come behind any of them and
+        // must still give the alerts of an upload oldest first.
         // Held to four, a backlog behind a second-by-second tracker's fifth live fix was
         // `too_late`. Kept on after the backlog merged, engine-bench's late case lost 10-20%.
-        let inOutagesDebounce =
+        let inOutageHold =
             index >= 0
-            && history.outageAwaitingBacklog.map { sample.timestamp - $0 <= outageDebounce } ?? false
-        let afterAnOutage = !gap && inOutagesDebounce
+            && history.outageAwaitingBacklog.map { sample.timestamp - $0 <= outageHold } ?? false
+        let afterAnOutage = !gap && inOutageHold
         if index >= 0, history.epoch == fenceEpoch, !gap, !afterAnOutage, !history.merging,
             history.held.count >= settings.heldSamples
         {
@@ -123,7 +126,7 @@ extension GeofenceEngine {
         // moved an enter's `at`. In the outage's debounce (a gap of over 5 s among those reports
         // too) up to `heldAfterAnOutage`; after it, `samplesAfterAGap` reports after the live fix.
         let capacity =
-            inOutagesDebounce && (afterAnOutage || keptAcrossGap)
+            inOutageHold && (afterAnOutage || keptAcrossGap)
             ? heldAfterAnOutage : keptAcrossGap ? heldAfterAGap : settings.heldSamples
         history.append(
             held, capacity: capacity, window: settings.lateWindowSeconds, anchor: anchor,
@@ -279,7 +282,8 @@ extension GeofenceEngine {
         // The regions before it are those before the sample after it until the replay: the samples
         // between them are late ones not judged yet.
         let base = place < history.held.count ? history.held[place].before : record(of: deviceSlot)?.entries ?? []
-        let held = SampleHistory.Held(sample, before: base)
+        var held = SampleHistory.Held(sample, before: base)
+        held.awaitingMerge = true
         history.insert(held, at: place, capacity: backlogSamples, window: window)
         return outcome
     }
@@ -307,8 +311,8 @@ extension GeofenceEngine {
         }
         if audiences.hasTargetedGroups { refreshGroups(of: deviceSlot) }
         var current = takeRecord(of: deviceSlot, arrival: history.lastLateArrival)
-        // Silence after the backlog counts from its last fix's arrival.
-        current.lastArrival = max(current.lastArrival, history.lastLateArrival)
+        // Silence after the backlog counts from its last fix's arrival, or a newer fix's that joined it.
+        current.lastArrival = max(current.lastArrival, history.lastLateArrival, devices.lastHeard[device])
         let original = current.entries
         // Fences a sample at or after the backlog's oldest already changed: it says nothing for them.
         // A dwell changed nothing: the backlog may still have left the fence and come back. The stay
@@ -330,6 +334,7 @@ extension GeofenceEngine {
         var anchor = history.anchor(before: place)
         var dropped = 0
         for position in place..<history.held.count {
+            history.held[position].awaitingMerge = false
             history.held[position].before = Self.compose(
                 replay.entries, keeping: history.held[position].before, for: settled)
             let first = replayed.endIndex
@@ -425,6 +430,41 @@ extension GeofenceEngine {
     /// upload has ended. Kept until its next report, a truck parked after uploading an hour's
     /// backlog held 200 kB.
     static let olderPartQuietSeconds = 300.0
+
+    /// Whether a fix newer than the device's latest, come at `arrival`, ends its open backlog: once
+    /// the backlog fills the gap it came for (`SampleHistory.openBacklogIsWhole`), holds all it
+    /// may, or has had no late fix for `silent_confirm_s` (as the tick would have ended it, so that
+    /// what is merged does not depend on when the tick runs). Before, the fix joins it (`joinBacklog`).
+    func newerFixEndsBacklog(of device: Int, arrival: Double) -> Bool {
+        let index = devices.history[device]
+        guard index >= 0 else { return true }
+        let history = histories[index]
+        return history.held.count >= backlogSamples
+            || arrival - history.lastLateArrival >= settings.silentConfirmSeconds
+            || history.openBacklogIsWhole(gap: Self.gapSeconds, ratio: Self.outageRatio)
+    }
+
+    /// A fix newer than the device's latest, come while its backlog has not filled its gap yet (a
+    /// tracker sending live fixes while it uploads, in parts, newest or oldest first): held with
+    /// the backlog, not judged, and judged in its place by the same replay, once a newer fix comes
+    /// after the backlog is whole, or `silent_confirm_s` after its last late fix. Ending the
+    /// backlog, it merged the part come so far with a hole where the rest was still to come: a
+    /// visit made in the outage was alerted 45 s late, or an exit 60 s late, and an alert is never
+    /// withdrawn. Judged as it came, beside the open backlog, it confirmed changes on live
+    /// evidence before the backlog's, which then said nothing for those fences.
+    mutating func joinBacklog(_ deviceSlot: Int32, sample: PositionSample, arrival: Double) -> SampleOutcome {
+        let device = Int(deviceSlot)
+        devices.lastTimestamp[device] = sample.timestamp
+        devices.lastHeard[device] = arrival
+        counters.accepted += 1
+        let index = devices.history[device]
+        var history = histories.take(index)
+        var held = SampleHistory.Held(sample, before: record(of: deviceSlot)?.entries ?? [])
+        held.awaitingMerge = true
+        history.held.append(held)
+        histories.put(history, at: index)
+        return SampleOutcome(status: .accepted)
+    }
 
     /// Lets go of the samples kept for an older backlog part of devices quiet for
     /// `olderPartQuietSeconds` (wall clock): what they hold shrinks back to what a newest sample keeps.

@@ -29,11 +29,16 @@ extension GeofenceEngine {
         guard sample.timestamp > devices.lastTimestamp[device] else {
             return processLate(handle, sample: sample, arrival: arrival, into: &transitions)
         }
-        // A newer sample ends a backlog arriving: merged first, as an upload oldest first gives.
-        // The history column first: a device in a steady stream holds none, and costs no hashing.
+        // A newer sample ends a backlog arriving that has filled its gap: merged first, as an upload
+        // oldest first gives. Before that, an accurate one joins it. The history column first: a
+        // device in a steady stream holds none, and costs no hashing.
         var merged: SampleOutcome?
         if devices.history[device] >= 0, devicesWithOpenBacklog.contains(deviceSlot) {
-            merged = mergeBacklog(of: deviceSlot, arrival: arrival, into: &transitions)
+            if newerFixEndsBacklog(of: device, arrival: arrival) {
+                merged = mergeBacklog(of: deviceSlot, arrival: arrival, into: &transitions)
+            } else if sample.accuracy.map({ $0 <= settings.maxAccuracyMeters }) ?? true {
+                return joinBacklog(deviceSlot, sample: sample, arrival: arrival)
+            }
         }
         let previousLatest = devices.lastTimestamp[device]
         devices.lastTimestamp[device] = sample.timestamp

@@ -33,6 +33,9 @@ struct SampleHistory: Sendable {
         /// part: an older part may still come, and is judged with every fix after it, so this one
         /// is never trimmed for room (`keepForAnOlderPart`). In the 56 bytes it had.
         var pinned = false
+        /// A late sample held and not judged yet: merged with its backlog (`openSince`). In the
+        /// 56 bytes it had.
+        var awaitingMerge = false
 
         var sample: PositionSample {
             PositionSample(
@@ -148,6 +151,25 @@ struct SampleHistory: Sendable {
         var cadence = Double.infinity
         for position in (place + 1)..<held.count { cadence = min(cadence, held[position].timestamp - held[position - 1].timestamp) }
         return before > gap && (cadence.isInfinite || before > ratio * cadence)
+    }
+
+    /// Whether the backlog arriving fills the gap it came for: from the judged sample before its
+    /// oldest fix to the newest held, no gap is longer than a report (`gap`, or `ratio` times the
+    /// shortest gap among them). Sent newest first, a backlog fills its gap from the newer end;
+    /// oldest first, from the older; with live fixes sent while it uploads, from both.
+    func openBacklogIsWhole(gap: Double, ratio: Double) -> Bool {
+        guard let oldest = held.firstIndex(where: \.awaitingMerge) else { return true }
+        var previous = oldest > 0 ? held[oldest - 1].timestamp : floor
+        var (cadence, longest) = (Double.infinity, 0.0)
+        for position in oldest..<held.count {
+            let timestamp = held[position].timestamp
+            if previous.isFinite {
+                cadence = min(cadence, timestamp - previous)
+                longest = max(longest, timestamp - previous)
+            }
+            previous = timestamp
+        }
+        return longest <= gap || longest <= ratio * cadence
     }
 
     /// Keeps every held sample from `place` on until the outage is filled or the device's holding
