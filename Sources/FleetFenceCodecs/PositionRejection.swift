@@ -16,7 +16,8 @@ public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertibl
     case idMismatch(expected: String, got: String)
     /// A device id no topic level can be (docs/operations.md "Limits and failures"); the reason says why.
     case badDeviceID(String)
-    case tooLarge(bytes: Int)
+    /// Over `limit` bytes: a message's 64 KiB, or an HTTP body's 1 MiB.
+    case tooLarge(bytes: Int, limit: Int = PositionDecoder.maxPayloadBytes)
     /// A batch (`POST /api/positions`) with more elements than it may hold.
     case tooManyElements(count: Int, limit: Int)
     /// Deliberately not a position (an OwnTracks message of another `_type`): nothing is wrong, nothing is done.
@@ -41,7 +42,7 @@ public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertibl
         case let .idMismatch(expected, got): "field \"id\" is \"\(got)\" but the topic's device is \"\(expected)\""
         case let .badDeviceID(reason): reason
         case let .tooManyElements(count, limit): "the array has \(count) positions, at most \(limit) are accepted"
-        case let .tooLarge(bytes): "payload is \(bytes) bytes, more than the \(PositionDecoder.maxPayloadBytes) allowed"
+        case let .tooLarge(bytes, limit): "payload is \(bytes) bytes, more than the \(limit) allowed"
         case let .ignored(reason): "ignored: \(reason)"
         }
     }
@@ -54,6 +55,8 @@ public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertibl
         case "ts", "tst", "timestamp", "fixTime":
             "must be seconds since the epoch in (0, \(Int(RFC3339.maxSeconds))]"
                 + (value > RFC3339.maxSeconds ? " (a time in milliseconds is too large)" : "")
+                + (value > 0 && value < ForeignFields.earliestMilliseconds
+                    ? " and, in milliseconds, after March 1973 (a time in seconds is too small)" : "")
         default: "out of range"
         }
     }

@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 
 /// A request's body, at most 1 MiB (docs/http.md "The HTTP interface"): a longer one is refused with 413
 /// as soon as it is known to be, from its `Content-Length` before it is read.
@@ -12,8 +13,11 @@ enum RequestBody {
         do {
             var buffer = try await request.body.collect(upTo: maxBytes)
             return buffer.readBytes(length: buffer.readableBytes) ?? []
-        } catch {
+        } catch is NIOTooManyBytesError {
             throw HTTPProblem(status: .contentTooLarge, reason: "the body is larger than \(maxBytes) bytes")
+        } catch {
+            // A body cut short (the client closed before its `Content-Length`) is not one too large.
+            throw HTTPProblem(status: .badRequest, reason: "the body could not be read whole: \(error)")
         }
     }
 }

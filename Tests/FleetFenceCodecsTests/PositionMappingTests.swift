@@ -38,6 +38,17 @@ struct PositionMappingTests {
             device: "van-3", position: DecodedPosition(lat: 49.29, lon: 8.64, timestamp: 1_795_600_000.25, accuracy: 6, speed: 10)))
     }
 
+    /// Seconds under `ts_unit: ms` (a unit set wrong) are refused, as milliseconds under seconds
+    /// are: taken, they dated the fix in January 1970.
+    @Test func secondsUnderAMillisecondsUnitAreRefused() throws {
+        let mapping = try Self.mapping(["topic": "acme/+/gps", "id": "topic:2", "lat": "/lat", "lon": "/lon", "ts": "/t", "ts_unit": "ms"])
+        let refused = Self.decode(mapping, #"{"lat":49.29,"lon":8.64,"t":1796107702}"#, topic: "acme/van-3/gps")
+        guard case let .failure(rejection) = refused else { Issue.record("accepted: \(refused)"); return }
+        #expect(rejection.description.contains("after March 1973"), "\(rejection.description)")
+        let taken = try Self.decode(mapping, #"{"lat":49.29,"lon":8.64,"t":1796107702000}"#, topic: "acme/van-3/gps").get()
+        #expect(taken.position.timestamp == 1_796_107_702)
+    }
+
     @Test func idByPointerAndLatLonInOneString() throws {
         let mapping = try Self.mapping(["topic": "gps/#", "id": "/imei", "latlon": "/pos", "ts": "/at", "ts_unit": "rfc3339"])
         let decoded = try Self.decode(mapping, #"{"imei":"35-1","pos":"49.29, 8.64","at":"2026-11-25T09:46:40Z"}"#, topic: "gps/x").get()

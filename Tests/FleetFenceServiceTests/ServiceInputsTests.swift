@@ -114,10 +114,10 @@ struct ServiceInputsTests {
             #expect(tooLarge.status == 413)
             #expect(try await http.get("/api/positions").status == 405)
             // Before any barrier, whose own message is a rejection too. A body refused as a whole
-            // (not JSON, empty) counts as one rejected message, as over MQTT.
+            // (not JSON, empty, too large) counts as one rejected message, as over MQTT.
             #expect(await eventuallyAsync {
-                (try? await http.get("/metrics"))?.text.contains(#"fleetfence_positions_total{outcome="rejected"} 4"#) == true
-            }, "the two bad elements and the two bad bodies are counted")
+                (try? await http.get("/metrics"))?.text.contains(#"fleetfence_positions_total{outcome="rejected"} 5"#) == true
+            }, "the two bad elements and the three bad bodies are counted")
             try await h.barrier()
             #expect(h.states("api-2").isEmpty && h.errors("api-2").isEmpty, "answered to the caller, not on MQTT")
         }

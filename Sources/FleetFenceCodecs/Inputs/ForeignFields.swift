@@ -39,10 +39,19 @@ enum ForeignFields {
         case let other?:
             throw .wrongType(field: field, expected: "a number or an ISO 8601 string", got: other.kindName)
         }
-        if unit == .milliseconds { seconds /= 1000 }
+        if unit == .milliseconds {
+            seconds /= 1000
+            // Before March 1973 in milliseconds is a time in seconds, under a unit set wrong (a
+            // mapping's `ts_unit: ms`): taken, it dated the fix in January 1970. Refused, as a
+            // time in milliseconds given as seconds is.
+            guard seconds >= Self.earliestMilliseconds else { throw .outOfRange(field: field, value: seconds) }
+        }
         guard seconds > 0, seconds <= RFC3339.maxSeconds else { throw .outOfRange(field: field, value: seconds) }
         return seconds
     }
+
+    /// The earliest time, in seconds, read from milliseconds: 10^11 ms, March 1973.
+    static let earliestMilliseconds = 1e8
 
     /// Epoch seconds, or milliseconds past 10^11 (seconds that large are 5,000 years away), or ISO
     /// 8601: for formats whose senders write either (OsmAnd's `timestamp`; Traccar's `fixTime`, a

@@ -14,8 +14,8 @@ struct PositionsEndpoint: Sendable {
     /// [{"index", "error"}]}`; a bad element is rejected alone. `accepted` counts the late ones too
     /// (each is merged); the others are the outcomes of `fleetfence_positions_total`.
     func positions(_ request: Request) async throws(HTTPProblem) -> Response {
-        let body = try await RequestBody.read(request)
         let source = "POST /api/positions"
+        let body = try await body(of: request, source: source)
         guard !body.isEmpty else {
             try await refuse(.missingField("body"), source: source, saying: "the body is empty: a position or an array of positions is expected")
         }
@@ -58,7 +58,7 @@ struct PositionsEndpoint: Sendable {
     func osmAnd(_ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
         let decoded: Result<ForeignPosition, PositionRejection>
         if request.method == .post {
-            let body = try await RequestBody.read(request)
+            let body = try await body(of: request, source: "POST /api/osmand")
             // JSON when it says so or looks so: a broken JSON body is answered as broken JSON, not
             // as a form missing its fields.
             let first = body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) })
@@ -95,7 +95,7 @@ struct PositionsEndpoint: Sendable {
                 saying: "the user and device are needed: headers X-Limit-U and X-Limit-D, or query parameters u and d")
         }
         let id = "\(user)-\(device)"
-        let body = try await RequestBody.read(request)
+        let body = try await body(of: request, source: "POST /api/owntracks")
         // A bad id goes through the core too, to be counted as a rejection like any other.
         let decoded: Result<ForeignPosition, PositionRejection> =
             if let problem = DeviceIDRules.problem(id) {
@@ -110,6 +110,18 @@ struct PositionsEndpoint: Sendable {
 
     private static let limitUser = HTTPField.Name("X-Limit-U")!
     private static let limitDevice = HTTPField.Name("X-Limit-D")!
+
+    /// The body of a request of positions: one over 1 MiB is counted as a rejected message too, as
+    /// the same payload over MQTT is, and answered 413.
+    private func body(of request: Request, source: String) async throws(HTTPProblem) -> [UInt8] {
+        do {
+            return try await RequestBody.read(request)
+        } catch where error.status == .contentTooLarge {
+            let length = request.headers[.contentLength].flatMap { Int($0) } ?? RequestBody.maxBytes + 1
+            _ = try await ingest([.failure(.tooLarge(bytes: length, limit: RequestBody.maxBytes))], source: source)
+            throw error
+        }
+    }
 
     /// A request that holds no position to feed (a body that is not JSON, no device named) is
     /// counted as a rejected message, as the same payload over MQTT is, and answered 400.
