@@ -79,13 +79,19 @@ final class WebhookDispatcher: Sendable {
         for worker in workers.withLock({ $0 }) where names.contains(worker.name) { worker.wake() }
     }
 
-    /// Stops every worker (what is in flight stays queued), then the client.
+    /// Stops every worker (what is in flight stays queued), then the client. All stop starting
+    /// deliveries at once, and their grace runs side by side: stopped one after another, a stop
+    /// with eight receivers that never answer took 40 s, and the webhooks not stopped yet kept
+    /// starting deliveries that a clean stop then cut off.
     func stop() async {
         let running = workers.withLock { workers in
             defer { workers = [] }
             return workers
         }
-        for worker in running { await worker.stop() }
+        for worker in running { worker.drain() }
+        await withDiscardingTaskGroup { group in
+            for worker in running { group.addTask { await worker.stop() } }
+        }
         try? await client.shutdown()
         journal.withLock { opened in
             if let opened, opened.reader !== opened.writer { try? opened.reader.close() }

@@ -65,13 +65,18 @@ final class WebhookWorker: Sendable {
         task.withLock { $0 = run }
     }
 
+    /// Starts no more deliveries (those in flight go on).
+    func drain() {
+        draining.withLock { $0 = true }
+    }
+
     /// Starts no more deliveries, lets those in flight finish for up to `stopGrace` seconds (or
     /// the webhook's `timeout_s`, if shorter), then cancels what is left (those rows stay queued
     /// and are sent again later, with the same `FleetFence-Delivery`) and returns once the worker
     /// has ended. Cancelled at once, a delivery the receiver had taken was sent again after a
     /// clean restart: twice, which only a `kill -9` may cause (docs/webhooks.md "Webhooks").
     func stop() async {
-        draining.withLock { $0 = true }
+        drain()
         let deadline = ContinuousClock.now + .milliseconds(Int(min(Self.stopGrace, target.settings.timeoutSeconds) * 1_000))
         while inFlight.withLock({ !$0.isEmpty }), ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
@@ -146,11 +151,12 @@ final class WebhookWorker: Sendable {
         let now = Date().timeIntervalSince1970
         if now - row.queuedAt >= settings.maxAgeSeconds {
             // Waited out its max_age_s behind its device's earlier events, or while the service was down.
+            let reason = row.lastError ?? "undelivered after max_age_s"
             await mark(row, "dead") { journal in
-                try journal.webhookDead(
-                    row, error: row.lastError ?? "undelivered after max_age_s", at: now, attemptedAt: nil)
+                try journal.webhookDead(row, error: reason, at: now, attemptedAt: nil)
             }
             metrics.deadOne()
+            deadLettered(row, reason, expired: true)
             return
         }
         let headers = WebhookAttempt.headers(
@@ -180,6 +186,7 @@ final class WebhookWorker: Sendable {
             if next <= done {
                 await mark(row, "dead") { journal in try journal.webhookDead(row, error: reason, at: done, attemptedAt: now) }
                 metrics.deadOne()
+                deadLettered(row, reason, expired: true)
             } else {
                 await mark(row, "retry") { journal in
                     try journal.webhookRetry(id: row.id, error: reason, at: now, nextAttemptAt: next)
@@ -190,9 +197,16 @@ final class WebhookWorker: Sendable {
             stats.withLock { $0.lastError = reason }
             await mark(row, "dead") { journal in try journal.webhookDead(row, error: reason, at: done, attemptedAt: now) }
             metrics.deadOne()
-            logger.warning(
-                "webhook delivery dead-lettered", metadata: ["device": "\(row.device)", "seq": "\(row.seq)", "reason": "\(reason)"])
+            deadLettered(row, reason, expired: false)
         }
+    }
+
+    /// Every dead letter is logged, those past `max_age_s` too: unlogged, an expiry was the quiet
+    /// way to lose a delivery.
+    private func deadLettered(_ row: WebhookDelivery, _ reason: String, expired: Bool) {
+        var metadata: Logger.Metadata = ["device": "\(row.device)", "seq": "\(row.seq)", "reason": "\(reason)"]
+        if expired { metadata["after"] = "max_age_s" }
+        logger.warning("webhook delivery dead-lettered", metadata: metadata)
     }
 
     /// A failed mark leaves the row as it was: it is attempted again, at worst delivered twice
