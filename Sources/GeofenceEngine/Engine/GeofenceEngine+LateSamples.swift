@@ -305,6 +305,7 @@ extension GeofenceEngine {
         defer { histories.put(history, at: index) }
         let since = history.openSince
         history.openSince = .infinity
+        history.joined = false
         // A fence removed or reassigned since: the snapshots name slots that may be other fences now.
         guard history.epoch == fenceEpoch, let place = history.held.firstIndex(where: { $0.timestamp >= since }) else {
             return outcome
@@ -433,21 +434,29 @@ extension GeofenceEngine {
 
     /// Whether a fix newer than the device's latest, come at `arrival`, ends its open backlog: once
     /// the backlog fills the gap it came for (`SampleHistory.openBacklogIsWhole`), holds all it
-    /// may, or has had no late fix for `silent_confirm_s` (as the tick would have ended it, so that
-    /// what is merged does not depend on when the tick runs). Before, the fix joins it (`joinBacklog`).
+    /// may, or has had no late fix for `uploadPauseSeconds` (its upload has ended). Before, the fix
+    /// joins it (`joinBacklog`).
     func newerFixEndsBacklog(of device: Int, arrival: Double) -> Bool {
         let index = devices.history[device]
         guard index >= 0 else { return true }
         let history = histories[index]
         return history.held.count >= backlogSamples
-            || arrival - history.lastLateArrival >= settings.silentConfirmSeconds
+            || arrival - history.lastLateArrival >= uploadPauseSeconds
             || history.openBacklogIsWhole(gap: Self.gapSeconds, ratio: Self.outageRatio)
     }
+
+    /// A backlog that live fixes have joined has ended once no late fix came for this long (wall
+    /// clock): a tracker uploads its backlog in a burst, or a fix a request, and a pause this long
+    /// ends it, as `silent_confirm_s` of quiet ends one no live fix joined. Waiting for
+    /// `silent_confirm_s` instead, a backlog that never fills its gap (a tracker whose reports
+    /// came 6 s apart where they had come every second) delayed every alert of its device by 20 s.
+    static let uploadPause = 5.0
+    var uploadPauseSeconds: Double { min(Self.uploadPause, settings.silentConfirmSeconds) }
 
     /// A fix newer than the device's latest, come while its backlog has not filled its gap yet (a
     /// tracker sending live fixes while it uploads, in parts, newest or oldest first): held with
     /// the backlog, not judged, and judged in its place by the same replay, once a newer fix comes
-    /// after the backlog is whole, or `silent_confirm_s` after its last late fix. Ending the
+    /// after the backlog is whole, or `uploadPause` after its last late fix. Ending the
     /// backlog, it merged the part come so far with a hole where the rest was still to come: a
     /// visit made in the outage was alerted 45 s late, or an exit 60 s late, and an alert is never
     /// withdrawn. Judged as it came, beside the open backlog, it confirmed changes on live
@@ -462,6 +471,7 @@ extension GeofenceEngine {
         var held = SampleHistory.Held(sample, before: record(of: deviceSlot)?.entries ?? [])
         held.awaitingMerge = true
         history.held.append(held)
+        history.joined = true
         histories.put(history, at: index)
         return SampleOutcome(status: .accepted)
     }
@@ -506,7 +516,8 @@ extension GeofenceEngine {
         for deviceSlot in devicesWithOpenBacklog.sorted() {
             let index = devices.history[Int(deviceSlot)]
             let last = index >= 0 ? histories[index].lastLateArrival : -.infinity
-            guard (now ?? last) - last >= seconds else { continue }
+            let quiet = index >= 0 && histories[index].joined ? min(seconds, uploadPauseSeconds) : seconds
+            guard (now ?? last) - last >= quiet else { continue }
             let first = transitions.endIndex
             let outcome = mergeBacklog(of: deviceSlot, arrival: now ?? last, into: &transitions)
             guard outcome.recordChanged else { continue }

@@ -83,6 +83,9 @@ struct SampleHistory: Sendable {
     /// A late sample was held since the last newest one was appended: a backlog arrived, and the
     /// next newest sample keeps the history rather than starting afresh.
     var merging = false
+    /// A newer fix joined the open backlog (`GeofenceEngine.joinBacklog`): an upload under way,
+    /// which has ended after a short pause (`GeofenceEngine.uploadPause`).
+    var joined = false
     /// The engine's fence epoch when these snapshots were taken: a fence removed or reassigned
     /// since makes them unusable (their slots may name other fences now).
     var epoch: UInt32 = 0
