@@ -93,6 +93,34 @@ extension Journal {
         }
     }
 
+    /// How many rows each webhook has queued, by name.
+    public func queuedWebhookRows() throws -> [String: Int] {
+        try locked {
+            let rows = try db.run("SELECT webhook, COUNT(*) AS queued FROM webhook_outbox GROUP BY webhook")
+            var counts: [String: Int] = [:]
+            for row in rows {
+                guard let name = row.column("webhook")?.stringValue else { continue }
+                counts[name] = Int(row.column("queued")?.int64Value ?? 0)
+            }
+            return counts
+        }
+    }
+
+    /// The heads of `webhook` waiting out a back-off after an attempt that failed before `failedBefore`
+    /// are due at `now` instead: the receiver has answered since. Not those a 429 put off (it asked
+    /// the sender to slow down). Returns how many.
+    public func bringWebhookRetriesForward(webhook: String, failedBefore: Double, to now: Double) throws -> Int {
+        try locked {
+            try db.run(
+                """
+                UPDATE webhook_outbox SET next_attempt_at = ?
+                WHERE webhook = ? AND head = 1 AND attempts > 0 AND next_attempt_at > ? AND last_attempt_at < ?
+                    AND (last_error IS NULL OR last_error NOT LIKE 'HTTP 429%')
+                """, [.float(now), .text(webhook), .float(now), .float(failedBefore)])
+            return db.changes
+        }
+    }
+
     /// Given up on at `now`: moved to the dead letters with `error`. `attemptedAt`: when the attempt
     /// just made began (counted), or nil when it expired waiting (`max_age_s`) and keeps its last
     /// error.

@@ -106,4 +106,16 @@ struct WebhookRulesTests {
         #expect(WebhookStatus.redacted("https://ops:hunter2@hooks.example.com/in") == "https://ops:redacted@hooks.example.com/in")
         #expect(WebhookStatus.redacted("https://hooks.example.com/in?x=1") == "https://hooks.example.com/in?x=1")
     }
+
+    /// A TLS handshake's failure is said as what it means, without BoringSSL's stack and the build
+    /// machine's source paths.
+    @Test func aTLSFailureIsSaidPlainly() {
+        struct Handshake: Error, CustomStringConvertible {
+            var description: String
+        }
+        let untrusted = Handshake(description: "handshakeFailed(NIOSSL.BoringSSLError.sslError([Error: 268435581 error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at /build/handshake.cc:320]))")
+        #expect(WebhookAttempt.describe(untrusted) == "TLS handshake failed: the receiver's certificate is not trusted or does not match its host (CERTIFICATE_VERIFY_FAILED)")
+        let version = Handshake(description: "handshakeFailed(NIOSSL.BoringSSLError.sslError([Error: 268435703 error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at /build/tls_record.cc:231]))")
+        #expect(WebhookAttempt.describe(version) == "TLS handshake failed (WRONG_VERSION_NUMBER)")
+    }
 }

@@ -140,6 +140,14 @@ struct WebhookAttempt {
             return "connection failed: \(String(cString: strerror(error.errnoCode))) (errno \(error.errnoCode))"
         }
         let text = "\(error)"
+        // NIOSSL's handshake errors print BoringSSL's stack of errors, with a source path of the
+        // build machine: said as what they mean, the library's reason kept.
+        if text.hasPrefix("handshakeFailed") {
+            let reasons = ["CERTIFICATE_VERIFY_FAILED": "the receiver's certificate is not trusted or does not match its host"]
+            for (code, meaning) in reasons where text.contains(code) { return "TLS handshake failed: \(meaning) (\(code))" }
+            let code = text.split(whereSeparator: { ":[] ".contains($0) }).first { $0.uppercased() == $0 && $0.contains("_") }
+            return "TLS handshake failed" + (code.map { " (\($0))" } ?? "")
+        }
         return text.count > 300 ? String(text.prefix(300)) : text
     }
 }

@@ -71,6 +71,14 @@ final class WebhookDispatcher: Sendable {
         if !started.isEmpty || !retired.isEmpty {
             logger.info("webhooks in force", metadata: ["webhooks": "\(kept.map(\.name).joined(separator: ","))"])
         }
+        // Rows of a webhook removed or renamed stay queued until it is configured again: said, so
+        // that a rename does not leave them unseen (`/api/webhooks` lists the webhooks in force).
+        let names = Set(kept.map(\.name))
+        for (name, queued) in ((try? reader.queuedWebhookRows()) ?? [:]).sorted(by: { $0.key < $1.key }) where !names.contains(name) {
+            logger.warning(
+                "deliveries queued for a webhook no longer configured: kept until it is again",
+                metadata: ["webhook": "\(name)", "queued": "\(queued)"])
+        }
     }
 
     /// After a commit: wakes the workers whose rows it queued.

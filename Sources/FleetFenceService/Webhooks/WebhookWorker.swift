@@ -173,9 +173,15 @@ final class WebhookWorker: Sendable {
         case .delivered:
             await mark(row, "delivered") { journal in try journal.webhookDelivered(row) }
             metrics.deliveredOne(afterSeconds: done - row.confirmedAt)
-            stats.withLock { stats in
-                stats.delivered += 1
-                stats.lastDeliveredAt = done
+            let previous = stats.withLock { stats in
+                defer {
+                    stats.delivered += 1
+                    stats.lastDeliveredAt = done
+                }
+                return stats.lastDeliveredAt
+            }
+            if previous.map({ now - $0 >= Self.recoveredAfter }) ?? true {
+                await bringRetriesForward(failedBefore: now, at: done)
             }
         case let .retry(reason, retryAfter):
             stats.withLock { $0.lastError = reason }
@@ -199,6 +205,24 @@ final class WebhookWorker: Sendable {
             metrics.deadOne()
             deadLettered(row, reason, expired: false)
         }
+    }
+
+    /// A delivery after this long without one (seconds) finds a receiver back, most likely from
+    /// being down: the devices waiting out a back-off are tried at once.
+    static let recoveredAfter = 60.0
+
+    /// Brings forward the retries of devices whose last attempt failed before `failedBefore` (the
+    /// start of an attempt that delivered). Each device waited out its own back-off, so a receiver
+    /// back after an hour down got its queue over the next five minutes, a device at a time; after
+    /// a minute without a delivery only, so that a receiver failing some devices while taking others'
+    /// still sees those retried by their back-off.
+    private func bringRetriesForward(failedBefore: Double, at now: Double) async {
+        let brought = try? await Self.blocking { [journal, name] in
+            try journal.bringWebhookRetriesForward(webhook: name, failedBefore: failedBefore, to: now)
+        }
+        guard let brought, brought > 0 else { return }
+        logger.info("webhook receiver answers again: retries brought forward", metadata: ["devices": "\(brought)"])
+        waker.signal()
     }
 
     /// Every dead letter is logged, those past `max_age_s` too: unlogged, an expiry was the quiet
