@@ -243,6 +243,15 @@ struct LateSampleEdgeTests {
         #expect(Self.heldCount(merged) <= merged.engine.heldAfterAnOutage, "\(Self.heldCount(merged))")
     }
 
+    /// A tracker reporting every 5 s, out of coverage from 60 s to 300 s, visits the yard from
+    /// 100 s to 240 s: the fixes before the outage, its backlog, and the live fixes after it.
+    static var visitInAnOutage: (before: [PositionSample], backlog: [PositionSample], lives: [PositionSample]) {
+        func fixes(_ times: StrideTo<Int>) -> [PositionSample] {
+            times.map { at((100...240).contains($0) ? 0 : 600, t: T0 + Double($0)) }
+        }
+        return (fixes(stride(from: 0, to: 65, by: 5)), fixes(stride(from: 65, to: 300, by: 5)), fixes(stride(from: 300, to: 425, by: 5)))
+    }
+
     /// A tracker that keeps sending live fixes, every 5 s, while it uploads its backlog at a fix a
     /// second, newest or oldest first: the live fixes that come before the backlog fills its gap
     /// join it, and the whole is judged once, as an upload oldest first. Each live fix ending the
@@ -250,10 +259,7 @@ struct LateSampleEdgeTests {
     /// visit made in the outage was alerted 45 s late (newest first), or its exit 60 s late.
     @Test(arguments: [true, false])
     func liveFixesSentWhileTheBacklogUploadsJoinIt(newestFirst: Bool) throws {
-        func x(_ t: Int) -> Double { (100...240).contains(t) ? 0 : 600 }
-        let before = stride(from: 0, through: 60, by: 5).map { at(x($0), t: T0 + Double($0)) }
-        let backlog = stride(from: 65, to: 300, by: 5).map { at(x($0), t: T0 + Double($0)) }
-        let lives = stride(from: 300, through: 420, by: 5).map { at(x($0), t: T0 + Double($0)) }
+        let (before, backlog, lives) = Self.visitInAnOutage
         let expected = try Self.run(before + backlog + lives).alerts
         #expect(events(expected) == ["enter yard", "dwell yard", "exit yard"])
         var h = try Harness([Self.yard])
@@ -267,15 +273,84 @@ struct LateSampleEdgeTests {
         #expect(h.engine.counters.tooLate == 0)
     }
 
+    /// Live fixes joined to a backlog that never fills its gap, late fixes still coming every 3 s:
+    /// the first newer fix a minute after the first joined ends it, and the live fixes are judged
+    /// (held back for as long as the upload went on, their alerts waited minutes).
+    @Test func aJoinedBacklogEndsAMinuteAfterItsFirstLiveFix() throws {
+        var h = try Harness([Self.yard])
+        h.feed((0...10).map { at(600, t: T0 + Double($0)) })
+        h.feed(at(600, t: T0 + 600), arrival: T0 + 600)
+        // Stored every 12 s, uploaded one every 3 s beside live fixes every second.
+        var joinedEnded: Double?
+        for k in 0..<40 {
+            let now = T0 + 601 + Double(k) * 3
+            h.feed(at(600, t: T0 + 12 + 12 * Double(k)), arrival: now)
+            for live in 0..<3 {
+                h.feed(at(600, t: now + Double(live) + 0.5), arrival: now + Double(live) + 0.5)
+                let index = h.engine.devices.history[0]
+                if joinedEnded == nil, k > 0, index >= 0, !h.engine.histories[index].joined { joinedEnded = now + Double(live) + 0.5 }
+            }
+        }
+        let ended = try #require(joinedEnded, "the joined backlog never ended")
+        #expect(ended <= T0 + 601 + GeofenceEngine.joinLimit + 5, "ended \(ended - T0)")
+    }
+
+    /// A fence added while live fixes are joined to a backlog: the device's entry into it, made by
+    /// fixes that join the backlog after the fence was added, is alerted. Judged as of the fences
+    /// the device knew before, the new fence stayed new at every step of the merge, and the entry
+    /// was taken for first sight, silent.
+    @Test func aFenceAddedWhileLiveFixesAreJoinedAlertsItsEnter() throws {
+        let gate = circle("gate", at: local(depot, x: 3_000, y: 0), radius: 150)
+        var h = try Harness([Self.yard])
+        h.feed((0...60).map { at(600, t: T0 + Double($0)) })
+        h.feed(at(1_500, t: T0 + 300), arrival: T0 + 300)
+        // The outage's backlog newest first, three fixes a second: its gap is not filled until the end.
+        let backlog = stride(from: 299, to: 100, by: -1).map { at(1_500, t: T0 + Double($0)) }
+        var arrivals = backlog.enumerated().map { (T0 + 300.1 + Double($0.offset) / 3, $0.element) }
+        // Live fixes every second: at 1,500 m, then into the gate from 330 s.
+        arrivals += (301...360).map { t in (T0 + Double(t) + 0.5, at(t < 330 ? 1_500 : 3_000, t: T0 + Double(t))) }
+        var added = false
+        for (arrival, s) in arrivals.sorted(by: { $0.0 < $1.0 }) {
+            if !added, arrival > T0 + 310 {
+                #expect(h.engine.histories[h.engine.devices.history[0]].joined)
+                try h.engine.setFence(gate)
+                added = true
+            }
+            h.feed(s, arrival: arrival)
+        }
+        h.tick(T0 + 500)
+        #expect(events(h.alerts) == ["enter gate"], "\(Self.describe(h.alerts))")
+    }
+
+    /// A backlog at the edge of a short late window, uploaded oldest first beside live fixes: the
+    /// fixes not judged yet are never trimmed by the window as the joined fixes move the newest on.
+    @Test func joinedFixesNeverPushAwaitingOnesOutOfTheWindow() throws {
+        var settings = GeofenceSettings()
+        settings.lateWindowSeconds = 105
+        func x(_ t: Int) -> Double { (13...45).contains(t) ? 0 : 600 }
+        let before = (0...10).map { at(x($0), t: T0 + Double($0)) }
+        let backlog = (11..<110).map { at(x($0), t: T0 + Double($0)) }
+        let lives = (110...200).map { at(x($0), t: T0 + Double($0)) }
+        let expected = try Self.run(before + backlog + lives, settings: settings).alerts
+        #expect(events(expected) == ["enter yard", "dwell yard", "exit yard"] || events(expected) == ["enter yard", "exit yard"])
+        var h = try Harness(settings: settings, [Self.yard])
+        for s in before { h.feed(s, arrival: s.timestamp + 0.25) }
+        h.feed(lives[0], arrival: lives[0].timestamp + 0.25)
+        // The backlog at five fixes a second, a live fix every second beside it.
+        var arrivals = backlog.enumerated().map { (lives[0].timestamp + 0.5 + 0.2 * Double($0.offset), $0.element) }
+        arrivals += lives.dropFirst().map { ($0.timestamp + 0.25, $0) }
+        for (arrival, s) in arrivals.sorted(by: { $0.0 < $1.0 }) { h.feed(s, arrival: arrival) }
+        h.tick(T0 + 400)
+        #expect(h.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init), "\(Self.describe(h.alerts))")
+        #expect(h.engine.counters.tooLate == 0)
+    }
+
     /// A tracker reporting every 5 s whose backlog comes with its next send, behind its ninth live
     /// fix (40 s after the outage): the reports after an outage are held for a minute, and it is
     /// merged. Held for the debounce alone (20 s), the backlog was `too_late`, and the visit lost.
     @Test(arguments: [true, false])
     func aBacklogBehindNineLiveFixesOfAFiveSecondTracker(newestFirst: Bool) throws {
-        func x(_ t: Int) -> Double { (100...240).contains(t) ? 0 : 600 }
-        let before = stride(from: 0, through: 60, by: 5).map { at(x($0), t: T0 + Double($0)) }
-        let backlog = stride(from: 65, to: 300, by: 5).map { at(x($0), t: T0 + Double($0)) }
-        let lives = stride(from: 300, through: 420, by: 5).map { at(x($0), t: T0 + Double($0)) }
+        let (before, backlog, lives) = Self.visitInAnOutage
         let expected = try Self.run(before + backlog + lives).alerts
         let merged = try Self.run(before + lives[..<9] + (newestFirst ? backlog.reversed() : backlog) + lives[9...])
         #expect(merged.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init), "\(Self.describe(merged.alerts))")

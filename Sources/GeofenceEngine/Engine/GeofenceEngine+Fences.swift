@@ -65,6 +65,7 @@ extension GeofenceEngine {
             // and every device's kept candidates stay good.
             if old.definition == definition { return FenceUpdate(fence: old, replaced: true, unchanged: true) }
             var update = FenceUpdate(fence: fence, replaced: true, unchanged: false)
+            mergeJoinedBacklogs(into: &update.transitions, changes: &update.changes)
             // Other devices may move the fence epoch: backlogs held are merged under the old fence.
             if definition.devices != old.definition.devices {
                 mergeBacklogsBeforeEpochChange(into: &update.transitions, changes: &update.changes)
@@ -81,6 +82,8 @@ extension GeofenceEngine {
             }
             return update
         }
+        var update = FenceUpdate(fence: fence, replaced: false, unchanged: false)
+        mergeJoinedBacklogs(into: &update.transitions, changes: &update.changes)
         let slot: Int32
         if let free = freeFenceSlots.popLast() {
             slot = free
@@ -95,7 +98,7 @@ extension GeofenceEngine {
         fenceGenerations[Int(slot)] = generation
         slotsByFenceID[key] = slot
         place(fence, in: slot, group: audiences.acquire(definition.devices))
-        return FenceUpdate(fence: fence, replaced: false, unchanged: false)
+        return update
     }
 
     private mutating func place(_ fence: Fence, in slot: Int32, group: Int32) {

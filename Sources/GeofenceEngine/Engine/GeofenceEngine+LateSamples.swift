@@ -290,8 +290,9 @@ extension GeofenceEngine {
 
     /// Merges the device's backlog, if one is held: every held sample from its oldest on judged
     /// again in event-time order, from the regions the device held just before it, as an upload
-    /// oldest first would have judged them. Called when a newer sample comes (the backlog has
-    /// ended) and by the tick once the device has been quiet for `silent_confirm_s`. Alerts of
+    /// oldest first would have judged them. Called when a newer sample comes and the backlog has
+    /// ended (`newerFixEndsBacklog`), by the tick once no late fix has come for `silent_confirm_s`
+    /// (`uploadPause` once newer fixes joined it), and before fences change. Alerts of
     /// fences a sample after the backlog had alerted already are not given again (an alert is never
     /// withdrawn); the rest are numbered in event-time order after the device's last alert.
     @discardableResult
@@ -305,7 +306,8 @@ extension GeofenceEngine {
         defer { histories.put(history, at: index) }
         let since = history.openSince
         history.openSince = .infinity
-        history.joined = false
+        let joined = history.joined
+        history.joinedSince = .infinity
         // A fence removed or reassigned since: the snapshots name slots that may be other fences now.
         guard history.epoch == fenceEpoch, let place = history.held.firstIndex(where: { $0.timestamp >= since }) else {
             return outcome
@@ -313,7 +315,7 @@ extension GeofenceEngine {
         if audiences.hasTargetedGroups { refreshGroups(of: deviceSlot) }
         var current = takeRecord(of: deviceSlot, arrival: history.lastLateArrival)
         // Silence after the backlog counts from its last fix's arrival, or a newer fix's that joined it.
-        current.lastArrival = max(current.lastArrival, history.lastLateArrival, devices.lastHeard[device])
+        current.lastArrival = max(current.lastArrival, history.lastLateArrival, joined ? devices.lastHeard[device] : -.infinity)
         let original = current.entries
         // Fences a sample at or after the backlog's oldest already changed: it says nothing for them.
         // A dwell changed nothing: the backlog may still have left the fence and come back. The stay
@@ -333,6 +335,7 @@ extension GeofenceEngine {
         let seqBefore = devices.seq[device]
         var alertedBySample: [[Transition]] = []
         var anchor = history.anchor(before: place)
+        let anchorAtMerge = devices.anchorTime[device]
         var dropped = 0
         for position in place..<history.held.count {
             history.held[position].awaitingMerge = false
@@ -345,7 +348,11 @@ extension GeofenceEngine {
             let knownGeneration = devices.knownGeneration[device]
             if position == 0, history.startsAtFirstSight { devices.knownGeneration[device] = 0 }
             evaluate(&replay, sample: sample, arrival: arrival, anchor: anchor, &outcome, &replayed)
-            devices.knownGeneration[device] = knownGeneration
+            // A fix newer than the last judged (one that joined the backlog) came after every fence
+            // held now (a fence added merges the joined first): from it on, as after a sample in
+            // order, those fences are known. Left at the device's, a fence added while fixes joined
+            // stayed new at every step, and the entry into it was taken for first sight, silent.
+            devices.knownGeneration[device] = sample.timestamp > anchorAtMerge ? generation : knownGeneration
             // What it says of settled fences was alerted already.
             let own = replayed[first...].filter { !settledIDs.contains(ExactID($0.fenceID)) }
             dropped += replayed.count - first - own.count
@@ -442,8 +449,14 @@ extension GeofenceEngine {
         let history = histories[index]
         return history.held.count >= backlogSamples
             || arrival - history.lastLateArrival >= uploadPauseSeconds
+            || arrival - history.joinedSince >= Self.joinLimit
             || history.openBacklogIsWhole(gap: Self.gapSeconds, ratio: Self.outageRatio)
     }
+
+    /// The longest a newer fix waits in a backlog it joined (wall clock, from the first that joined):
+    /// an upload of late fixes that never fills its gap, a fix every few seconds, otherwise held the
+    /// device's live alerts back for as long as it went on.
+    static let joinLimit = 60.0
 
     /// A backlog that live fixes have joined has ended once no late fix came for this long (wall
     /// clock): a tracker uploads its backlog in a burst, or a fix a request, and a pause this long
@@ -471,7 +484,7 @@ extension GeofenceEngine {
         var held = SampleHistory.Held(sample, before: record(of: deviceSlot)?.entries ?? [])
         held.awaitingMerge = true
         history.held.append(held)
-        history.joined = true
+        history.joinedSince = min(history.joinedSince, arrival)
         histories.put(history, at: index)
         return SampleOutcome(status: .accepted)
     }
@@ -501,6 +514,14 @@ extension GeofenceEngine {
         mergeBacklogs(quietFor: -.infinity, now: now, into: &transitions)
     }
 
+    /// Merges the backlogs that newer fixes joined before a fence is added or changed: those fixes
+    /// came before it. Judged after it, as of a generation they had not known, the entry into a new
+    /// fence was taken for its first sight, silent.
+    mutating func mergeJoinedBacklogs(into transitions: inout [Transition], changes: inout [StateChange]) {
+        guard !devicesWithOpenBacklog.isEmpty else { return }
+        changes += mergeBacklogs(quietFor: -.infinity, now: nil, onlyJoined: true, into: &transitions)
+    }
+
     /// Merges every backlog before the fence epoch moves (a fence removed, expired or reassigned):
     /// the held snapshots name fence slots that may be other fences after it. Each as of its own
     /// latest sample's arrival.
@@ -510,14 +531,18 @@ extension GeofenceEngine {
     }
 
     /// Merges the backlogs of devices quiet for `seconds` at `now` since their latest late sample
-    /// (`now` nil: each as of that sample's arrival).
-    mutating func mergeBacklogs(quietFor seconds: Double, now: Double?, into transitions: inout [Transition]) -> [StateChange] {
+    /// (`now` nil: each as of that sample's arrival); `onlyJoined`: only those newer fixes joined.
+    mutating func mergeBacklogs(
+        quietFor seconds: Double, now: Double?, onlyJoined: Bool = false, into transitions: inout [Transition]
+    ) -> [StateChange] {
         var changed: [StateChange] = []
         for deviceSlot in devicesWithOpenBacklog.sorted() {
             let index = devices.history[Int(deviceSlot)]
+            if onlyJoined, !(index >= 0 && histories[index].joined) { continue }
             let last = index >= 0 ? histories[index].lastLateArrival : -.infinity
-            let quiet = index >= 0 && histories[index].joined ? min(seconds, uploadPauseSeconds) : seconds
-            guard (now ?? last) - last >= quiet else { continue }
+            let joinedSince = index >= 0 ? histories[index].joinedSince : .infinity
+            let quiet = joinedSince.isFinite ? min(seconds, uploadPauseSeconds) : seconds
+            guard (now ?? last) - last >= quiet || (now ?? last) - joinedSince >= Self.joinLimit else { continue }
             let first = transitions.endIndex
             let outcome = mergeBacklog(of: deviceSlot, arrival: now ?? last, into: &transitions)
             guard outcome.recordChanged else { continue }

@@ -33,8 +33,8 @@ struct SampleHistory: Sendable {
         /// part: an older part may still come, and is judged with every fix after it, so this one
         /// is never trimmed for room (`keepForAnOlderPart`). In the 56 bytes it had.
         var pinned = false
-        /// A late sample held and not judged yet: merged with its backlog (`openSince`). In the
-        /// 56 bytes it had.
+        /// Held and not judged yet, merged with its backlog (`openSince`): a late sample, or a newer
+        /// fix that joined the backlog (`GeofenceEngine.joinBacklog`). In the 56 bytes it had.
         var awaitingMerge = false
 
         var sample: PositionSample {
@@ -57,9 +57,9 @@ struct SampleHistory: Sendable {
         var enteredAt: Double
     }
 
-    // In this order, the optional anchor's tag, `merging` and `epoch` share one word: 80 bytes a
-    // history with the span of trimmed samples (64 without), where the order of first thought
-    // took 8 more.
+    // In this order, the optional anchor's tag, `merging` and `epoch` share one word: 88 bytes a
+    // history with the span of trimmed samples and the time a fix joined (64 without), where the
+    // order of first thought took 8 more.
     var held: [Held] = []
     /// Samples at or before this time are folded into `held[0].before`: a late sample this old
     /// cannot be placed and is dropped.
@@ -67,9 +67,14 @@ struct SampleHistory: Sendable {
     /// The oldest late sample held and not merged yet (+infinity: none): a backlog arriving is
     /// merged at once, when it has ended.
     var openSince = Double.infinity
-    /// The wall clock of the latest late sample held: quiet for `silent_confirm_s` since, the
-    /// backlog has ended.
+    /// The wall clock of the latest late sample held: quiet for `silent_confirm_s` since (5 s once
+    /// a newer fix joined it, `GeofenceEngine.uploadPause`), the backlog has ended.
     var lastLateArrival = -Double.infinity
+    /// The wall clock at which a newer fix first joined the open backlog (`GeofenceEngine.joinBacklog`;
+    /// +infinity: none did): an upload under way, ended by a short pause (`GeofenceEngine.uploadPause`),
+    /// at the latest `GeofenceEngine.joinLimit` after it. 8 bytes a history: 88.
+    var joinedSince = Double.infinity
+    var joined: Bool { joinedSince.isFinite }
     /// The oldest and newest judged samples trimmed from among the held ones (+infinity and
     /// -infinity: none): a late sample between them would be judged without them. Mostly it is a
     /// repeat of a fix already merged (a QoS 1 redelivery, a tracker sending a part twice): merged
@@ -83,9 +88,6 @@ struct SampleHistory: Sendable {
     /// A late sample was held since the last newest one was appended: a backlog arrived, and the
     /// next newest sample keeps the history rather than starting afresh.
     var merging = false
-    /// A newer fix joined the open backlog (`GeofenceEngine.joinBacklog`): an upload under way,
-    /// which has ended after a short pause (`GeofenceEngine.uploadPause`).
-    var joined = false
     /// The engine's fence epoch when these snapshots were taken: a fence removed or reassigned
     /// since makes them unusable (their slots may name other fences now).
     var epoch: UInt32 = 0
@@ -237,7 +239,8 @@ struct SampleHistory: Sendable {
     /// merged before it fills `backlogSamples`.
     private mutating func trim(capacity: Int, window: Double, keeping kept: Double = .nan) {
         guard let newest = held.last?.timestamp else { return }
-        while held.count > 1, held[0].timestamp < newest - window { dropFirst() }
+        // Never one not judged yet: fixes joining a backlog move the newest on while it arrives.
+        while held.count > 1, held[0].timestamp < newest - window, !held[0].awaitingMerge { dropFirst() }
         guard held.count > max(1, capacity) else { return }
         // Counted once: only unpinned samples go below.
         var unpinned = unpinnedCount
