@@ -108,14 +108,15 @@ extension Journal {
 
     /// The heads of `webhook` waiting out a back-off after an attempt that failed before `failedBefore`
     /// are due at `now` instead: the receiver has answered since. Not those a 429 put off (it asked
-    /// the sender to slow down). Returns how many.
+    /// the sender to slow down), nor those waiting out a `Retry-After` (said in the error). Returns
+    /// how many.
     public func bringWebhookRetriesForward(webhook: String, failedBefore: Double, to now: Double) throws -> Int {
         try locked {
             try db.run(
                 """
                 UPDATE webhook_outbox SET next_attempt_at = ?
                 WHERE webhook = ? AND head = 1 AND attempts > 0 AND next_attempt_at > ? AND last_attempt_at < ?
-                    AND (last_error IS NULL OR last_error NOT LIKE 'HTTP 429%')
+                    AND (last_error IS NULL OR (last_error NOT LIKE 'HTTP 429%' AND last_error NOT LIKE '%Retry-After%'))
                 """, [.float(now), .text(webhook), .float(now), .float(failedBefore)])
             return db.changes
         }

@@ -77,10 +77,10 @@ import Testing
     }
 
     /// A receiver back: the heads that failed before its answer are due now; not one put off by a
-    /// 429, nor one that failed after the answer began, nor a row behind its head.
+    /// 429 or a Retry-After, nor one that failed after the answer began, nor a row behind its head.
     @Test func retriesThatFailedBeforeAnAnswerAreBroughtForward() throws {
         try Self.withJournal { journal, _ in
-            try Self.queueForOps(journal, [("a", 1), ("a", 2), ("b", 1), ("c", 1), ("d", 1)])
+            try Self.queueForOps(journal, [("a", 1), ("a", 2), ("b", 1), ("c", 1), ("d", 1), ("e", 1)])
             let now = Date().timeIntervalSince1970
             let heads = try journal.dueWebhookDeliveries(webhook: "ops", now: now, limit: 10)
             func head(_ device: String) throws -> WebhookDelivery { try #require(heads.first { $0.device == device }) }
@@ -88,11 +88,12 @@ import Testing
             try journal.webhookRetry(id: head("b").id, error: "HTTP 429", at: now, nextAttemptAt: now + 300)
             try journal.webhookRetry(id: head("c").id, error: "HTTP 503", at: now + 20, nextAttemptAt: now + 300)
             try journal.webhookRetry(id: head("d").id, error: "timeout", at: now, nextAttemptAt: now + 300)
+            try journal.webhookRetry(id: head("e").id, error: "HTTP 503, Retry-After 600 s", at: now, nextAttemptAt: now + 600)
             #expect(try journal.bringWebhookRetriesForward(webhook: "ops", failedBefore: now + 10, to: now + 30) == 2)
             let due = try journal.dueWebhookDeliveries(webhook: "ops", now: now + 30, limit: 10)
             #expect(due.map { "\($0.device)/\($0.seq)" }.sorted() == ["a/1", "d/1"])
             #expect(try journal.bringWebhookRetriesForward(webhook: "other", failedBefore: now + 10, to: now + 30) == 0)
-            #expect(try journal.queuedWebhookRows() == ["ops": 5])
+            #expect(try journal.queuedWebhookRows() == ["ops": 6])
         }
     }
 

@@ -18,7 +18,8 @@ struct WebhookRulesTests {
         for status in [301, 400, 401, 404, 410, 422] {
             #expect(WebhookAttempt.outcome(status: status, retryAfter: nil, now: 0) == .dead(reason: "HTTP \(status)"))
         }
-        #expect(WebhookAttempt.outcome(status: 429, retryAfter: "7", now: 0) == .retry(reason: "HTTP 429", retryAfter: 7))
+        #expect(WebhookAttempt.outcome(status: 429, retryAfter: "7", now: 0) == .retry(reason: "HTTP 429, Retry-After 7 s", retryAfter: 7))
+        #expect(WebhookAttempt.outcome(status: 429, retryAfter: nil, now: 0) == .retry(reason: "HTTP 429", retryAfter: nil))
         // Retry-After counts on 429 and 503 only.
         #expect(WebhookAttempt.outcome(status: 500, retryAfter: "7", now: 0) == .retry(reason: "HTTP 500", retryAfter: nil))
     }

@@ -510,7 +510,7 @@ struct WebhookTests {
         try await withRoutedHTTP(Self.options([webhook])) { h, http in
             try await Self.enter(h, "truck-1")
             #expect(await receiver.waitForRequests(2).count == 2)
-            #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["last_error"] as? String == "HTTP 429" })
+            #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["last_error"] as? String == "HTTP 429, Retry-After 1 s" })
             let requests = await receiver.waitForRequests(3)
             #expect(requests.count == 3)
             // The back-off alone is 0.1-0.4 s here: the second it waited is the receiver's.

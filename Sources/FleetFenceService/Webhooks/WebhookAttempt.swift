@@ -62,7 +62,9 @@ struct WebhookAttempt {
             return .delivered(status: status)
         case 408, 429, 500..<600:
             let wait = (status == 429 || status == 503) ? retryAfter.flatMap { parseRetryAfter($0, now: now) } : nil
-            return .retry(reason: "HTTP \(status)", retryAfter: wait)
+            // Said in the reason, which the journal keeps: a wait the receiver asked for is never
+            // brought forward (`Journal.bringWebhookRetriesForward`).
+            return .retry(reason: "HTTP \(status)" + (wait.map { ", Retry-After \(Int($0.rounded(.up))) s" } ?? ""), retryAfter: wait)
         default:
             return .dead(reason: "HTTP \(status)")
         }

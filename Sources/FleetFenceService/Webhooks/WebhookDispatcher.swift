@@ -74,7 +74,8 @@ final class WebhookDispatcher: Sendable {
         // Rows of a webhook removed or renamed stay queued until it is configured again: said, so
         // that a rename does not leave them unseen (`/api/webhooks` lists the webhooks in force).
         let names = Set(kept.map(\.name))
-        for (name, queued) in ((try? reader.queuedWebhookRows()) ?? [:]).sorted(by: { $0.key < $1.key }) where !names.contains(name) {
+        let queuedByName = (try? await WebhookWorker.blocking { try reader.queuedWebhookRows() }) ?? [:]
+        for (name, queued) in queuedByName.sorted(by: { $0.key < $1.key }) where !names.contains(name) {
             logger.warning(
                 "deliveries queued for a webhook no longer configured: kept until it is again",
                 metadata: ["webhook": "\(name)", "queued": "\(queued)"])

@@ -108,6 +108,8 @@ final class WebhookWorker: Sendable {
                             try journal.dueWebhookDeliveries(webhook: name, now: now, limit: Self.maxInFlight)
                         }
                         var free = Self.maxInFlight - busy.count
+                        // Drained meanwhile (a stop): nothing more starts.
+                        if draining.withLock({ $0 }) { free = 0 }
                         for row in due where free > 0 && !busy.contains(row.device) {
                             free -= 1
                             started = true
