@@ -288,6 +288,8 @@ struct LateSampleEdgeTests {
             for live in 0..<3 {
                 h.feed(at(600, t: now + Double(live) + 0.5), arrival: now + Double(live) + 0.5)
                 let index = h.engine.devices.history[0]
+                // Without this, the test passed with a join that never happened.
+                if k == 0, live == 0 { #expect(index >= 0 && h.engine.histories[index].joined, "the first live fix did not join") }
                 if joinedEnded == nil, k > 0, index >= 0, !h.engine.histories[index].joined { joinedEnded = now + Double(live) + 0.5 }
             }
         }

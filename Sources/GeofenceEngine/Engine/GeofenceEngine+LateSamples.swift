@@ -448,9 +448,15 @@ extension GeofenceEngine {
         guard index >= 0 else { return true }
         let history = histories[index]
         return history.held.count >= backlogSamples
-            || arrival - history.lastLateArrival >= uploadPauseSeconds
-            || arrival - history.joinedSince >= Self.joinLimit
+            || uploadEnded(history, at: arrival)
             || history.openBacklogIsWhole(gap: Self.gapSeconds, ratio: Self.outageRatio)
+    }
+
+    /// The upload of a backlog has ended at `now` (wall clock): no late fix for `uploadPauseSeconds`,
+    /// or `joinLimit` since a newer fix first joined it. The one rule for a newer fix
+    /// (`newerFixEndsBacklog`) and for the tick (`mergeBacklogs`), so that the two never disagree.
+    func uploadEnded(_ history: SampleHistory, at now: Double) -> Bool {
+        now - history.lastLateArrival >= uploadPauseSeconds || now - history.joinedSince >= Self.joinLimit
     }
 
     /// The longest a newer fix waits in a backlog it joined (wall clock, from the first that joined):
@@ -540,9 +546,9 @@ extension GeofenceEngine {
             let index = devices.history[Int(deviceSlot)]
             if onlyJoined, !(index >= 0 && histories[index].joined) { continue }
             let last = index >= 0 ? histories[index].lastLateArrival : -.infinity
-            let joinedSince = index >= 0 ? histories[index].joinedSince : .infinity
-            let quiet = joinedSince.isFinite ? min(seconds, uploadPauseSeconds) : seconds
-            guard (now ?? last) - last >= quiet || (now ?? last) - joinedSince >= Self.joinLimit else { continue }
+            // Quiet for `seconds`, or, once newer fixes joined it, its upload ended: they wait in it.
+            let ended = index >= 0 && histories[index].joined && uploadEnded(histories[index], at: now ?? last)
+            guard (now ?? last) - last >= seconds || ended else { continue }
             let first = transitions.endIndex
             let outcome = mergeBacklog(of: deviceSlot, arrival: now ?? last, into: &transitions)
             guard outcome.recordChanged else { continue }
