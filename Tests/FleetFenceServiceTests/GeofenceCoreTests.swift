@@ -205,22 +205,33 @@ struct GeofenceCoreTests {
     }
 
     /// A connect owes the whole registry to the service's slices, not to one step; a slice is
-    /// taken from the fences held at its step: one removed since is skipped, one replaced goes as
-    /// it is now, and an instance that is not the registry's publisher sends none.
+    /// taken from the fences held at its step: one removed since is skipped, one replaced goes with
+    /// its own change and not again, and an instance that is not the registry's publisher sends none.
     @Test func theRegistryIsOwedAtAConnectAndSentBySlicesAsHeld() throws {
         var core = try core()
         _ = try core.setFence(
             FenceDefinition(id: "gate", shape: .circle(center: Self.centre, radius: 300)), origin: .runtime)
+        _ = try core.setFence(
+            FenceDefinition(id: "yard", shape: .circle(center: Self.centre, radius: 200)), origin: .runtime)
         let connected = core.connected()
         #expect(connected.registryOwed)
         #expect(connected.registry.isEmpty, "no fence waits in the connect's own step")
-        let ids = core.engine.fences.map(\.id)
+        let (ids, round) = core.registryRoundIDs()
         _ = core.removeFences(ids: ["gate"], now: 2_000)
-        _ = try core.setFence(
+        let replaced = try core.setFence(
             FenceDefinition(id: "depot", shape: .circle(center: Self.centre, radius: 250)), origin: .runtime)
+        #expect(replaced.messages.map(\.topic) == ["ff/fences/depot"])
         let slice = core.registrySlice(ids)
-        #expect(slice?.registry.map(\.id) == ["depot"])
-        #expect(slice?.registry.first?.effectiveRadius == 250)
+        #expect(slice?.registry.map(\.id) == ["yard"], "depot went with its change; sliced too, it went twice")
+        // Once the round has ended, a change is sent by itself, and a next round sends every fence.
+        core.registryRoundEnded(round)
+        _ = try core.setFence(
+            FenceDefinition(id: "depot", shape: .circle(center: Self.centre, radius: 260)), origin: .runtime)
+        #expect(core.registryRound == nil)
+        _ = core.connected()
+        let next = core.registrySlice(core.registryRoundIDs().ids)
+        #expect(Set(next?.registry.map(\.id) ?? []) == ["depot", "yard"])
+        #expect(next?.registry.first { $0.id == "depot" }?.effectiveRadius == 260)
 
         // Named instances: the registry is owed once the instance's own status is back, to the
         // one with the smallest name among those online.
@@ -230,7 +241,7 @@ struct GeofenceCoreTests {
         var leader = instance("a")
         #expect(!leader.connected().registryOwed, "owed only once its own status is back")
         #expect(message(&leader, "ff/status/a", "online", arrival: 1_000).registryOwed)
-        #expect(leader.registrySlice(ids)?.registry.map(\.id) == ["depot"])
+        #expect(Set(leader.registrySlice(ids)?.registry.map(\.id) ?? []) == ["depot", "yard"])
 
         var follower = instance("b")
         _ = follower.connected()

@@ -128,6 +128,7 @@ extension GeofenceCore {
             effects.publish(
                 layout.fence(definition.id), prepared?.registryPayload ?? FenceRegistryPayload.encode(update.fence),
                 qos: 1, retain: true)
+            registryRound?.sentAlready.insert(ExactID(definition.id))
         }
         return (definitionJSON, update)
     }
@@ -325,6 +326,18 @@ extension GeofenceCore {
     mutating func addRegistry(to effects: inout Effects) {
         effects.registryOwed = true
         effects.messages += tourRegistry
+        registryRounds += 1
+        registryRound = (registryRounds, [])
+    }
+
+    /// The ids of the registry's round now going out, and its number for `registryRoundEnded`.
+    func registryRoundIDs() -> (ids: [String], round: Int) {
+        (engine.fenceIDs, registryRound?.number ?? 0)
+    }
+
+    /// The round's last slice went (or it stopped): fences changed from now on are not noted.
+    mutating func registryRoundEnded(_ number: Int) {
+        if registryRound?.number == number { registryRound = nil }
     }
 
     /// The registry entries of `ids` as held now (a fence removed since has none; one replaced
@@ -336,7 +349,10 @@ extension GeofenceCore {
             return nil
         }
         var effects = Effects()
-        effects.registry = ids.compactMap { engine.fence(id: $0) }
+        let sentAlready = registryRound?.sentAlready ?? []
+        effects.registry = ids.compactMap { id in
+            sentAlready.isEmpty || !sentAlready.contains(ExactID(id)) ? engine.fence(id: id) : nil
+        }
         return effects
     }
 }

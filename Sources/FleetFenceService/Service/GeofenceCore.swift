@@ -45,6 +45,12 @@ struct GeofenceCore {
     var viewsAreDue: Bool { !viewsDue.isEmpty }
     /// Whether this instance publishes the fence registry (docs/several-instances.md "Several instances").
     var registryLeadership: RegistryLeadership
+    /// While the whole registry goes out a slice at a time (`registryRound`, nil: it does not):
+    /// the fences whose entry went with their own change since, which its slices skip. The slices
+    /// take the fences held when their task began; a fence the file set between the step that owed
+    /// the registry and that task went out twice (a named instance's fresh start, under load).
+    var registryRound: (number: Int, sentAlready: Set<ExactID>)?
+    var registryRounds = 0
     /// Home Assistant and OwnTracks.
     var integrations = IntegrationState()
     /// Device and fence ids past this many bytes are refused (docs/operations.md "Limits and failures").

@@ -34,8 +34,10 @@ extension GeofenceService {
     /// `fences loaded` waited for (0.28 s of the journal's writer).
     static func republishRegistry(loop: CoreLoop, bus: any MessageBus) -> Task<Void, Never> {
         Task.detached {
-            let ids = loop.withCore { $0.engine.fenceIDs }
-            _ = await inSlices(ids, of: 1_000, loop: loop, bus: bus) { $0.registrySlice($1) }
+            let (ids, round) = loop.withCore { $0.registryRoundIDs() }
+            // A round cancelled (a newer one began) or stopped (leadership lost) stays open until the next.
+            guard await inSlices(ids, of: 1_000, loop: loop, bus: bus, { $0.registrySlice($1) }) else { return }
+            loop.withCore { $0.registryRoundEnded(round) }
         }
     }
 
