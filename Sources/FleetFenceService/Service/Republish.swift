@@ -36,7 +36,9 @@ extension GeofenceService {
         Task.detached {
             let (ids, round) = loop.withCore { $0.registryRoundIDs() }
             // A round cancelled (a newer one began) or stopped (leadership lost) stays open until the next.
-            guard await inSlices(ids, of: 1_000, loop: loop, bus: bus, { $0.registrySlice($1) }) else { return }
+            // A task cancelled before its first step may have read the newer round's number: that
+            // round is its successor's to end (an empty registry has no slice to notice the cancel).
+            guard await inSlices(ids, of: 1_000, loop: loop, bus: bus, { $0.registrySlice($1) }), !Task.isCancelled else { return }
             loop.withCore { $0.registryRoundEnded(round) }
         }
     }
