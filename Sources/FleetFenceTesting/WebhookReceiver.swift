@@ -106,11 +106,14 @@ public final class WebhookReceiver: Sendable {
             router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port)),
             onServerRunning: { channel in bound.store(channel.localAddress?.port ?? -1, ordering: .releasing) })
         let task = Task { try await app.runService(gracefulShutdownSignals: []) }
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Generous: the server starts on the cooperative pool (two threads on two cores), which
+        // other tests' synchronous waits for their child processes can hold for seconds under
+        // load; a fresh clone's run beside a release build once saw every receiver miss 10 s.
+        let deadline = ContinuousClock.now + .seconds(60)
         while bound.load(ordering: .acquiring) < 0 {
             guard ContinuousClock.now < deadline else {
                 task.cancel()
-                throw TestSupportError("webhook receiver not listening within 10 s")
+                throw TestSupportError("webhook receiver not listening within 60 s")
             }
             try await Task.sleep(for: .milliseconds(5))
         }
