@@ -143,16 +143,20 @@ struct LateSampleTests {
         for (k, sample) in backlog.reversed().enumerated() { h.feed(sample, arrival: T0 + 401 + Double(k)) }
         #expect(h.alerts.isEmpty)
         var out: [Transition] = []
+        let changes: [StateChange]
         switch end {
-        case .quiet: h.tick(T0 + 412 + 20)
+        case .quiet: changes = h.engine.tick(now: T0 + 412 + 20, into: &out)
         case .unrelatedFenceRemoved:
             // The epoch moves: held snapshots would name slots of other fences after it.
             let removal = h.engine.removeFence(id: "other", now: T0 + 413)
             out = removal.transitions
-            #expect(removal.changes.isEmpty, "in and out again: the inside set is as it was")
-        case .cleanStop: _ = h.engine.mergeAllBacklogs(now: T0 + 413, into: &out)
+            changes = removal.changes
+        case .cleanStop: changes = h.engine.mergeAllBacklogs(now: T0 + 413, into: &out)
         }
         h.alerts += out
+        // In and out again: the inside set is as it was, and shown again at the newest sample, so
+        // that the state's `at` is not older than the exit just alerted (it was the first fix's).
+        #expect(changes == [StateChange(device: "truck-7", at: live.timestamp, lat: live.lat, lon: live.lon)])
         #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
         #expect(h.engine.takeMergedBacklogs() == ["truck-7"])
     }

@@ -427,9 +427,11 @@ extension GeofenceEngine {
         // part needs.
         history.shrink(to: settings.heldSamples)
         outcome.recordChanged = true
-        // Only the inside set at the end counts: a visit made and left within the backlog leaves
-        // the state as it was.
+        // A visit made and left within the backlog changed the inside set twice: the state is shown
+        // again, at its newest sample, as in order it was at each change. Left as it was, its `at`
+        // stayed older than the exit just alerted.
         outcome.insideChanged = Self.insideSlots(original) != Self.insideSlots(current.entries)
+            || replayed.contains { $0.tourID == nil && ($0.event == .enter || $0.event == .exit) }
         putBack(current, for: deviceSlot)
         return outcome
     }
