@@ -39,9 +39,11 @@ struct ServiceLateSamplesTests {
             try await h.position("live-first", north: 900, ts: Self.visit[live].ts + 5)
             let merged = await h.waitForAlerts("live-first", count: 2)
             Self.expect(merged, asUploadedOldestFirst: reference)
-            // The retained state keeps the newest sample, outside.
+            // The retained state keeps the newest sample, outside: shown again, since the merge
+            // went in and out, so that its `at` is not the first fix's, older than the exit.
             let state = try await h.retained("fleetfence/state/live-first")
             #expect(state.last.flatMap { JSONObject($0.payload) }?.strings("inside") == [])
+            #expect(state.last.flatMap { JSONObject($0.payload) }?.string("at") == rfc3339(Self.visit[live].ts + 5), "\(state)")
             #expect(await h.waitForLog("late=\(live - 1) too_late=0"), "merges counted in the stats line")
         }
     }
