@@ -218,6 +218,25 @@ struct LateSampleEdgeTests {
         #expect(merged.alerts.dropFirst(2).map(key) == expected.dropFirst().map(key))
     }
 
+    /// A dwell alerted at the live fix for the stay the device was in before the gap; the backlog
+    /// shows that stay reached its dwell and ended in the gap, and another began. The stay alerted
+    /// is not alerted again at its true time; the new stay's dwell is alerted.
+    @Test func aDwellAtTheLiveFixForAStayThatEndedInTheGapIsNotGivenTwice() throws {
+        let covered = [at(-600, t: T0), at(0, t: T0 + 10), at(0, t: T0 + 20), at(0, t: T0 + 30)]
+        let xs = Array(repeating: 0.0, count: 7) + Array(repeating: -600.0, count: 4) + Array(repeating: 0.0, count: 11)
+        let backlog = xs.enumerated().map { k, x in at(x, t: T0 + 40 + 10 * Double(k)) }
+        let live = at(0, t: T0 + 300)
+        let expected = try Self.run(covered + backlog + [live]).alerts
+        #expect(events(expected) == ["enter yard", "dwell yard", "exit yard", "enter yard", "dwell yard"], "\(Self.describe(expected))")
+        let merged = try Self.run(covered + [live] + backlog.reversed())
+        #expect(events(merged.alerts) == ["enter yard", "dwell yard", "exit yard", "enter yard", "dwell yard"], "\(Self.describe(merged.alerts))")
+        func key(_ t: Transition) -> String { "\(t.event.rawValue) at \(t.at - T0) confirmed \(t.confirmedAt - T0)" }
+        // The first stay's dwell came at the live fix, with the stay's start as alerted.
+        #expect(merged.alerts[1].at == expected[1].at && merged.alerts[1].confirmedAt == live.timestamp)
+        #expect(merged.alerts.dropFirst(2).map(key) == expected.dropFirst(2).map(key))
+        #expect(merged.alerts.map(\.seq) == [1, 2, 3, 4, 5])
+    }
+
     /// An outage's backlog sent newest first in two parts, each behind a live fix: the newer part is
     /// merged first, and the older part, merged after it, is judged with every fix of the newer one.
     /// Trimmed to four after the first merge, the second replay had a hole where the newer part's

@@ -362,8 +362,12 @@ extension GeofenceEngine {
             alertedBySample.append(Array(replayed[first...]))
             anchor = (sample.timestamp, sample.lat, sample.lon)
             for mark in history.held[position].alerted {
-                guard let stay = mark.dwellStay,
-                    let entry = replay.entries.firstIndex(where: { $0.fenceSlot == mark.fence }),
+                guard let stay = mark.dwellStay else { continue }
+                // The stay alerted, as it was alerted: the backlog may show it ended before this
+                // sample and another began (a dwell at the live fix for a stay the device left in
+                // the gap). Its own dwell, given again by the replay at its true time, was a second.
+                dwelt.insert(SampleHistory.Stay(fence: mark.fence, enteredAt: stay))
+                guard let entry = replay.entries.firstIndex(where: { $0.fenceSlot == mark.fence }),
                     replay.entries[entry].state == .inside, replay.entries[entry].enteredAt <= stay
                 else { continue }
                 replay.entries[entry].dwellReported = true
