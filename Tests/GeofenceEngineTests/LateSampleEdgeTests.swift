@@ -237,6 +237,31 @@ struct LateSampleEdgeTests {
         #expect(merged.alerts.map(\.seq) == [1, 2, 3, 4, 5])
     }
 
+    /// Silence confirms the exit the live fix began, and the state is shown at that confirmation,
+    /// later than the fix. The backlog then merged, with a visit elsewhere, shows the state again:
+    /// no earlier than that (at the live fix it went back in time), and without telling the mirrors
+    /// of the inside set, which is as it was.
+    @Test func aStateShownAgainAfterAMergeNeverGoesBack() throws {
+        let gate = circle("gate", at: local(depot, x: 1_000, y: 0), radius: 150)
+        var h = try Harness([circle("yard", radius: 150), gate])
+        h.feed(at(0, t: T0), arrival: T0)
+        h.feed(at(0, t: T0 + 10), arrival: T0 + 10)
+        let live = at(-600, t: T0 + 100)
+        h.feed(live, arrival: live.timestamp)
+        var out: [Transition] = []
+        let silence = h.engine.tick(now: T0 + 200, into: &out)
+        #expect(events(out) == ["exit yard"])
+        let shown = try #require(silence.first?.at)
+        #expect(shown > live.timestamp)
+        let xs: [Double] = [-600, 1_000, 1_000, 1_000, 1_000, 1_000, -600, -600]
+        let backlog = xs.enumerated().map { k, x in at(x, t: T0 + 20 + 10 * Double(k)) }
+        for (k, sample) in backlog.reversed().enumerated() { h.feed(sample, arrival: T0 + 201 + Double(k)) }
+        out = []
+        let merged = h.engine.tick(now: T0 + 300, into: &out)
+        #expect(events(out) == ["enter gate", "exit gate"], "\(Self.describe(out))")
+        #expect(merged == [StateChange(device: "truck-7", at: shown, lat: live.lat, lon: live.lon, insideSetChanged: false)])
+    }
+
     /// An outage's backlog sent newest first in two parts, each behind a live fix: the newer part is
     /// merged first, and the older part, merged after it, is judged with every fix of the newer one.
     /// Trimmed to four after the first merge, the second replay had a hole where the newer part's

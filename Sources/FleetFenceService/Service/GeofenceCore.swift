@@ -199,11 +199,12 @@ struct GeofenceCore {
             if late || !accurate, let newest = engine.deviceClock(handle), let time = newest.anchorTime,
                 let lat = newest.anchorLat, let lon = newest.anchorLon
             {
-                addState(device: device, at: max(transitions.last?.confirmedAt ?? time, time), lat: lat, lon: lon, to: &effects)
+                let at = max(transitions.last?.confirmedAt ?? time, time, outcome.stateNotBefore)
+                addState(device: device, at: at, lat: lat, lon: lon, integrations: !outcome.onlyShownAgain, to: &effects)
             } else {
                 // The sample's own time: alerts of a backlog it ended come before it.
-                let at = max(transitions.last?.confirmedAt ?? sample.timestamp, sample.timestamp)
-                addState(device: device, at: at, lat: sample.lat, lon: sample.lon, to: &effects)
+                let at = max(transitions.last?.confirmedAt ?? sample.timestamp, sample.timestamp, outcome.stateNotBefore)
+                addState(device: device, at: at, lat: sample.lat, lon: sample.lon, integrations: !outcome.onlyShownAgain, to: &effects)
             }
         }
         if outcome.recordChanged || !transitions.isEmpty {
@@ -417,10 +418,11 @@ struct GeofenceCore {
         integrationsAlerted(transition, accuracy: accuracy, into: &effects)
     }
 
-    mutating func addState(device: String, at: Double, lat: Double, lon: Double, to effects: inout Effects) {
+    /// `integrations`: false when the inside set is as it was (`SampleOutcome.onlyShownAgain`).
+    mutating func addState(device: String, at: Double, lat: Double, lon: Double, integrations: Bool = true, to effects: inout Effects) {
         let state = DeviceStateChange(device: device, inside: engine.insideFences(of: device), at: at, lat: lat, lon: lon)
         let payload = StatePayload.encode(device: device, inside: state.inside, at: at, lat: lat, lon: lon)
         effects.publish(layout.state(device: device), payload, qos: 1, retain: true, kind: .state(state))
-        integrationsStateChanged(device: device, inside: state.inside, lat: lat, lon: lon, into: &effects)
+        if integrations { integrationsStateChanged(device: device, inside: state.inside, lat: lat, lon: lon, into: &effects) }
     }
 }

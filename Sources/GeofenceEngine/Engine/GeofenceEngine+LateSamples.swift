@@ -272,6 +272,7 @@ extension GeofenceEngine {
             histories.put(history, at: index)
             let merged = mergeBacklog(of: deviceSlot, arrival: arrival, into: &transitions)
             (outcome.insideChanged, outcome.recordChanged) = (merged.insideChanged, merged.recordChanged)
+            (outcome.onlyShownAgain, outcome.stateNotBefore) = (merged.onlyShownAgain, merged.stateNotBefore)
             history = histories.take(index)
             place = history.place(of: sample.timestamp)
         }
@@ -434,8 +435,11 @@ extension GeofenceEngine {
         // A visit made and left within the backlog changed the inside set twice: the state is shown
         // again, at its newest sample, as in order it was at each change. Left as it was, its `at`
         // stayed older than the exit just alerted.
-        outcome.insideChanged = Self.insideSlots(original) != Self.insideSlots(current.entries)
+        let setChanged = Self.insideSlots(original) != Self.insideSlots(current.entries)
+        outcome.insideChanged = setChanged
             || replayed.contains { $0.tourID == nil && ($0.event == .enter || $0.event == .exit) }
+        outcome.onlyShownAgain = !setChanged
+        outcome.stateNotBefore = history.held.lazy.flatMap(\.alerted).map(\.confirmedAt).max() ?? -.infinity
         putBack(current, for: deviceSlot)
         return outcome
     }
@@ -563,8 +567,12 @@ extension GeofenceEngine {
             let device = Int(deviceSlot)
             if outcome.insideChanged, !devices.anchorTime[device].isNaN {
                 // The state keeps showing the newest sample (docs/rules.md "Late samples").
-                let at = max(transitions[first...].map(\.confirmedAt).max() ?? -.infinity, devices.anchorTime[device])
-                changed.append(StateChange(device: id, at: at, lat: devices.anchorLat[device], lon: devices.anchorLon[device]))
+                let at = max(
+                    transitions[first...].map(\.confirmedAt).max() ?? -.infinity, devices.anchorTime[device], outcome.stateNotBefore)
+                changed.append(
+                    StateChange(
+                        device: id, at: at, lat: devices.anchorLat[device], lon: devices.anchorLon[device],
+                        insideSetChanged: !outcome.onlyShownAgain))
             }
         }
         return changed

@@ -48,6 +48,8 @@ extension GeofenceEngine {
         if let merged {
             outcome.insideChanged = merged.insideChanged
             outcome.recordChanged = merged.recordChanged
+            outcome.onlyShownAgain = merged.onlyShownAgain
+            outcome.stateNotBefore = merged.stateNotBefore
         }
 
         // Rule 1: a sample less accurate than the limit says nothing, to any fence. It is ignored

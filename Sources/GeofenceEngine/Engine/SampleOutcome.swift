@@ -20,6 +20,14 @@ public struct SampleOutcome: Sendable, Hashable {
     public var insideChanged = false
     /// The device's durable state changed (worth writing to a journal).
     public var recordChanged = false
+    /// With `insideChanged` after a merge: the set is as it was, and the state is shown again
+    /// only for its time (a visit made and left within the backlog). Mirrors of the set (Home
+    /// Assistant) hear nothing: they follow the newest fix, which may be an inaccurate one.
+    public var onlyShownAgain = false
+    /// After a merge: the state is shown at this time at the earliest, that of the latest alert
+    /// its held fixes carry. A change silence confirmed after the newest fix was shown at its
+    /// confirmation, later than that fix: a state at the fix would go back in time.
+    public var stateNotBefore = -Double.infinity
 
     public init(status: Status) {
         self.status = status
