@@ -241,7 +241,8 @@ struct LateSampleEdgeTests {
     /// later than the fix. The backlog then merged, with a visit elsewhere, shows the state again:
     /// no earlier than that (at the live fix it went back in time), and without telling the mirrors
     /// of the inside set, which is as it was.
-    @Test func aStateShownAgainAfterAMergeNeverGoesBack() throws {
+    @Test(arguments: [false, true])
+    func aStateShownAgainAfterAMergeNeverGoesBack(endedByANewerFix: Bool) throws {
         let gate = circle("gate", at: local(depot, x: 1_000, y: 0), radius: 150)
         var h = try Harness([circle("yard", radius: 150), gate])
         h.feed(at(0, t: T0), arrival: T0)
@@ -256,10 +257,18 @@ struct LateSampleEdgeTests {
         let xs: [Double] = [-600, 1_000, 1_000, 1_000, 1_000, 1_000, -600, -600]
         let backlog = xs.enumerated().map { k, x in at(x, t: T0 + 20 + 10 * Double(k)) }
         for (k, sample) in backlog.reversed().enumerated() { h.feed(sample, arrival: T0 + 201 + Double(k)) }
-        out = []
-        let merged = h.engine.tick(now: T0 + 300, into: &out)
+        guard endedByANewerFix else {
+            out = []
+            let merged = h.engine.tick(now: T0 + 300, into: &out)
+            #expect(events(out) == ["enter gate", "exit gate"], "\(Self.describe(out))")
+            #expect(merged == [StateChange(device: "truck-7", at: shown, lat: live.lat, lon: live.lon, onlyShownAgain: true)])
+            return
+        }
+        // The service shows the state of a sample that ended a backlog no earlier than this.
+        out = h.feed(at(-600, t: T0 + 110), arrival: T0 + 300)
         #expect(events(out) == ["enter gate", "exit gate"], "\(Self.describe(out))")
-        #expect(merged == [StateChange(device: "truck-7", at: shown, lat: live.lat, lon: live.lon, insideSetChanged: false)])
+        let outcome = try #require(h.outcomes.last)
+        #expect(outcome.insideChanged && outcome.onlyShownAgain && outcome.stateNotBefore == shown)
     }
 
     /// An outage's backlog sent newest first in two parts, each behind a live fix: the newer part is

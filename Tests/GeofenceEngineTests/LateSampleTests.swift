@@ -156,7 +156,7 @@ struct LateSampleTests {
         h.alerts += out
         // In and out again: the inside set is as it was, and shown again at the newest sample, so
         // that the state's `at` is not older than the exit just alerted (it was the first fix's).
-        #expect(changes == [StateChange(device: "truck-7", at: live.timestamp, lat: live.lat, lon: live.lon, insideSetChanged: false)])
+        #expect(changes == [StateChange(device: "truck-7", at: live.timestamp, lat: live.lat, lon: live.lon, onlyShownAgain: true)])
         #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
         #expect(h.engine.takeMergedBacklogs() == ["truck-7"])
     }

@@ -177,7 +177,7 @@ extension GeofenceCore {
     /// A device's inside set changed other than by a sample: journaled, shown, published.
     mutating func stateChanged(_ change: StateChange, into effects: inout Effects) {
         markDirty(change.device, view: true)
-        addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, integrations: change.insideSetChanged, to: &effects)
+        addState(device: change.device, at: change.at, lat: change.lat, lon: change.lon, integrations: !change.onlyShownAgain, to: &effects)
     }
 
     /// Its name, or its id when the name is empty or blank (Home Assistant ignores a blank state).

@@ -270,9 +270,7 @@ extension GeofenceEngine {
         if history.isOpen, history.held.count >= backlogSamples {
             // Full: what is held is merged now, so that nothing unjudged is trimmed away.
             histories.put(history, at: index)
-            let merged = mergeBacklog(of: deviceSlot, arrival: arrival, into: &transitions)
-            (outcome.insideChanged, outcome.recordChanged) = (merged.insideChanged, merged.recordChanged)
-            (outcome.onlyShownAgain, outcome.stateNotBefore) = (merged.onlyShownAgain, merged.stateNotBefore)
+            outcome = mergeBacklog(of: deviceSlot, arrival: arrival, into: &transitions)
             history = histories.take(index)
             place = history.place(of: sample.timestamp)
         }
@@ -428,6 +426,8 @@ extension GeofenceEngine {
             // Before shrinking: what filled the outage's gap may be trimmed.
             history.noteBacklogMerged(gap: Self.gapSeconds)
         }
+        // Before the trimming: the marks of every alert shown so far, this replay's among them.
+        outcome.stateNotBefore = history.held.lazy.flatMap(\.alerted).map(\.confirmedAt).max() ?? -.infinity
         // Judged now: what is held shrinks back to what a newest sample keeps, and what an older
         // part needs.
         history.shrink(to: settings.heldSamples)
@@ -439,7 +439,6 @@ extension GeofenceEngine {
         outcome.insideChanged = setChanged
             || replayed.contains { $0.tourID == nil && ($0.event == .enter || $0.event == .exit) }
         outcome.onlyShownAgain = !setChanged
-        outcome.stateNotBefore = history.held.lazy.flatMap(\.alerted).map(\.confirmedAt).max() ?? -.infinity
         putBack(current, for: deviceSlot)
         return outcome
     }
@@ -559,7 +558,6 @@ extension GeofenceEngine {
             // Quiet for `seconds`, or, once newer fixes joined it, its upload ended: they wait in it.
             let ended = index >= 0 && histories[index].joined && uploadEnded(histories[index], at: now ?? last)
             guard (now ?? last) - last >= seconds || ended else { continue }
-            let first = transitions.endIndex
             let outcome = mergeBacklog(of: deviceSlot, arrival: now ?? last, into: &transitions)
             guard outcome.recordChanged else { continue }
             let id = devices.ids[Int(deviceSlot)]
@@ -567,12 +565,10 @@ extension GeofenceEngine {
             let device = Int(deviceSlot)
             if outcome.insideChanged, !devices.anchorTime[device].isNaN {
                 // The state keeps showing the newest sample (docs/rules.md "Late samples").
-                let at = max(
-                    transitions[first...].map(\.confirmedAt).max() ?? -.infinity, devices.anchorTime[device], outcome.stateNotBefore)
                 changed.append(
                     StateChange(
-                        device: id, at: at, lat: devices.anchorLat[device], lon: devices.anchorLon[device],
-                        insideSetChanged: !outcome.onlyShownAgain))
+                        device: id, at: max(devices.anchorTime[device], outcome.stateNotBefore), lat: devices.anchorLat[device],
+                        lon: devices.anchorLon[device], onlyShownAgain: outcome.onlyShownAgain))
             }
         }
         return changed

@@ -44,13 +44,9 @@ extension GeofenceEngine {
         devices.lastTimestamp[device] = sample.timestamp
         devices.lastHeard[device] = arrival
         counters.accepted += 1
-        var outcome = SampleOutcome(status: .accepted)
-        if let merged {
-            outcome.insideChanged = merged.insideChanged
-            outcome.recordChanged = merged.recordChanged
-            outcome.onlyShownAgain = merged.onlyShownAgain
-            outcome.stateNotBefore = merged.stateNotBefore
-        }
+        // What the backlog's merge changed, for this sample's outcome.
+        var outcome = merged ?? SampleOutcome(status: .accepted)
+        outcome.status = .accepted
 
         // Rule 1: a sample less accurate than the limit says nothing, to any fence. It is ignored
         // by the rules altogether, so it does not count as news for silent confirmation either.

@@ -25,8 +25,9 @@ public struct SampleOutcome: Sendable, Hashable {
     /// Assistant) hear nothing: they follow the newest fix, which may be an inaccurate one.
     public var onlyShownAgain = false
     /// After a merge: the state is shown at this time at the earliest, that of the latest alert
-    /// its held fixes carry. A change silence confirmed after the newest fix was shown at its
-    /// confirmation, later than that fix: a state at the fix would go back in time.
+    /// the device's held fixes carry (the merge's own among them). A change silence confirmed
+    /// after the newest fix was shown at its confirmation, later than that fix: a state at the
+    /// fix would go back in time.
     public var stateNotBefore = -Double.infinity
 
     public init(status: Status) {

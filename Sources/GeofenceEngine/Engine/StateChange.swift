@@ -8,15 +8,14 @@ public struct StateChange: Sendable, Hashable {
     /// The position that stood for the device when it changed: its latest sample.
     public var lat: Double
     public var lon: Double
-    /// False when the set is as it was and the state is shown again for its time
-    /// (`SampleOutcome.onlyShownAgain`).
-    public var insideSetChanged: Bool
+    /// The set is as it was: the state is shown again for its time (`SampleOutcome.onlyShownAgain`).
+    public var onlyShownAgain: Bool
 
-    public init(device: String, at: Double, lat: Double, lon: Double, insideSetChanged: Bool = true) {
+    public init(device: String, at: Double, lat: Double, lon: Double, onlyShownAgain: Bool = false) {
         self.device = device
         self.at = at
         self.lat = lat
         self.lon = lon
-        self.insideSetChanged = insideSetChanged
+        self.onlyShownAgain = onlyShownAgain
     }
 }
