@@ -78,6 +78,26 @@ struct IntegrationsTests {
         }
     }
 
+    /// A backlog whose merge went in and out of the depot shows the device's state again, at its
+    /// newest fix (docs/rules.md "Late samples"); the set is as it was, so Home Assistant, which
+    /// mirrors the set, hears nothing of it. Merged by the tick (the newer fix joined a backlog
+    /// with a hole), or by the newer fix itself (the backlog filled its gap).
+    @Test(arguments: [false, true])
+    func aStateShownAgainAfterAMergedVisitLeavesHomeAssistantAlone(filled: Bool) async throws {
+        try await withService(Self.homeAssistantOptions()) { h in
+            let visit = ServiceLateSamplesTests.visit
+            let live = visit.count - (filled ? 2 : 1)
+            try await h.position("truck-9", north: visit[0].north, ts: visit[0].ts)
+            try await h.position("truck-9", north: visit[live].north, ts: visit[live].ts)
+            for sample in visit[1..<live] { try await h.position("truck-9", north: sample.north, ts: sample.ts) }
+            try await h.position("truck-9", north: 900, ts: visit[live].ts + 5)
+            #expect(await h.waitForAlerts("truck-9", count: 2).map(\.event) == ["enter", "exit"])
+            try await h.barrier()
+            #expect(h.messages("fleetfence/state/truck-9").count == 2, "first sight, and again after the merge")
+            #expect(h.messages("fleetfence/ha/truck-9/state").map(\.text) == ["not_home"])
+        }
+    }
+
     /// Devices seen before discovery was on (or under another prefix) have had their first sight:
     /// the start that switches it on publishes their configs, states and attributes; the next start
     /// does not again, and a new prefix moves them (the old configs emptied).
