@@ -11,6 +11,9 @@ struct FreeListArray<Item: Sendable>: Sendable {
         self.vacant = vacant
     }
 
+    /// The items' and the free list's allocations, not what the items hold (``AllocatedBytes``).
+    var allocatedBytes: Int { AllocatedBytes.array(items) + AllocatedBytes.array(free) }
+
     subscript(index: Int32) -> Item {
         get { items[Int(index)] }
         set { items[Int(index)] = newValue }

@@ -22,6 +22,9 @@ public struct IDIndex: Sendable {
     private var shift: UInt32
     public private(set) var count = 0
 
+    /// The buckets' allocation (``AllocatedBytes``).
+    public var allocatedBytes: Int { AllocatedBytes.array(buckets) }
+
     public init() {
         buckets = Array(repeating: Bucket(slot: -1, hash: 0), count: 16)
         shift = 32 - 4

@@ -71,6 +71,11 @@ struct CandidateCaches: Sendable {
 
     mutating func addDevice() { caches.append(Cache()) }
 
+    /// Every array's allocation (``AllocatedBytes``).
+    var allocatedBytes: Int {
+        AllocatedBytes.array(caches) + AllocatedBytes.array(pool) + AllocatedBytes.array(collected) + AllocatedBytes.array(unkept)
+    }
+
     /// Forgets device `slot`'s candidates (a forgotten or reused slot, new groups, collected afresh).
     mutating func invalidate(_ slot: Int) {
         garbage += Int(caches[slot].count)

@@ -1,0 +1,84 @@
+import Testing
+
+@testable import GeofenceEngine
+
+/// `GeofenceEngine.countMemory` (docs/http.md "Memory"): what each part holds for the devices,
+/// counted a slice at a time.
+@Suite("Memory by part")
+struct EngineMemoryTests {
+    @Test func allocationsAreRoundedAsGlibcRoundsThem() {
+        #expect(AllocatedBytes.chunk(0) == 0)
+        #expect(AllocatedBytes.chunk(1) == 32)
+        #expect(AllocatedBytes.chunk(24) == 32)
+        #expect(AllocatedBytes.chunk(25) == 48)
+        #expect(AllocatedBytes.array([Int]()) == 0)
+        var ten = [Int]()
+        ten.reserveCapacity(10)
+        ten.append(1)
+        // 32 bytes of header and 80 of elements (a capacity of at least 10), rounded up.
+        #expect(AllocatedBytes.array(ten) == AllocatedBytes.chunk(32 + ten.capacity * 8))
+        #expect(AllocatedBytes.array(ten) >= 128)
+        #expect(AllocatedBytes.string("truck-7") == 0)
+        #expect(AllocatedBytes.string(String(repeating: "x", count: 20)) == 64)
+        #expect(AllocatedBytes.dictionary([Int: Int]()) == 0)
+        #expect(AllocatedBytes.set(Set([1, 2, 3])) > 0)
+    }
+
+    static func count(_ engine: GeofenceEngine, slice: Int) -> EngineMemory {
+        var count = EngineMemoryCount()
+        var calls = 0
+        while !count.isComplete {
+            engine.countMemory(&count, limit: slice)
+            calls += 1
+        }
+        #expect(calls <= engine.deviceCount / slice + 2)
+        return count.memory
+    }
+
+    /// Far from the depot's fences, at random: a device outside everything.
+    static func away(_ k: Int) -> Coordinate { destination(depot, bearing: Double(k % 360), meters: 5_000 + Double(k)) }
+
+    @Test func aCountInSlicesIsTheCountInOneGo() throws {
+        var h = try Harness([circle("yard", radius: 150, dwell: 60)])
+        for k in 0..<2_500 {
+            let device = k % 3 == 0 ? "a-device-id-longer-than-fifteen-bytes-\(k)" : "d\(k)"
+            h.feed([sample(k % 2 == 0 ? depot : Self.away(k), t: T0)], device: device)
+        }
+        let whole = Self.count(h.engine, slice: 1_000_000)
+        #expect(Self.count(h.engine, slice: 7) == whole)
+        #expect(Self.count(h.engine, slice: 1_000) == whole)
+        // Columns alone are over 100 bytes a device (ids, times, places, marks).
+        #expect(whole.devices > 100 * 2_500)
+        // Half the devices inside the yard: a region entry each.
+        #expect(whole.regions > 24 * 1_250)
+    }
+
+    @Test func eachPartGrowsWithWhatItHolds() throws {
+        var h = try Harness([circle("yard", radius: 150, dwell: 60)])
+        let empty = Self.count(h.engine, slice: 100)
+        #expect(empty.regions + empty.heldSamples < 1_000)
+
+        // Outside everything, ids of 15 bytes or fewer: the devices part grows, nothing else does.
+        for k in 0..<1_000 { h.feed([sample(Self.away(k), t: T0)], device: "d\(k)") }
+        let outside = Self.count(h.engine, slice: 100)
+        #expect(outside.devices - empty.devices > 100 * 1_000)
+        #expect(outside.regions + outside.heldSamples < 1_000 + 16 * 1_000)
+
+        // Longer ids take storage of their own: 64 bytes each at 40 bytes.
+        var long = h
+        for k in 0..<1_000 { long.feed([sample(Self.away(k), t: T0)], device: String(repeating: "x", count: 34) + "\(100_000 + k)") }
+        let longIDs = Self.count(long.engine, slice: 100)
+        #expect(longIDs.devices - outside.devices >= (100 + 64) * 1_000)
+
+        // Inside the yard: a record with an entry each.
+        for k in 0..<1_000 { h.feed([sample(depot, t: T0 + 1)], device: "d\(k)") }
+        let inside = Self.count(h.engine, slice: 100)
+        #expect(inside.regions - outside.regions >= 1_000 * (32 + 24))
+
+        // A report after a gap: each device holds a sample for a backlog that may follow.
+        for k in 0..<1_000 { h.feed([sample(depot, t: T0 + 600)], device: "d\(k)") }
+        let held = Self.count(h.engine, slice: 100)
+        #expect(held.heldSamples - inside.heldSamples >= 1_000 * 56)
+        #expect(held.total == held.devices + held.regions + held.heldSamples)
+    }
+}
