@@ -32,6 +32,8 @@ struct HeldRecords {
     /// Places dropped from the front of `order` since the start, so that `taken` and `end` count
     /// from the start: a place noted now stays comparable after `order` is compacted.
     private var dropped = 0
+    /// What the held records' arrays take, kept as they come and go (``allocatedBytes``).
+    private var recordBytes = 0
 
     /// Places given so far: a device held from now on is at this place or after it.
     var end: Int { dropped + order.count }
@@ -44,9 +46,27 @@ struct HeldRecords {
     var count: Int { held.count }
     var isEmpty: Bool { held.isEmpty }
 
+    /// The heap these hold (``AllocatedBytes``): the table, the order and the records' arrays. Ids
+    /// and fence ids are the engine's strings, shared, and not counted again.
+    var allocatedBytes: Int {
+        AllocatedBytes.dictionary(held) + AllocatedBytes.array(order) + recordBytes
+    }
+
+    private static func bytes(of record: DeviceRecord?) -> Int {
+        guard let record else { return 0 }
+        var bytes = AllocatedBytes.array(record.regions) + AllocatedBytes.array(record.tours)
+        for tour in record.tours { bytes += AllocatedBytes.array(tour.visited) + AllocatedBytes.array(tour.skipped) }
+        return bytes
+    }
+
     mutating func hold(_ record: DeviceRecord) {
         let key = ExactID(record.device)
-        if held.updateValue(Held(record: record), forKey: key) == nil { order.append(key) }
+        recordBytes += Self.bytes(of: record)
+        if let replaced = held.updateValue(Held(record: record), forKey: key) {
+            recordBytes -= Self.bytes(of: replaced.record)
+        } else {
+            order.append(key)
+        }
     }
 
     mutating func hold(_ clock: DeviceClock) {
@@ -57,7 +77,7 @@ struct HeldRecords {
 
     /// A newer record of `device` is being written: nothing held of it may follow it.
     mutating func drop(_ device: String) {
-        held.removeValue(forKey: ExactID(device))
+        recordBytes -= Self.bytes(of: held.removeValue(forKey: ExactID(device))?.record)
     }
 
     /// What is held of the `limit` devices held longest, oldest first.
@@ -67,6 +87,7 @@ struct HeldRecords {
         while devices < limit, next < order.count {
             if let taken = held.removeValue(forKey: order[next]) {
                 devices += 1
+                recordBytes -= Self.bytes(of: taken.record)
                 if let record = taken.record { chunk.records.append(record) }
                 if let clock = taken.clock { chunk.clocks.append(clock) }
             }

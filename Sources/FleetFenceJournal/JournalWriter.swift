@@ -79,6 +79,8 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     private let awaitingAcknowledgement = Atomic(false)
     /// `held.count`, for ``heldDeviceCount``: the held records are the writer thread's alone.
     private let heldCount = Atomic(0)
+    /// `held.allocatedBytes`, for ``heldBytes``.
+    private let heldAllocated = Atomic(0)
     /// Set while the idle writer waits for acknowledgements: only then does one wake it.
     private let waitingForAcknowledgement = Atomic(false)
     private static var markInterval: DispatchTimeInterval { .milliseconds(100) }
@@ -142,6 +144,9 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
     /// Devices whose records or clocks the writer holds back (``HeldRecords``), as of its last
     /// transaction.
     public var heldDeviceCount: Int { heldCount.load(ordering: .relaxed) }
+
+    /// The heap the held records take (``AllocatedBytes``), as of the writer's last transaction.
+    public var heldBytes: Int { heldAllocated.load(ordering: .relaxed) }
 
     /// Returns once every step submitted so far is journaled and delivered (held records aside:
     /// under load there may always be some).
@@ -216,6 +221,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                 }
                 commit(steps, foldedClockLog: folds.folded(taken: held.taken))
                 heldCount.store(held.count, ordering: .relaxed)
+                heldAllocated.store(held.allocatedBytes, ordering: .relaxed)
                 finishDelivery(delivered: steps.count)
             }
             if !held.isEmpty {
@@ -224,6 +230,7 @@ public final class JournalWriter<Step: JournalStep>: Sendable {
                 let chunk = held.take(size)
                 commit([], alsoWriting: chunk, foldedClockLog: folds.folded(taken: held.taken))
                 heldCount.store(held.count, ordering: .relaxed)
+                heldAllocated.store(held.allocatedBytes, ordering: .relaxed)
                 finishDelivery()
                 continue
             }

@@ -291,6 +291,36 @@ struct HTTPInterfaceTests {
         }
     }
 
+    /// `/api/memory` (docs/http.md "Memory"): every part by name, their sum, and the resident size
+    /// beside them; the parts grow with the devices.
+    @Test func memoryIsCountedByPart() async throws {
+        try await withRoutedHTTP { h, http in
+            let names: Set = ["engine_devices", "engine_regions", "held_samples", "core", "read_side", "journal_held"]
+            func memory() async throws -> (devices: Int, parts: [String: Int], counted: Int, resident: Int) {
+                let answer = try await http.get("/api/memory")
+                #expect(answer.status == 200, "\(answer)")
+                let json = try #require(answer.json)
+                let parts = try #require(json.object["parts"] as? [String: Int])
+                #expect(Set(parts.keys) == names)
+                #expect(json.int("counted") == parts.values.reduce(0, +))
+                return (try #require(json.int("devices")), parts, try #require(json.int("counted")), try #require(json.int("resident")))
+            }
+            let before = try await memory()
+            #expect(before.devices == 0)
+            for k in 0..<200 { try await h.position("m\(k)", north: k % 2 == 0 ? 0 : 5_000, ts: T) }
+            try await h.barrier()
+            #expect(await eventuallyAsync { (try? await memory().devices) == 200 })
+            // The read side takes the views once a second.
+            #expect(await eventuallyAsync { ((try? await memory().parts["read_side"]) ?? 0) > before.parts["read_side"]! + 200 * 16 })
+            let after = try await memory()
+            #expect(after.parts["engine_devices"]! > before.parts["engine_devices"]! + 200 * 100)
+            // Half of them inside the depot: a region entry each.
+            #expect(after.parts["engine_regions"]! > before.parts["engine_regions"]! + 100 * 24)
+            #expect(after.resident > after.counted)
+            #expect(try await http.request("POST", "/api/memory").status == 405)
+        }
+    }
+
     /// A broker whose ACL refuses the position subscription leaves the service connected but
     /// deaf: /readyz says so, and the service asks again until the ACL is fixed.
     @Test func aRefusedSubscriptionIsNotReadyUntilTheBrokerGrantsIt() async throws {

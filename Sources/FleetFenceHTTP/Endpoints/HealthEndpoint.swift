@@ -1,8 +1,10 @@
 import FleetFenceCodecs
 import FleetFenceService
 import Hummingbird
+import NIOPosix
 
-/// `/healthz`, `/readyz` and `/metrics`: what an SRE's probes and scraper ask.
+/// `/healthz`, `/readyz`, `/metrics` and `/api/memory`: what an SRE's probes and scraper ask, and
+/// where the memory goes.
 struct HealthEndpoint: Sendable {
     let api: any FleetFenceAPI
 
@@ -32,5 +34,35 @@ struct HealthEndpoint: Sendable {
 
     func metrics() -> Response {
         .bytes(api.metricsExposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+    }
+
+    /// On a thread pool: a count walks every device (docs/http.md "Memory").
+    func memory() async throws(HTTPProblem) -> Response {
+        let api = api
+        let report: MemoryReport
+        do {
+            report = try await NIOThreadPool.singleton.runIfActive { try api.memory() }
+        } catch let unavailable as ServiceUnavailable {
+            throw HTTPProblem(status: .serviceUnavailable, reason: unavailable.reason)
+        } catch {
+            throw HTTPProblem(status: .serviceUnavailable, reason: "memory not counted: \(error)")
+        }
+        var json = JSONWriter(capacity: 256)
+        json.beginObject()
+        json.key("devices")
+        json.integer(Int64(report.devices))
+        json.key("parts")
+        json.beginObject()
+        for (name, bytes) in report.parts {
+            json.key(name)
+            json.integer(Int64(bytes))
+        }
+        json.endObject()
+        json.key("counted")
+        json.integer(Int64(report.counted))
+        json.key("resident")
+        if let resident = report.resident { json.integer(Int64(resident)) } else { json.null() }
+        json.endObject()
+        return .json(json.bytes)
     }
 }

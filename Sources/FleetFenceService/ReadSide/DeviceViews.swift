@@ -37,6 +37,18 @@ struct DeviceViews {
 
     var count: Int { ids.count }
 
+    /// The heap of rows `from..<from + limit` (``AllocatedBytes``), and the row to count next, nil
+    /// after the last; at row 0 the arrays and the index too. Fence ids in `inside` are the
+    /// fences' own strings, shared, and not counted again.
+    func allocatedBytes(from: Int, limit: Int) -> (bytes: Int, next: Int?) {
+        var bytes = from == 0 ? AllocatedBytes.array(ids) + AllocatedBytes.array(rows) + index.allocatedBytes : 0
+        let end = min(rows.count, from + limit)
+        for slot in from..<max(from, end) {
+            bytes += AllocatedBytes.string(ids[slot].string) + AllocatedBytes.array(rows[slot].inside)
+        }
+        return (bytes, end < rows.count ? end : nil)
+    }
+
     subscript(id: ExactID) -> DeviceView? {
         slot(of: id).map { rows[Int($0)].view(of: id) }
     }

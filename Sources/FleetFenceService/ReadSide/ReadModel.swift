@@ -196,6 +196,21 @@ public final class ReadModel: Sendable {
     public func device(_ id: String) -> DeviceView? { state.withLock { $0.devices[ExactID(id)] } }
     public var deviceCount: Int { state.withLock { $0.devices.count } }
 
+    /// The heap the devices' views take (``AllocatedBytes``), counted 10,000 at a time so that
+    /// readers wait for a slice at most.
+    public var deviceBytes: Int {
+        var (bytes, next) = (0, Optional(0))
+        while let from = next {
+            let slice = state.withLock { state in
+                let order = from == 0 ? AllocatedBytes.array(state.order) : 0
+                let counted = state.devices.allocatedBytes(from: from, limit: 10_000)
+                return (counted.bytes + order, counted.next)
+            }
+            (bytes, next) = (bytes + slice.0, slice.1)
+        }
+        return bytes
+    }
+
     /// Up to `limit` devices in id order (by bytes), starting after `cursor` (a device id; `nil`:
     /// from the start).
     public func devices(after cursor: String?, limit: Int) -> [DeviceView] {

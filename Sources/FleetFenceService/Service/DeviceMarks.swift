@@ -35,6 +35,9 @@ struct DeviceMarks {
         return true
     }
 
+    /// The two arrays' heap (``AllocatedBytes``).
+    var allocatedBytes: Int { AllocatedBytes.array(marked) + AllocatedBytes.array(order) }
+
     func contains(_ device: DeviceHandle) -> Bool { device.index < marked.count && marked[device.index] }
 
     /// Every marked device, once each, in the order marked; the marks are cleared. Not keeping

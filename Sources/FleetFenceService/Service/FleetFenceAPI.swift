@@ -57,6 +57,9 @@ public protocol FleetFenceAPI: Sendable {
     var notReadyReasons: [String] { get }
     /// `GET /metrics`: the Prometheus text format.
     func metricsExposition() -> [UInt8]
+    /// `GET /api/memory`: what each part holds for the devices. Walks every device, a slice per
+    /// hold of the core's lock: blocking, call it off any event loop.
+    func memory() throws(ServiceUnavailable) -> MemoryReport
 }
 
 /// What a write of a definition (a fence, a tour) did.

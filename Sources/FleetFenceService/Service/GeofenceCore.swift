@@ -43,6 +43,18 @@ struct GeofenceCore {
     /// Whether views taken from `changedViews` wait for the next `takeChangedViews`: a slice can
     /// come back shorter than asked (devices forgotten meanwhile) with more behind it.
     var viewsAreDue: Bool { !viewsDue.isEmpty }
+
+    /// The heap of the core's tables of devices (``MemoryReport/core``): the marks, the views due,
+    /// and the integrations' tables (their topics counted: a few devices speak OwnTracks).
+    var deviceTableBytes: Int {
+        var bytes = dirtyDevices.allocatedBytes + clockOnlyDevices.allocatedBytes + changedViews.allocatedBytes
+            + AllocatedBytes.array(viewsDue) + AllocatedBytes.dictionary(integrations.ownTracksTopics)
+            + AllocatedBytes.dictionary(integrations.movedForHomeAssistant)
+        for (device, topic) in integrations.ownTracksTopics {
+            bytes += AllocatedBytes.string(device.string) + AllocatedBytes.string(topic)
+        }
+        return bytes
+    }
     /// Whether this instance publishes the fence registry (docs/several-instances.md "Several instances").
     var registryLeadership: RegistryLeadership
     /// While the whole registry goes out a slice at a time (`registryRound`, nil: it does not):

@@ -1,0 +1,69 @@
+import FleetFenceJournal
+import Foundation
+import GeofenceEngine
+
+/// What the service holds for its devices, by part (`GET /api/memory`, docs/http.md "Memory"):
+/// counted from the parts' arrays, tables and boxes as the heap gives them out
+/// (``AllocatedBytes``), beside the resident size, whose rest is the allocator's free space,
+/// SQLite's page cache, the fences, the runtime and the libraries.
+public struct MemoryReport: Sendable, Equatable {
+    /// Devices the engine held when its count ended.
+    public var devices = 0
+    public var engine = EngineMemory()
+    /// The core's marks of devices due for the journal and the read side, and the integrations'
+    /// tables of devices (OwnTracks topics, Home Assistant positions).
+    public var core = 0
+    /// The read side's device views (`/api/devices`, the map).
+    public var readSide = 0
+    /// Device records and clocks the journal's writer holds back, as of its last transaction.
+    public var journalHeld = 0
+    /// The process's resident size when the count ended (Linux's `/proc/self/statm`).
+    public var resident: Int?
+
+    public init() {}
+
+    /// Each part by its name in the answer, in the order printed.
+    public var parts: [(name: String, bytes: Int)] {
+        [
+            ("engine_devices", engine.devices), ("engine_regions", engine.regions), ("held_samples", engine.heldSamples),
+            ("core", core), ("read_side", readSide), ("journal_held", journalHeld),
+        ]
+    }
+
+    public var counted: Int { parts.reduce(0) { $0 + $1.bytes } }
+
+    static var residentBytes: Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
+
+extension GeofenceService {
+    /// Devices counted per hold of the core's lock: 10,000 took 0.3-1 ms at a million devices
+    /// (fleetbench's scale phase, docs/performance.md), what positions wait behind at most.
+    static let memorySlice = 10_000
+
+    /// Counts what each part holds, a slice at a time under the core's lock and the read side's.
+    /// Blocking: call it off any event loop.
+    public func memory() throws(ServiceUnavailable) -> MemoryReport {
+        guard let loop = running.withLock({ $0?.loop }) else {
+            throw ServiceUnavailable(reason: "the service is not running")
+        }
+        var report = MemoryReport()
+        var count = EngineMemoryCount()
+        while !count.isComplete {
+            loop.withCore { core in
+                core.engine.countMemory(&count, limit: Self.memorySlice)
+                report.devices = core.engine.deviceCount
+            }
+        }
+        report.engine = count.memory
+        report.core = loop.withCore { $0.deviceTableBytes }
+        report.readSide = readModel.deviceBytes
+        report.journalHeld = loop.writer.heldBytes
+        report.resident = MemoryReport.residentBytes
+        return report
+    }
+}
