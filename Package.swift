@@ -93,7 +93,7 @@ let package = Package(
         .target(
             name: "FleetFenceService",
             dependencies: [
-                "FleetFenceSettings", "GeofenceEngine", "MQTT", "FleetFenceCodecs", "FleetFenceJournal",
+                "FleetFenceSettings", "GeofenceEngine", "MQTT", "FleetFenceCodecs", "FleetFenceJournal", "CMalloc",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Metrics", package: "swift-metrics"),

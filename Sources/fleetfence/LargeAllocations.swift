@@ -1,4 +1,5 @@
 import CMalloc
+import GeofenceEngine
 
 /// Allocations of a megabyte or more get pages of their own, given back to the kernel when freed.
 /// glibc raises that threshold each time such a block is freed (up to 32 MB), so the service's
@@ -8,5 +9,5 @@ import CMalloc
 /// MB (at 256 kB no better), and 717-719 MB against 766-795 once each device held a sample (three
 /// runs each, alternating; the paragraph "Large allocations mapped on their own" in docs/performance.md).
 enum LargeAllocations {
-    static func mapOnTheirOwn() { fleetfence_map_allocations_from(1 << 20) }
+    static func mapOnTheirOwn() { fleetfence_map_allocations_from(Int32(AllocatedBytes.mappedFrom)) }
 }

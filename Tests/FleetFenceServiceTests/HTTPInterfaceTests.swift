@@ -303,6 +303,7 @@ struct HTTPInterfaceTests {
                 let parts = try #require(json.object["parts"] as? [String: Int])
                 #expect(Set(parts.keys) == names)
                 #expect(json.int("counted") == parts.values.reduce(0, +))
+                #expect(json.int("heap_free") != nil)
                 return (try #require(json.int("devices")), parts, try #require(json.int("counted")), try #require(json.int("resident")))
             }
             let before = try await memory()

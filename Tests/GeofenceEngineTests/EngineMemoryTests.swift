@@ -18,6 +18,11 @@ struct EngineMemoryTests {
         // 32 bytes of header and 80 of elements (a capacity of at least 10), rounded up.
         #expect(AllocatedBytes.array(ten) == AllocatedBytes.chunk(32 + ten.capacity * 8))
         #expect(AllocatedBytes.array(ten) >= 128)
+        // A mapped array is resident up to its last element: 32 + 10,000 bytes in pages of 4 KiB.
+        var large = [UInt8]()
+        large.reserveCapacity(4 << 20)
+        large.append(contentsOf: repeatElement(0, count: 10_000))
+        #expect(AllocatedBytes.array(large) == 12_288)
         #expect(AllocatedBytes.string("truck-7") == 0)
         #expect(AllocatedBytes.string(String(repeating: "x", count: 20)) == 64)
         #expect(AllocatedBytes.dictionary([Int: Int]()) == 0)

@@ -60,8 +60,10 @@ struct HealthEndpoint: Sendable {
         json.endObject()
         json.key("counted")
         json.integer(Int64(report.counted))
-        json.key("resident")
-        if let resident = report.resident { json.integer(Int64(resident)) } else { json.null() }
+        for (key, bytes) in [("resident", report.resident), ("heap_free", report.heapFree)] {
+            json.key(key)
+            if let bytes { json.integer(Int64(bytes)) } else { json.null() }
+        }
         json.endObject()
         return .json(json.bytes)
     }

@@ -1,10 +1,11 @@
+import CMalloc
 import FleetFenceJournal
 import Foundation
 import GeofenceEngine
 
 /// What the service holds for its devices, by part (`GET /api/memory`, docs/http.md "Memory"):
 /// counted from the parts' arrays, tables and boxes as the heap gives them out
-/// (``AllocatedBytes``), beside the resident size, whose rest is the allocator's free space,
+/// (``AllocatedBytes``), beside the resident size and the allocator's free space; the rest is
 /// SQLite's page cache, the fences, the runtime and the libraries.
 public struct MemoryReport: Sendable, Equatable {
     /// Devices the engine held when its count ended.
@@ -19,6 +20,9 @@ public struct MemoryReport: Sendable, Equatable {
     public var journalHeld = 0
     /// The process's resident size when the count ended (Linux's `/proc/self/statm`).
     public var resident: Int?
+    /// What the allocator holds free in its heaps (glibc's `mallinfo2`): freed, and resident
+    /// still, until it is given out again.
+    public var heapFree: Int?
 
     public init() {}
 
@@ -64,6 +68,8 @@ extension GeofenceService {
         report.readSide = readModel.deviceBytes
         report.journalHeld = loop.writer.heldBytes
         report.resident = MemoryReport.residentBytes
+        let free = fleetfence_heap_free_bytes()
+        report.heapFree = free >= 0 ? free : nil
         return report
     }
 }
