@@ -65,6 +65,8 @@ struct BenchResults: Sendable {
         /// Devices added in this step.
         var added = 0
         var rssBytes = 0
+        /// The service's count by part (`/api/memory`), once its memory settled.
+        var parts: MemoryParts?
         /// Seconds from the first publish of this step to the service having counted it all.
         var seconds = 0.0
     }
@@ -72,10 +74,12 @@ struct BenchResults: Sendable {
     struct Scale: Sendable {
         var baselineRSSBytes = 0
         var baselineDevices = 0
+        var baselineParts: MemoryParts?
         var points: [ScalePoint] = []
         /// Every device of the last step once more, a minute later in event time: each now holds a
         /// sample for merging late ones (docs/rules.md "Late samples"), the most a fleet holds at once.
         var heldRSSBytes: Int?
+        var heldParts: MemoryParts?
         var heldDevices = 0
         /// Then `jitteredReports` more of each, a minute ±20% apart, as trackers report.
         var jitteredRSSBytes: Int?

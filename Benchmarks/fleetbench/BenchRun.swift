@@ -69,7 +69,8 @@ final class BenchRun {
         publisher = try await StreamPublisher.connect(url: broker.url)
 
         if settings.needsService {
-            let service = try launcher.start(name: "service", fencesFile: fencesPath, clientID: "fleetbench-service")
+            let service = try launcher.start(
+                name: "service", fencesFile: fencesPath, clientID: "fleetbench-service", http: settings.phases.contains(.scale))
             self.service = service
             progress("fleetfence serve started, pid \(service.pid)")
             let startup = try waitForStartup(

@@ -14,6 +14,8 @@ final class BenchService: Sendable {
     let startNanos: UInt64
     let log = ServiceLog()
     let process: ServiceProcess
+    /// Where its HTTP interface listens, when it does.
+    let httpPort: Int?
     /// The HTTP readers beside it, when asked for.
     let httpLoad: HTTPLoad?
     private let stopped = Atomic<Bool>(false)
@@ -22,8 +24,9 @@ final class BenchService: Sendable {
     /// its lines) and copied to `logPath`.
     init(
         executable: String, options: ServiceProcess.Options, configFile: String, wrapper: [String], logPath: String,
-        httpLoad: HTTPLoad? = nil
+        httpPort: Int? = nil, httpLoad: HTTPLoad? = nil
     ) throws {
+        self.httpPort = httpPort
         self.httpLoad = httpLoad
         let errors = try Self.makePipe()
         startNanos = Monotonic.nanos()

@@ -17,9 +17,10 @@ struct BenchServices: Sendable {
     /// - Parameters:
     ///   - name: names the journal, the config and the log file in the run's directory.
     ///   - journal: names another run's journal instead (a restart).
+    ///   - http: listen on HTTP even without the HTTP readers (the scale phase asks `/api/memory`).
     func start(name: String, journal: String? = nil, fencesFile: String, clientID: String, prefix: String = "fleetfence",
-               positions: String = "fleet/+/position") throws -> BenchService {
-        let port = httpLoad ? try LocalMosquitto.freeLoopbackPort() : nil
+               positions: String = "fleet/+/position", http: Bool = false) throws -> BenchService {
+        let port = httpLoad || http ? try LocalMosquitto.freeLoopbackPort() : nil
         var options = ServiceProcess.Options([
             .brokerURL: brokerURL, .fencesFile: fencesFile, .journalPath: directory + "/\(journal ?? name).db",
             .clientID: clientID, .silentConfirm: "3600", .prefix: prefix, .positionTopics: positions,
@@ -30,6 +31,6 @@ struct BenchServices: Sendable {
         if let lateWindow { options.set(.lateWindow, lateWindow) }
         return try BenchService(
             executable: executable, options: options, configFile: directory + "/\(name).yaml", wrapper: wrapper,
-            logPath: directory + "/\(name).log", httpLoad: port.map(HTTPLoad.init))
+            logPath: directory + "/\(name).log", httpPort: port, httpLoad: httpLoad ? port.map(HTTPLoad.init) : nil)
     }
 }

@@ -88,14 +88,20 @@ struct Report {
                     target: isMillion ? "< 1 GB" : "", verdict: isMillion ? verdict(point.rssBytes < 1 << 30) : ""))
             }
             if let bytes = r.bytesPerDevice {
-                rows.append(Row(what: "  bytes per device", figure: String(format: "%.0f", bytes), target: "<= 300",
-                                verdict: verdict(bytes <= 300)))
+                rows.append(Row(what: "  bytes per device", figure: String(format: "%.0f", bytes), target: "<= 200",
+                                verdict: verdict(bytes <= 200)))
+            }
+            if let last = scale.points.last, let parts = last.parts {
+                rows += partRows(parts, since: scale.baselineParts, devices: last.devices, resident: last.rssBytes - scale.baselineRSSBytes)
             }
             if let held = scale.heldRSSBytes, let last = scale.points.last, scale.heldDevices > 0 {
                 rows.append(Row(
                     what: "  + held for late samples, each device after a gap",
                     figure: String(format: "%+.0f B a device", Double(held - last.rssBytes) / Double(scale.heldDevices))
                         + " (RSS " + megabytes(held) + ")"))
+                if let parts = scale.heldParts, let before = last.parts {
+                    rows += partRows(parts, since: before, devices: scale.heldDevices, resident: held - last.rssBytes)
+                }
                 if let jittered = scale.jitteredRSSBytes {
                     rows.append(Row(
                         what: "  + \(scale.jitteredReports) reports more, a minute ±20% apart",
@@ -152,6 +158,22 @@ struct Report {
             ("restart_s_100k_fences", seconds(r.restartLarge)),
         ]
         return "RESULT " + fields.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+    }
+
+    /// The service's own count by part (`/api/memory`), bytes a device over `devices`, and what
+    /// the resident size grew by beyond their sum (the allocator's free space, SQLite's cache).
+    private func partRows(_ parts: MemoryParts, since baseline: MemoryParts?, devices: Int, resident: Int) -> [Row] {
+        var rows: [Row] = []
+        var counted = 0.0
+        for (name, bytes) in parts.perDevice(since: baseline, devices: devices) {
+            counted += bytes
+            rows.append(Row(what: "    \(name)", figure: String(format: "%.0f B a device", bytes)))
+        }
+        if let free = parts.heapFree, let before = baseline?.heapFree {
+            rows.append(Row(what: "    heap free (allocator)", figure: String(format: "%.0f B a device", Double(free - before) / Double(max(devices, 1)))))
+        }
+        rows.append(Row(what: "    counted / resident", figure: String(format: "%.0f / %.0f B a device", counted, Double(resident) / Double(max(devices, 1)))))
+        return rows
     }
 
     /// CPU time per message: "12.23 µs per message (3.67 s of CPU; `note`)".

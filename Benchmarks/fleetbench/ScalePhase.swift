@@ -10,6 +10,7 @@ extension BenchRun {
         var scale = BenchResults.Scale()
         scale.baselineRSSBytes = settledRSS(service)
         scale.baselineDevices = service.log.snapshot.devices
+        scale.baselineParts = MemoryParts.read(port: service.httpPort)
         var random = SeededRandom(seed: settings.seed &+ 7)
         /// One position each, at a random point, for devices `numbers`, in bursts of 100,000.
         func publishOnce(_ numbers: Range<Int>, ts: (Int) -> Double) {
@@ -40,6 +41,7 @@ extension BenchRun {
             point.added = target - stepFrom
             point.seconds = Monotonic.seconds(from: stepStart, to: counted.nanos)
             point.rssBytes = settledRSS(service)
+            point.parts = MemoryParts.read(port: service.httpPort)
             scale.points.append(point)
             progress(String(format: "scale: +%d devices, RSS %.1f MB", target, Double(point.rssBytes) / 1_048_576))
         }
@@ -50,6 +52,7 @@ extension BenchRun {
             let counted = try waitForPositions(service, atLeast: before + 2 * published, stall: 30)
             if counted.count >= before + 2 * published {
                 scale.heldRSSBytes = settledRSS(service)
+                scale.heldParts = MemoryParts.read(port: service.httpPort)
                 scale.heldDevices = published
                 progress(String(format: "scale: every device holding a sample, RSS %.1f MB (%+.0f B a device)",
                                 Double(scale.heldRSSBytes!) / 1_048_576, Double(scale.heldRSSBytes! - lastRSS) / Double(published)))
