@@ -83,6 +83,7 @@ struct BenchResults: Sendable {
         var heldDevices = 0
         /// Then `jitteredReports` more of each, a minute ±20% apart, as trackers report.
         var jitteredRSSBytes: Int?
+        var jitteredParts: MemoryParts?
         var jitteredReports = 0
     }
 

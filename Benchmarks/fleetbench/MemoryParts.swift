@@ -14,11 +14,14 @@ struct MemoryParts: Sendable {
     var devices = 0
     /// What the allocator held free (`heap_free`), nil where the service cannot tell.
     var heapFree: Int?
+    /// How long the service took to answer: the count walks every device.
+    var seconds = 0.0
 
     var counted: Int { parts.reduce(0) { $0 + $1.bytes } }
 
     /// Nil when the service does not answer it (a build without it, or no HTTP interface).
     static func read(port: Int?) -> MemoryParts? {
+        let start = Monotonic.nanos()
         guard let port,
               let fd = LoopbackRequest.open(port: port, request: "GET /api/memory HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         else { return nil }
@@ -35,7 +38,7 @@ struct MemoryParts: Sendable {
               let object = try? JSONSerialization.jsonObject(with: Data(text[split.upperBound...].utf8)) as? [String: Any],
               let parts = object["parts"] as? [String: Any], let devices = object["devices"] as? Int
         else { return nil }
-        var result = MemoryParts(devices: devices, heapFree: object["heap_free"] as? Int)
+        var result = MemoryParts(devices: devices, heapFree: object["heap_free"] as? Int, seconds: Monotonic.since(start))
         // In the order the service writes them (JSONSerialization keeps no order).
         let order = text[split.upperBound...].components(separatedBy: "\"").filter { parts[$0] != nil }
         for name in order where !result.parts.contains(where: { $0.name == name }) {

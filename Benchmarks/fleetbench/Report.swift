@@ -107,6 +107,9 @@ struct Report {
                         what: "  + \(scale.jitteredReports) reports more, a minute ±20% apart",
                         figure: String(format: "%+.0f B a device", Double(jittered - held) / Double(scale.heldDevices))
                             + " (RSS " + megabytes(jittered) + ")"))
+                    if let parts = scale.jitteredParts, let before = scale.heldParts {
+                        rows += partRows(parts, since: before, devices: scale.heldDevices, resident: jittered - held)
+                    }
                 }
             }
         }

@@ -43,7 +43,8 @@ extension BenchRun {
             point.rssBytes = settledRSS(service)
             point.parts = MemoryParts.read(port: service.httpPort)
             scale.points.append(point)
-            progress(String(format: "scale: +%d devices, RSS %.1f MB", target, Double(point.rssBytes) / 1_048_576))
+            progress(String(format: "scale: +%d devices, RSS %.1f MB", target, Double(point.rssBytes) / 1_048_576)
+                + (point.parts.map { String(format: ", counted by part in %.0f ms", $0.seconds * 1000) } ?? ""))
         }
         // The cost of what devices hold for a backlog: every device reports again after a gap, the
         // case in which each holds one sample (a steady stream holds none).
@@ -76,6 +77,7 @@ extension BenchRun {
                 }
             }
             scale.jitteredRSSBytes = settledRSS(service)
+            scale.jitteredParts = MemoryParts.read(port: service.httpPort)
             scale.jitteredReports = settings.scaleJitteredReports
             progress(String(format: "scale: %d reports more, a minute ±20%% apart, RSS %.1f MB (%+.0f B a device)",
                             settings.scaleJitteredReports, Double(scale.jitteredRSSBytes!) / 1_048_576,

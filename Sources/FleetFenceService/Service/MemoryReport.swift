@@ -45,8 +45,9 @@ public struct MemoryReport: Sendable, Equatable {
 }
 
 extension GeofenceService {
-    /// Devices counted per hold of the core's lock: 10,000 took 0.3-1 ms at a million devices
-    /// (fleetbench's scale phase, docs/performance.md), what positions wait behind at most.
+    /// Devices counted per hold of the core's lock, what positions wait behind at most: the whole
+    /// count of a million devices, 101 slices, took 93-217 ms in fleetbench's scale phase
+    /// (docs/performance.md), about 1-2 ms a slice.
     static let memorySlice = 10_000
 
     /// Counts what each part holds, a slice at a time under the core's lock and the read side's.
