@@ -23,7 +23,13 @@ struct MemoryParts: Sendable {
     static func read(port: Int?) -> MemoryParts? {
         let start = Monotonic.nanos()
         guard let port,
-              let fd = LoopbackRequest.open(port: port, request: "GET /api/memory HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+              let fd = LoopbackRequest.open(
+                  port: port, request: "GET /api/memory HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+                  configure: { fd in
+                      // A service that stopped answering ends the read, not the benchmark.
+                      var timeout = timeval(tv_sec: 30, tv_usec: 0)
+                      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                  })
         else { return nil }
         var response: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16_384)

@@ -33,7 +33,7 @@ struct HeldRecords {
     /// from the start: a place noted now stays comparable after `order` is compacted.
     private var dropped = 0
     /// What the held records' arrays take, kept as they come and go (``allocatedBytes``).
-    private var recordBytes = 0
+    private(set) var recordBytes = 0
 
     /// Places given so far: a device held from now on is at this place or after it.
     var end: Int { dropped + order.count }
@@ -46,17 +46,15 @@ struct HeldRecords {
     var count: Int { held.count }
     var isEmpty: Bool { held.isEmpty }
 
-    /// The heap these hold (``AllocatedBytes``): the table, the order and the records' arrays. Ids
-    /// and fence ids are the engine's strings, shared, and not counted again.
+    /// The heap these hold (``AllocatedBytes``): the table, the order and the records' regions,
+    /// made for the record. Ids, fence ids and tour progress are the engine's, shared until it
+    /// changes them, and not counted again.
     var allocatedBytes: Int {
         AllocatedBytes.dictionary(held) + AllocatedBytes.array(order) + recordBytes
     }
 
     private static func bytes(of record: DeviceRecord?) -> Int {
-        guard let record else { return 0 }
-        var bytes = AllocatedBytes.array(record.regions) + AllocatedBytes.array(record.tours)
-        for tour in record.tours { bytes += AllocatedBytes.array(tour.visited) + AllocatedBytes.array(tour.skipped) }
-        return bytes
+        record.map { AllocatedBytes.array($0.regions) } ?? 0
     }
 
     mutating func hold(_ record: DeviceRecord) {
@@ -94,6 +92,8 @@ struct HeldRecords {
             next += 1
         }
         if held.isEmpty {
+            assert(recordBytes == 0, "HeldRecords: \(recordBytes) bytes counted with nothing held")
+            recordBytes = 0
             // Not keeping capacity: after a flood of first sightings these would stay large.
             held = [:]
             dropped += order.count

@@ -121,4 +121,43 @@ struct HeldRecordsTests {
         }
         #expect(taken == devices + ["late"])
     }
+
+    /// A record with `regions` regions (their array is what holding it allocates).
+    func record(_ device: String, regions: Int) -> DeviceRecord {
+        DeviceRecord(
+            device: device, lastTimestamp: 1, anchorTime: 1, anchorLat: 49.3, anchorLon: 8.6, seq: 0, knownGeneration: 1,
+            lastArrival: nil,
+            regions: (0..<regions).map {
+                DeviceRecord.Region(fence: "f\($0)", state: .inside, enteredAt: 1, dwellReported: false, pending: nil)
+            })
+    }
+
+    /// `allocatedBytes` (docs/http.md "Memory"): the table, the order and the regions held, kept as
+    /// records are held, replaced, dropped and taken, and nothing of the regions once all are taken.
+    @Test func theBytesHeldFollowHoldsReplacementsDropsAndTakes() {
+        var held = HeldRecords()
+        let empty = held.allocatedBytes
+        #expect(empty == 0)
+        let regions = { (count: Int) in AllocatedBytes.array(self.record("x", regions: count).regions) }
+        func regionBytes(_ held: HeldRecords) -> Int {
+            #expect(held.allocatedBytes > held.recordBytes)  // the table and the order besides
+            return held.recordBytes
+        }
+        held.hold(record("a", regions: 2))
+        held.hold(record("b", regions: 0))
+        #expect(regionBytes(held) == regions(2))
+        held.hold(record("a", regions: 5))  // replaced
+        #expect(regionBytes(held) == regions(5))
+        held.hold(clock("a", at: 2))  // a clock beside the record keeps it
+        held.hold(clock("c", at: 2))
+        #expect(regionBytes(held) == regions(5))
+        held.hold(record("c", regions: 1))  // a record after a clock
+        #expect(regionBytes(held) == regions(5) + regions(1))
+        held.drop("a")
+        #expect(regionBytes(held) == regions(1))
+        _ = held.take(1)
+        #expect(regionBytes(held) == regions(1))  // "b" first: it held no regions
+        _ = held.take(10)
+        #expect(held.isEmpty && held.allocatedBytes == 0)
+    }
 }

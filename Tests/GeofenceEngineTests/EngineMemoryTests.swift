@@ -36,7 +36,7 @@ struct EngineMemoryTests {
             engine.countMemory(&count, limit: slice)
             calls += 1
         }
-        #expect(calls <= engine.deviceCount / slice + 2)
+        #expect(calls <= engine.devices.ids.count / slice + 2)
         return count.memory
     }
 
@@ -69,11 +69,12 @@ struct EngineMemoryTests {
         #expect(outside.devices - empty.devices > 100 * 1_000)
         #expect(outside.regions + outside.heldSamples < 1_000 + 16 * 1_000)
 
-        // Longer ids take storage of their own: 64 bytes each at 40 bytes.
+        // Longer ids take storage of their own: 96 bytes each at 40 bytes (32 of header, the bytes
+        // and a zero, rounded up).
         var long = h
         for k in 0..<1_000 { long.feed([sample(Self.away(k), t: T0)], device: String(repeating: "x", count: 34) + "\(100_000 + k)") }
         let longIDs = Self.count(long.engine, slice: 100)
-        #expect(longIDs.devices - outside.devices >= (100 + 64) * 1_000)
+        #expect(longIDs.devices - outside.devices >= (100 + 96) * 1_000)
 
         // Inside the yard: a record with an entry each.
         for k in 0..<1_000 { h.feed([sample(depot, t: T0 + 1)], device: "d\(k)") }
@@ -85,5 +86,45 @@ struct EngineMemoryTests {
         let held = Self.count(h.engine, slice: 100)
         #expect(held.heldSamples - inside.heldSamples >= 1_000 * 56)
         #expect(held.total == held.devices + held.regions + held.heldSamples)
+    }
+
+    /// Held samples' regions share their buffer with one another, or with the record, until either
+    /// changes, and a changed copy keeps the entries' boxes: each buffer and box is counted once.
+    @Test func regionsSharedBetweenSamplesAndTheRecordAreCountedOnce() {
+        let pending = PendingChange(crossedAt: 1, evidenceSince: 1, lat: 49.3, lon: 8.6)
+        let entries = [RegionEntry(fenceSlot: 0, state: .inside, pending: pending)]
+        #expect(entries[0].boxBytes > 0)
+        func held(_ time: Double, _ before: [RegionEntry]) -> SampleHistory.Held {
+            SampleHistory.Held(timestamp: time, lat: 49.3, lon: 8.6, speed: .nan, before: before, accuracy: .nan)
+        }
+        var history = SampleHistory()
+        history.held = [held(1, entries), held(2, entries)]
+        var seen = SharedStorage()
+        let samples = AllocatedBytes.array(history.held)
+        let once = samples + AllocatedBytes.array(entries) + entries[0].boxBytes
+        #expect(history.allocatedBytes(sharingWith: [], seen: &seen) == once)
+        // The record holds them too: counted with the record.
+        #expect(history.allocatedBytes(sharingWith: entries, seen: &seen) == samples)
+        // A copy changed has a buffer of its own; its box is still the one shared.
+        var changed = entries
+        changed[0].dwellReported = true
+        history.held[1].before = changed
+        #expect(history.allocatedBytes(sharingWith: [], seen: &seen) == once + AllocatedBytes.array(changed))
+    }
+
+    /// Forgotten devices leave their places to the next ones: the count walks them and ends.
+    @Test func aCountAfterForgettingWalksTheFreedPlaces() throws {
+        var h = try Harness([circle("yard", radius: 150, dwell: 60)])
+        for k in 0..<100 { h.feed([sample(depot, t: T0)], device: "d\(k)") }
+        let all = Self.count(h.engine, slice: 7)
+        for k in 0..<50 { _ = h.engine.forgetDevice("d\(k)") }
+        let half = Self.count(h.engine, slice: 7)
+        #expect(half.regions < all.regions)
+        for k in 100..<150 { h.feed([sample(Self.away(k), t: T0)], device: "d\(k)") }
+        // New devices outside everything take the freed places: nothing grows.
+        let reused = Self.count(h.engine, slice: 7)
+        #expect(h.engine.deviceCount == 100)
+        #expect(reused.devices == half.devices)
+        #expect(reused.regions == half.regions)
     }
 }

@@ -36,7 +36,7 @@ struct HealthEndpoint: Sendable {
         .bytes(api.metricsExposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 
-    /// On a thread pool: a count walks every device (docs/http.md "Memory").
+    /// On NIO's pool of blocking threads: a count walks every device (docs/http.md "Memory").
     func memory() async throws(HTTPProblem) -> Response {
         let api = api
         let report: MemoryReport

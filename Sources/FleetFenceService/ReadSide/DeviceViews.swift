@@ -38,14 +38,12 @@ struct DeviceViews {
     var count: Int { ids.count }
 
     /// The heap of rows `from..<from + limit` (``AllocatedBytes``), and the row to count next, nil
-    /// after the last; at row 0 the arrays and the index too. Fence ids in `inside` are the
-    /// fences' own strings, shared, and not counted again.
+    /// after the last; at row 0 the arrays and the index too. Ids and the fence ids in `inside` are
+    /// the engine's strings, shared (a view is made from the engine's record), and not counted again.
     func allocatedBytes(from: Int, limit: Int) -> (bytes: Int, next: Int?) {
         var bytes = from == 0 ? AllocatedBytes.array(ids) + AllocatedBytes.array(rows) + index.allocatedBytes : 0
-        let end = min(rows.count, from + limit)
-        for slot in from..<max(from, end) {
-            bytes += AllocatedBytes.string(ids[slot].string) + AllocatedBytes.array(rows[slot].inside)
-        }
+        let end = from + min(max(0, rows.count - from), limit)
+        for slot in from..<end { bytes += AllocatedBytes.array(rows[slot].inside) }
         return (bytes, end < rows.count ? end : nil)
     }
 

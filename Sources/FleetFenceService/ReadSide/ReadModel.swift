@@ -196,14 +196,14 @@ public final class ReadModel: Sendable {
     public func device(_ id: String) -> DeviceView? { state.withLock { $0.devices[ExactID(id)] } }
     public var deviceCount: Int { state.withLock { $0.devices.count } }
 
-    /// The heap the devices' views take (``AllocatedBytes``), counted 10,000 at a time so that
+    /// The heap the devices' views take (``AllocatedBytes``), walked a slice at a time so that
     /// readers wait for a slice at most.
-    public var deviceBytes: Int {
+    func countDeviceBytes() -> Int {
         var (bytes, next) = (0, Optional(0))
         while let from = next {
             let slice = state.withLock { state in
                 let order = from == 0 ? AllocatedBytes.array(state.order) : 0
-                let counted = state.devices.allocatedBytes(from: from, limit: 10_000)
+                let counted = state.devices.allocatedBytes(from: from, limit: MemoryReport.slice)
                 return (counted.bytes + order, counted.next)
             }
             (bytes, next) = (bytes + slice.0, slice.1)

@@ -45,14 +45,13 @@ struct GeofenceCore {
     var viewsAreDue: Bool { !viewsDue.isEmpty }
 
     /// The heap of the core's tables of devices (``MemoryReport/core``): the marks, the views due,
-    /// and the integrations' tables (their topics counted: a few devices speak OwnTracks).
-    var deviceTableBytes: Int {
+    /// and the integrations' tables, their OwnTracks topics too (a few devices speak OwnTracks; a
+    /// key is a device's id, the engine's string, not counted again).
+    func countDeviceTableBytes() -> Int {
         var bytes = dirtyDevices.allocatedBytes + clockOnlyDevices.allocatedBytes + changedViews.allocatedBytes
             + AllocatedBytes.array(viewsDue) + AllocatedBytes.dictionary(integrations.ownTracksTopics)
             + AllocatedBytes.dictionary(integrations.movedForHomeAssistant)
-        for (device, topic) in integrations.ownTracksTopics {
-            bytes += AllocatedBytes.string(device.string) + AllocatedBytes.string(topic)
-        }
+        for topic in integrations.ownTracksTopics.values { bytes += AllocatedBytes.string(topic) }
         return bytes
     }
     /// Whether this instance publishes the fence registry (docs/several-instances.md "Several instances").

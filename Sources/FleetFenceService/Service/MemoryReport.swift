@@ -36,6 +36,11 @@ public struct MemoryReport: Sendable, Equatable {
 
     public var counted: Int { parts.reduce(0) { $0 + $1.bytes } }
 
+    /// Devices (or views) counted per hold of the core's lock (or the read side's), what positions
+    /// (or readers) wait behind at most: at a million devices, the whole request took 93-217 ms in
+    /// fleetbench's scale phase (docs/performance.md "Memory by part").
+    static let slice = 10_000
+
     static var residentBytes: Int? {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
         let fields = text.split(separator: " ")
@@ -45,14 +50,20 @@ public struct MemoryReport: Sendable, Equatable {
 }
 
 extension GeofenceService {
-    /// Devices counted per hold of the core's lock, what positions wait behind at most: the whole
-    /// count of a million devices, 101 slices, took 93-217 ms in fleetbench's scale phase
-    /// (docs/performance.md), about 1-2 ms a slice.
-    static let memorySlice = 10_000
-
     /// Counts what each part holds, a slice at a time under the core's lock and the read side's.
-    /// Blocking: call it off any event loop.
+    /// Blocking: call it off any event loop. Unlike other reads it takes the core's lock, so one
+    /// count runs at a time, and a request within a second of the last count's end gets that
+    /// count: a client asking in a loop costs the positions a slice's wait at most every second.
     public func memory() throws(ServiceUnavailable) -> MemoryReport {
+        try memoryCounts.withLock { (last: inout (report: MemoryReport, at: ContinuousClock.Instant)?) throws(ServiceUnavailable) in
+            if let last, ContinuousClock.now - last.at < .seconds(1) { return last.report }
+            let report = try countMemory()
+            last = (report, .now)
+            return report
+        }
+    }
+
+    private func countMemory() throws(ServiceUnavailable) -> MemoryReport {
         guard let loop = running.withLock({ $0?.loop }) else {
             throw ServiceUnavailable(reason: "the service is not running")
         }
@@ -60,13 +71,15 @@ extension GeofenceService {
         var count = EngineMemoryCount()
         while !count.isComplete {
             loop.withCore { core in
-                core.engine.countMemory(&count, limit: Self.memorySlice)
+                core.engine.countMemory(&count, limit: MemoryReport.slice)
                 report.devices = core.engine.deviceCount
             }
+            // A position waiting for the lock takes it before the next slice does.
+            sched_yield()
         }
         report.engine = count.memory
-        report.core = loop.withCore { $0.deviceTableBytes }
-        report.readSide = readModel.deviceBytes
+        report.core = loop.withCore { $0.countDeviceTableBytes() }
+        report.readSide = readModel.countDeviceBytes()
         report.journalHeld = loop.writer.heldBytes
         report.resident = MemoryReport.residentBytes
         let free = fleetfence_heap_free_bytes()

@@ -1,15 +1,16 @@
 /// What the engine holds for its devices, in bytes by part, counted from its arrays' capacities and
 /// its boxes (``AllocatedBytes``). Fences, tours and the spatial index are not in it: they do not
-/// grow with devices. `GET /api/memory` (docs/http.md) and fleetbench's scale phase print it.
+/// grow with devices. `GET /api/memory` (docs/http.md "Memory") and fleetbench's scale phase print it.
 public struct EngineMemory: Sendable, Equatable {
     /// Each device's columns and id, the index of ids, audience groups, candidate caches, and the
-    /// sets of devices waiting for silence or a backlog.
+    /// set of devices waiting for silence.
     public var devices = 0
     /// The regions and tour progress of devices that have any (`DeviceRecords`), with the boxes of
     /// pending changes and speeding runs.
     public var regions = 0
     /// What devices hold for merging late samples (docs/rules.md "Late samples"): the histories,
-    /// their samples, each sample's regions before it and the alerts it confirmed.
+    /// their samples, each sample's regions before it and the alerts it confirmed, and the sets of
+    /// devices with a backlog open or an older part kept.
     public var heldSamples = 0
 
     public init() {}
@@ -24,6 +25,9 @@ public struct EngineMemoryCount: Sendable {
     public fileprivate(set) var memory = EngineMemory()
     /// The next device place to count; -1 before the columns are.
     fileprivate var next = -1
+    /// The buffers and boxes met in one device's history, kept from device to device so that the
+    /// count allocates nothing per device under the caller's lock.
+    fileprivate var seen = SharedStorage()
 
     public var isComplete: Bool { next == .max }
 
@@ -33,7 +37,7 @@ public struct EngineMemoryCount: Sendable {
 extension GeofenceEngine {
     /// Counts up to `limit` more devices into `count`, each with its record and its history (the
     /// columns, one allocation each, at the first call). A device with neither costs a read of
-    /// two columns; one with a record or a history a cache miss or two to read their arrays'
+    /// four columns; one with a record or a history a cache miss or two to read their arrays'
     /// capacities.
     public func countMemory(_ count: inout EngineMemoryCount, limit: Int) {
         guard !count.isComplete else { return }
@@ -45,17 +49,52 @@ extension GeofenceEngine {
                 + AllocatedBytes.set(devicesKeepingAnOlderPart)
             count.next = 0
         }
-        let end = min(devices.ids.count, count.next + max(1, limit))
-        for slot in count.next..<end {
+        let start = min(count.next, devices.ids.count)
+        let end = start + min(devices.ids.count - start, max(1, limit))
+        for slot in start..<end {
             count.memory.devices += AllocatedBytes.string(devices.ids[slot]) + AllocatedBytes.array(devices.groups[slot])
             let record = self.record(of: Int32(slot))
             if let record { count.memory.regions += record.allocatedBytes }
             let history = devices.history[slot]
             if history >= 0 {
-                count.memory.heldSamples += histories[history].allocatedBytes(sharingWith: record?.entries ?? [])
+                count.memory.heldSamples += histories[history].allocatedBytes(
+                    sharingWith: record?.entries ?? [], seen: &count.seen)
             }
         }
         count.next = end == devices.ids.count ? .max : end
+    }
+}
+
+/// Buffers and boxes already counted for one device: copies of its regions share them until
+/// either changes (copy on write).
+struct SharedStorage: Sendable {
+    // Addresses compared, never followed: kept as integers.
+    var buffers: [UInt] = []
+    var boxes: [ObjectIdentifier] = []
+
+    mutating func reset() {
+        buffers.removeAll(keepingCapacity: true)
+        boxes.removeAll(keepingCapacity: true)
+    }
+
+    /// Whether `entries`' buffer is met for the first time (an empty array has none).
+    mutating func isNew(_ entries: [RegionEntry]) -> Bool {
+        guard let address = entries.withUnsafeBufferPointer({ $0.baseAddress.map { UInt(bitPattern: $0) } }),
+              !buffers.contains(address)
+        else { return false }
+        buffers.append(address)
+        return true
+    }
+
+    /// The bytes of the boxes among `entries` not met before.
+    mutating func newBoxBytes(_ entries: [RegionEntry]) -> Int {
+        var bytes = 0
+        for entry in entries {
+            guard let box = entry.boxIdentity, !boxes.contains(box) else { continue }
+            boxes.append(box)
+            bytes += entry.boxBytes
+        }
+        return bytes
     }
 }
 
@@ -86,28 +125,16 @@ extension DeviceRegions {
 extension SampleHistory {
     /// The samples and what each holds. A sample's regions before it share their buffer, and
     /// their entries' boxes, with the sample before it or with the device's record until either
-    /// changes (copy on write): counted once.
-    func allocatedBytes(sharingWith current: [RegionEntry]) -> Int {
+    /// changes: counted once, the record's with the record.
+    func allocatedBytes(sharingWith current: [RegionEntry], seen: inout SharedStorage) -> Int {
         var bytes = AllocatedBytes.array(held)
-        var buffers: [UnsafeRawPointer] = []
-        var boxes: [ObjectIdentifier] = []
-        func note(_ entries: [RegionEntry]) -> Bool {
-            guard let buffer = entries.withUnsafeBufferPointer({ $0.baseAddress.map(UnsafeRawPointer.init) }) else { return false }
-            if buffers.contains(buffer) { return false }
-            buffers.append(buffer)
-            return true
-        }
-        _ = note(current)
-        for entry in current { if let box = entry.boxIdentity { boxes.append(box) } }
+        seen.reset()
+        _ = seen.isNew(current)
+        _ = seen.newBoxBytes(current)
         for sample in held {
             bytes += AllocatedBytes.array(sample.alerted)
-            guard note(sample.before) else { continue }
-            bytes += AllocatedBytes.array(sample.before)
-            for entry in sample.before {
-                guard let box = entry.boxIdentity, !boxes.contains(box) else { continue }
-                boxes.append(box)
-                bytes += entry.boxBytes
-            }
+            guard seen.isNew(sample.before) else { continue }
+            bytes += AllocatedBytes.array(sample.before) + seen.newBoxBytes(sample.before)
         }
         return bytes
     }
