@@ -24,7 +24,7 @@ struct MemoryParts: Sendable {
         let start = Monotonic.nanos()
         guard let port,
               let fd = LoopbackRequest.open(
-                  port: port, request: "GET /api/memory HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+                  port: port, request: "GET /api/memory?heap_free=true HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
                   configure: { fd in
                       // A service that stopped answering ends the read, not the benchmark.
                       var timeout = timeval(tv_sec: 30, tv_usec: 0)

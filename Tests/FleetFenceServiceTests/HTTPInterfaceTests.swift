@@ -303,7 +303,7 @@ struct HTTPInterfaceTests {
                 let parts = try #require(json.object["parts"] as? [String: Int])
                 #expect(Set(parts.keys) == names)
                 #expect(json.int("counted") == parts.values.reduce(0, +))
-                #expect(json.int("heap_free") != nil)
+                #expect(json.object["heap_free"] is NSNull)  // only when asked
                 return (try #require(json.int("devices")), parts, try #require(json.int("counted")), try #require(json.int("resident")))
             }
             let before = try await memory()
@@ -319,6 +319,9 @@ struct HTTPInterfaceTests {
             #expect(after.parts["engine_regions"]! > before.parts["engine_regions"]! + 100 * 24)
             #expect(after.resident > after.counted)
             #expect(try await http.request("POST", "/api/memory").status == 405)
+            let asked = try #require(try await http.get("/api/memory?heap_free=true").json)
+            #expect(asked.int("heap_free") != nil)
+            #expect(try await http.get("/api/memory?heap_free=yes").status == 400)
         }
     }
 

@@ -36,12 +36,21 @@ struct HealthEndpoint: Sendable {
         .bytes(api.metricsExposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 
+    /// `/api/memory`'s one parameter.
+    static let memoryParameters: Set<String> = ["heap_free"]
+
     /// On NIO's pool of blocking threads: a count walks every device (docs/http.md "Memory").
-    func memory() async throws(HTTPProblem) -> Response {
+    func memory(_ target: RequestTarget) async throws(HTTPProblem) -> Response {
+        let heapFree: Bool
+        switch try target.single("heap_free") ?? "false" {
+        case "true": heapFree = true
+        case "false": heapFree = false
+        case let other: throw .badRequest("heap_free must be true or false, got \(other)")
+        }
         let api = api
         let report: MemoryReport
         do {
-            report = try await NIOThreadPool.singleton.runIfActive { try api.memory() }
+            report = try await NIOThreadPool.singleton.runIfActive { try api.memory(heapFree: heapFree) }
         } catch let unavailable as ServiceUnavailable {
             throw HTTPProblem(status: .serviceUnavailable, reason: unavailable.reason)
         } catch {

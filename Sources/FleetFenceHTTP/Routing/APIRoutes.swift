@@ -24,8 +24,8 @@ enum APIRoutes {
             .getOrHead("metrics") { _, _ in health.metrics() }
 
         let apiRoutes = routes.group("api")
-        apiRoutes.group("memory").add(middleware: QueryParameters.none)
-            .getOrHead { _, _ in try await health.memory() }
+        apiRoutes.group("memory").add(middleware: QueryParameters(HealthEndpoint.memoryParameters))
+            .getOrHead { _, context in try await health.memory(context.target) }
         definitions(DefinitionsEndpoint.fences(api), at: "fences", on: apiRoutes, writes: writes)
         definitions(DefinitionsEndpoint.tours(api), at: "tours", on: apiRoutes, writes: writes)
 

@@ -57,9 +57,10 @@ public protocol FleetFenceAPI: Sendable {
     var notReadyReasons: [String] { get }
     /// `GET /metrics`: the Prometheus text format.
     func metricsExposition() -> [UInt8]
-    /// `GET /api/memory`: what each part holds for the devices. Walks every device, a slice per
-    /// hold of the core's lock: blocking, call it off any event loop.
-    func memory() throws(ServiceUnavailable) -> MemoryReport
+    /// `GET /api/memory`: what each part holds for the devices, and with `heapFree` what the
+    /// allocator holds free. Walks every device, a slice per hold of the core's lock: blocking,
+    /// call it off any event loop.
+    func memory(heapFree: Bool) throws(ServiceUnavailable) -> MemoryReport
 }
 
 /// What a write of a definition (a fence, a tour) did.

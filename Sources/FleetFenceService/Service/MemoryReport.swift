@@ -21,7 +21,10 @@ public struct MemoryReport: Sendable, Equatable {
     /// The process's resident size when the count ended (Linux's `/proc/self/statm`).
     public var resident: Int?
     /// What the allocator holds free in its heaps (glibc's `mallinfo2`): freed, and resident
-    /// still, until it is given out again.
+    /// still, until it is given out again. Only when asked: glibc walks every free block to tell
+    /// it, holding each heap's lock, which every allocation in the process then waits for (186 ms
+    /// at a million devices after three rounds of reports, 0.5-12 ms before; docs/performance.md
+    /// "Memory by part").
     public var heapFree: Int?
 
     public init() {}
@@ -37,9 +40,11 @@ public struct MemoryReport: Sendable, Equatable {
     public var counted: Int { parts.reduce(0) { $0 + $1.bytes } }
 
     /// Devices (or views) counted per hold of the core's lock (or the read side's), what positions
-    /// (or readers) wait behind at most: at a million devices, the whole request took 93-217 ms in
-    /// fleetbench's scale phase (docs/performance.md "Memory by part").
-    static let slice = 10_000
+    /// (or readers) wait behind at most: at a million devices a slice of 10,000 held the lock up to
+    /// 2.9 ms after their first positions and 10.8 ms once each held samples (a cache miss or two
+    /// per device with a record or a history); 2,000 keeps a hold near 2 ms (docs/performance.md
+    /// "Memory by part").
+    static let slice = 2_000
 
     static var residentBytes: Int? {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
@@ -53,11 +58,18 @@ extension GeofenceService {
     /// Counts what each part holds, a slice at a time under the core's lock and the read side's.
     /// Blocking: call it off any event loop. Unlike other reads it takes the core's lock, so one
     /// count runs at a time, and a request within a second of the last count's end gets that
-    /// count: a client asking in a loop costs the positions a slice's wait at most every second.
-    public func memory() throws(ServiceUnavailable) -> MemoryReport {
+    /// count: a client asking in a loop costs the positions a count's slices at most every second.
+    /// `heapFree`: ask the allocator too (``MemoryReport/heapFree``).
+    public func memory(heapFree: Bool) throws(ServiceUnavailable) -> MemoryReport {
         try memoryCounts.withLock { (last: inout (report: MemoryReport, at: ContinuousClock.Instant)?) throws(ServiceUnavailable) in
-            if let last, ContinuousClock.now - last.at < .seconds(1) { return last.report }
-            let report = try countMemory()
+            if let last, ContinuousClock.now - last.at < .seconds(1), !heapFree || last.report.heapFree != nil {
+                return last.report
+            }
+            var report = try countMemory()
+            if heapFree {
+                let free = fleetfence_heap_free_bytes()
+                report.heapFree = free >= 0 ? free : nil
+            }
             last = (report, .now)
             return report
         }
@@ -82,8 +94,6 @@ extension GeofenceService {
         report.readSide = readModel.countDeviceBytes()
         report.journalHeld = loop.writer.heldBytes
         report.resident = MemoryReport.residentBytes
-        let free = fleetfence_heap_free_bytes()
-        report.heapFree = free >= 0 ? free : nil
         return report
     }
 }
