@@ -40,10 +40,9 @@ public struct MemoryReport: Sendable, Equatable {
     public var counted: Int { parts.reduce(0) { $0 + $1.bytes } }
 
     /// Devices (or views) counted per hold of the core's lock (or the read side's), what positions
-    /// (or readers) wait behind at most: at a million devices a slice of 10,000 held the lock up to
-    /// 2.9 ms after their first positions and 10.8 ms once each held samples (a cache miss or two
-    /// per device with a record or a history); 2,000 keeps a hold near 2 ms (docs/performance.md
-    /// "Memory by part").
+    /// (or readers) wait behind at most: at a million devices a slice of 2,000 held the core's lock
+    /// 0.9-1.3 ms at most, timed inside it (a cache miss or two per device with a record or a
+    /// history), the whole count 52-420 ms (docs/performance.md "Memory by part").
     static let slice = 2_000
 
     static var residentBytes: Int? {
