@@ -21,6 +21,8 @@ struct MemoryParts: Sendable {
 
     /// Nil when the service does not answer it (a build without it, or no HTTP interface).
     static func read(port: Int?) -> MemoryParts? {
+        // The service answers a request within a second of its last count with that count.
+        Monotonic.sleep(seconds: 1.1)
         let start = Monotonic.nanos()
         guard let port,
               let fd = LoopbackRequest.open(

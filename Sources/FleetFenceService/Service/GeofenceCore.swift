@@ -45,8 +45,9 @@ struct GeofenceCore {
     var viewsAreDue: Bool { !viewsDue.isEmpty }
 
     /// The heap of the core's tables of devices (``MemoryReport/core``): the marks, the views due,
-    /// and the integrations' tables, their OwnTracks topics too (a few devices speak OwnTracks; a
-    /// key is a device's id, the engine's string, not counted again).
+    /// and the integrations' tables, their OwnTracks topics too, in one hold (a few devices speak
+    /// OwnTracks). A key is a device's id, counted with the engine's (after a restart it is a
+    /// string of its own, read from the journal, and an id over 15 bytes is left out).
     func countDeviceTableBytes() -> Int {
         var bytes = dirtyDevices.allocatedBytes + clockOnlyDevices.allocatedBytes + changedViews.allocatedBytes
             + AllocatedBytes.array(viewsDue) + AllocatedBytes.dictionary(integrations.ownTracksTopics)

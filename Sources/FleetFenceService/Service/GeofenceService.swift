@@ -29,8 +29,9 @@ public final class GeofenceService: Service, Sendable {
     private let reloadRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     /// The running parts, for the HTTP interface's commands and readiness.
     let running = Mutex<Running?>(nil)
-    /// The latest count of `memory()` and when it ended: one count at a time, at most one a second.
-    let memoryCounts = Mutex<(report: MemoryReport, at: ContinuousClock.Instant)?>(nil)
+    /// The latest count of `memory(heapFree:)`, when it ended and whether it asked the allocator:
+    /// held while a count runs, one count at a time.
+    let memoryCounts = Mutex<(report: MemoryReport, at: ContinuousClock.Instant, heapAsked: Bool)?>(nil)
     /// Told once, by the journal's writer, when the journal cannot be written.
     private let journalFailures = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1))
 

@@ -22,9 +22,9 @@ public struct MemoryReport: Sendable, Equatable {
     public var resident: Int?
     /// What the allocator holds free in its heaps (glibc's `mallinfo2`): freed, and resident
     /// still, until it is given out again. Only when asked: glibc walks every free block to tell
-    /// it, holding each heap's lock, which every allocation in the process then waits for (186 ms
-    /// at a million devices after three rounds of reports, 0.5-12 ms before; docs/performance.md
-    /// "Memory by part").
+    /// it, holding each heap's lock in turn, which the allocations from that heap then wait for
+    /// (186 ms at a million devices after three rounds of reports, 9-12 ms before;
+    /// docs/performance.md "Memory by part").
     public var heapFree: Int?
 
     public init() {}
@@ -56,22 +56,28 @@ public struct MemoryReport: Sendable, Equatable {
 extension GeofenceService {
     /// Counts what each part holds, a slice at a time under the core's lock and the read side's.
     /// Blocking: call it off any event loop. Unlike other reads it takes the core's lock, so one
-    /// count runs at a time, and a request within a second of the last count's end gets that
-    /// count: a client asking in a loop costs the positions a count's slices at most every second.
-    /// `heapFree`: ask the allocator too (``MemoryReport/heapFree``).
+    /// count runs at a time (a request meanwhile is refused at once rather than holding one more
+    /// thread of the blocking pool), and a request within a second of the last count's end gets
+    /// that count: a client asking in a loop costs the positions a count's slices at most every
+    /// second. `heapFree`: ask the allocator too (``MemoryReport/heapFree``), once a count.
     public func memory(heapFree: Bool) throws(ServiceUnavailable) -> MemoryReport {
-        try memoryCounts.withLock { (last: inout (report: MemoryReport, at: ContinuousClock.Instant)?) throws(ServiceUnavailable) in
-            if let last, ContinuousClock.now - last.at < .seconds(1), !heapFree || last.report.heapFree != nil {
-                return last.report
+        typealias Last = (report: MemoryReport, at: ContinuousClock.Instant, heapAsked: Bool)
+        let answer = try memoryCounts.withLockIfAvailable { (last: inout Last?) throws(ServiceUnavailable) -> MemoryReport in
+            if let last, ContinuousClock.now - last.at < .seconds(1), !heapFree || last.heapAsked {
+                var report = last.report
+                if !heapFree { report.heapFree = nil }
+                return report
             }
             var report = try countMemory()
             if heapFree {
                 let free = fleetfence_heap_free_bytes()
                 report.heapFree = free >= 0 ? free : nil
             }
-            last = (report, .now)
+            last = (report, .now, heapFree)
             return report
         }
+        guard let answer else { throw ServiceUnavailable(reason: "a count of memory is under way: ask again in a moment") }
+        return answer
     }
 
     private func countMemory() throws(ServiceUnavailable) -> MemoryReport {
@@ -85,7 +91,8 @@ extension GeofenceService {
                 core.engine.countMemory(&count, limit: MemoryReport.slice)
                 report.devices = core.engine.deviceCount
             }
-            // A position waiting for the lock takes it before the next slice does.
+            // A position still spinning for the lock gets its chance before the next slice (one
+            // sleeping in the kernel is handed the lock anyway).
             sched_yield()
         }
         report.engine = count.memory

@@ -77,9 +77,11 @@ struct SharedStorage: Sendable {
         boxes.removeAll(keepingCapacity: true)
     }
 
-    /// Whether `entries`' buffer is met for the first time (an empty array has none).
+    /// Whether `entries`' buffer is met for the first time (empty arrays share one, which holds
+    /// nothing to count).
     mutating func isNew(_ entries: [RegionEntry]) -> Bool {
-        guard let address = entries.withUnsafeBufferPointer({ $0.baseAddress.map { UInt(bitPattern: $0) } }),
+        guard entries.capacity > 0,
+              let address = entries.withUnsafeBufferPointer({ $0.baseAddress.map { UInt(bitPattern: $0) } }),
               !buffers.contains(address)
         else { return false }
         buffers.append(address)
