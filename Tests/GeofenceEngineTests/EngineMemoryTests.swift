@@ -85,31 +85,31 @@ struct EngineMemoryTests {
         for k in 0..<1_000 { h.feed([sample(depot, t: T0 + 600)], device: "d\(k)") }
         let held = Self.count(h.engine, slice: 100)
         #expect(held.heldSamples - inside.heldSamples >= 1_000 * 56)
-        #expect(held.total == held.devices + held.regions + held.heldSamples)
     }
 
-    /// Held samples' regions share their buffer with one another, or with the record, until either
-    /// changes, and a changed copy keeps the entries' boxes: each buffer and box is counted once.
-    @Test func regionsSharedBetweenSamplesAndTheRecordAreCountedOnce() {
-        let pending = PendingChange(crossedAt: 1, evidenceSince: 1, lat: 49.3, lon: 8.6)
-        let entries = [RegionEntry(fenceSlot: 0, state: .inside, pending: pending)]
-        #expect(entries[0].boxBytes > 0)
-        func held(_ time: Double, _ before: [RegionEntry]) -> SampleHistory.Held {
-            SampleHistory.Held(timestamp: time, lat: 49.3, lon: 8.6, speed: .nan, before: before, accuracy: .nan)
+    /// One device that holds samples after a gap, inside one fence and nearing another (a pending
+    /// change, boxed): its part of `heldSamples` is its history's place, its samples, each one's
+    /// regions before it with their boxes, and the alerts each confirmed.
+    @Test func aDevicesHeldSamplesAreItsSamplesTheirRegionsAndBoxes() throws {
+        var h = try Harness([
+            circle("yard", radius: 150, dwell: 6_000), circle("far", at: destination(depot, bearing: 0, meters: 400), radius: 150),
+        ])
+        h.feed([sample(depot, t: T0)], device: "d")
+        let before = Self.count(h.engine, slice: 1)
+        for k in 0..<6 {
+            h.feed([sample(destination(depot, bearing: 0, meters: Double(k) * 60), t: T0 + 600 + Double(k))], device: "d")
         }
-        var history = SampleHistory()
-        history.held = [held(1, entries), held(2, entries)]
-        var seen = SharedStorage()
-        let samples = AllocatedBytes.array(history.held)
-        let once = samples + AllocatedBytes.array(entries) + entries[0].boxBytes
-        #expect(history.allocatedBytes(sharingWith: [], seen: &seen) == once)
-        // The record holds them too: counted with the record.
-        #expect(history.allocatedBytes(sharingWith: entries, seen: &seen) == samples)
-        // A copy changed has a buffer of its own; its box is still the one shared.
-        var changed = entries
-        changed[0].dwellReported = true
-        history.held[1].before = changed
-        #expect(history.allocatedBytes(sharingWith: [], seen: &seen) == once + AllocatedBytes.array(changed))
+        let after = Self.count(h.engine, slice: 1)
+        let slot = try #require(h.engine.devices.slot(of: "d"))
+        let history = h.engine.histories[h.engine.devices.history[Int(slot)]]
+        #expect(history.held.count > 2)
+        #expect(history.held.contains { $0.before.contains { $0.boxBytes > 0 } })
+        var expected = AllocatedBytes.array(history.held) + h.engine.histories.allocatedBytes
+        for sample in history.held {
+            expected += AllocatedBytes.array(sample.alerted) + AllocatedBytes.array(sample.before)
+                + sample.before.reduce(0) { $0 + $1.boxBytes }
+        }
+        #expect(after.heldSamples - before.heldSamples == expected)
     }
 
     /// Forgotten devices leave their places to the next ones: the count walks them and ends.

@@ -72,9 +72,8 @@ struct RegionEntry: Sendable {
         }
     }
 
-    /// The box's allocation, if the entry has one, and the box, which snapshots of the entry share.
+    /// The box's allocation, if the entry has one.
     var boxBytes: Int { rare == nil ? 0 : AllocatedBytes.chunk(16 + MemoryLayout<(PendingChange?, SpeedingEpisode?)>.size) }
-    var boxIdentity: ObjectIdentifier? { rare.map(ObjectIdentifier.init) }
 
     /// Whether this entry carries anything beyond the default of known outside.
     var isDefault: Bool { state == .outside && pending == nil }

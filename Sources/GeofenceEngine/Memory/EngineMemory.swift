@@ -14,8 +14,6 @@ public struct EngineMemory: Sendable, Equatable {
     public var heldSamples = 0
 
     public init() {}
-
-    public var total: Int { devices + regions + heldSamples }
 }
 
 /// A count of ``EngineMemory`` made a slice at a time (`GeofenceEngine.countMemory`), so that the
@@ -25,9 +23,6 @@ public struct EngineMemoryCount: Sendable {
     public fileprivate(set) var memory = EngineMemory()
     /// The next device place to count; -1 before the columns are.
     fileprivate var next = -1
-    /// The buffers and boxes met in one device's history, kept from device to device so that the
-    /// count allocates nothing per device under the caller's lock.
-    fileprivate var seen = SharedStorage()
 
     public var isComplete: Bool { next == .max }
 
@@ -57,46 +52,10 @@ extension GeofenceEngine {
             if let record { count.memory.regions += record.allocatedBytes }
             let history = devices.history[slot]
             if history >= 0 {
-                count.memory.heldSamples += histories[history].allocatedBytes(
-                    sharingWith: record?.entries ?? [], seen: &count.seen)
+                count.memory.heldSamples += histories[history].allocatedBytes
             }
         }
         count.next = end == devices.ids.count ? .max : end
-    }
-}
-
-/// Buffers and boxes already counted for one device: copies of its regions share them until
-/// either changes (copy on write).
-struct SharedStorage: Sendable {
-    // Addresses compared, never followed: kept as integers.
-    var buffers: [UInt] = []
-    var boxes: [ObjectIdentifier] = []
-
-    mutating func reset() {
-        buffers.removeAll(keepingCapacity: true)
-        boxes.removeAll(keepingCapacity: true)
-    }
-
-    /// Whether `entries`' buffer is met for the first time (empty arrays share one, which holds
-    /// nothing to count).
-    mutating func isNew(_ entries: [RegionEntry]) -> Bool {
-        guard entries.capacity > 0,
-              let address = entries.withUnsafeBufferPointer({ $0.baseAddress.map { UInt(bitPattern: $0) } }),
-              !buffers.contains(address)
-        else { return false }
-        buffers.append(address)
-        return true
-    }
-
-    /// The bytes of the boxes among `entries` not met before.
-    mutating func newBoxBytes(_ entries: [RegionEntry]) -> Int {
-        var bytes = 0
-        for entry in entries {
-            guard let box = entry.boxIdentity, !boxes.contains(box) else { continue }
-            boxes.append(box)
-            bytes += entry.boxBytes
-        }
-        return bytes
     }
 }
 
@@ -125,18 +84,15 @@ extension DeviceRegions {
 }
 
 extension SampleHistory {
-    /// The samples and what each holds. A sample's regions before it share their buffer, and
-    /// their entries' boxes, with the sample before it or with the device's record until either
-    /// changes: counted once, the record's with the record.
-    func allocatedBytes(sharingWith current: [RegionEntry], seen: inout SharedStorage) -> Int {
+    /// The samples and what each holds. Each sample's regions before it are a buffer of their own:
+    /// the engine changes the device's regions at every sample it judges, which copies them away
+    /// from the snapshot the sample keeps (checked on held samples inside and near fences). A box
+    /// a snapshot still shares with the record is counted in both: an upper bound.
+    var allocatedBytes: Int {
         var bytes = AllocatedBytes.array(held)
-        seen.reset()
-        _ = seen.isNew(current)
-        _ = seen.newBoxBytes(current)
         for sample in held {
-            bytes += AllocatedBytes.array(sample.alerted)
-            guard seen.isNew(sample.before) else { continue }
-            bytes += AllocatedBytes.array(sample.before) + seen.newBoxBytes(sample.before)
+            bytes += AllocatedBytes.array(sample.alerted) + AllocatedBytes.array(sample.before)
+            for entry in sample.before { bytes += entry.boxBytes }
         }
         return bytes
     }
