@@ -43,18 +43,6 @@ struct GeofenceCore {
     /// Whether views taken from `changedViews` wait for the next `takeChangedViews`: a slice can
     /// come back shorter than asked (devices forgotten meanwhile) with more behind it.
     var viewsAreDue: Bool { !viewsDue.isEmpty }
-
-    /// The heap of the core's tables of devices (``MemoryReport/core``): the marks, the views due,
-    /// and the integrations' tables, their OwnTracks topics too, in one hold (a few devices speak
-    /// OwnTracks). A key is a device's id, counted with the engine's (after a restart it is a
-    /// string of its own, read from the journal, and an id over 15 bytes is left out).
-    func countDeviceTableBytes() -> Int {
-        var bytes = dirtyDevices.allocatedBytes + clockOnlyDevices.allocatedBytes + changedViews.allocatedBytes
-            + AllocatedBytes.array(viewsDue) + AllocatedBytes.dictionary(integrations.ownTracksTopics)
-            + AllocatedBytes.dictionary(integrations.movedForHomeAssistant)
-        for topic in integrations.ownTracksTopics.values { bytes += AllocatedBytes.string(topic) }
-        return bytes
-    }
     /// Whether this instance publishes the fence registry (docs/several-instances.md "Several instances").
     var registryLeadership: RegistryLeadership
     /// While the whole registry goes out a slice at a time (`registryRound`, nil: it does not):
@@ -436,5 +424,17 @@ struct GeofenceCore {
         let payload = StatePayload.encode(device: device, inside: state.inside, at: at, lat: lat, lon: lon)
         effects.publish(layout.state(device: device), payload, qos: 1, retain: true, kind: .state(state))
         if integrations { integrationsStateChanged(device: device, inside: state.inside, lat: lat, lon: lon, into: &effects) }
+    }
+
+    /// The heap of the core's tables of devices (``MemoryReport/core``): the marks, the views due,
+    /// and the integrations' tables, their OwnTracks topics too, in one hold (a few devices speak
+    /// OwnTracks). A key is a device's id, counted with the engine's (after a restart it is a
+    /// string of its own, read from the journal, and an id over 15 bytes is left out).
+    func countDeviceTableBytes() -> Int {
+        var bytes = dirtyDevices.allocatedBytes + clockOnlyDevices.allocatedBytes + changedViews.allocatedBytes
+            + AllocatedBytes.array(viewsDue) + AllocatedBytes.dictionary(integrations.ownTracksTopics)
+            + AllocatedBytes.dictionary(integrations.movedForHomeAssistant)
+        for topic in integrations.ownTracksTopics.values { bytes += AllocatedBytes.string(topic) }
+        return bytes
     }
 }
