@@ -17,8 +17,6 @@ struct MemoryParts: Sendable {
     /// How long the service took to answer: the count walks every device.
     var seconds = 0.0
 
-    var counted: Int { parts.reduce(0) { $0 + $1.bytes } }
-
     /// Nil when the service does not answer it (a build without it, or no HTTP interface).
     static func read(port: Int?) -> MemoryParts? {
         // The service answers a request within a second of its last count with that count.
