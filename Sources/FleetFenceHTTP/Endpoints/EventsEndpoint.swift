@@ -3,7 +3,6 @@ import FleetFenceJournal
 import FleetFenceService
 import HTTPTypes
 import Hummingbird
-import NIOPosix
 
 /// `/api/events`: the journal's history, each alert exactly as it was published; filtered, paged
 /// by cursor, as JSON or CSV. Answered from a reader connection of its own, on a thread pool:
@@ -19,12 +18,7 @@ struct EventsEndpoint: Sendable {
     func list(_ target: RequestTarget) async throws(HTTPProblem) -> Response {
         let (query, csv) = try Self.query(target)
         let api = api
-        let page: EventPage
-        do {
-            page = try await NIOThreadPool.singleton.runIfActive { try api.events(query) }
-        } catch {
-            throw HTTPProblem(status: .serviceUnavailable, reason: "the history cannot be read: \(error)")
-        }
+        let page = try await offloaded("the history cannot be read") { try api.events(query) }
         guard csv else { return .json(Self.json(page)) }
         var response = Response.bytes(EventsCSV.encode(page.events), contentType: "text/csv; charset=utf-8")
         // CSV has no room for the cursor: the next page's `after` comes as a header.

@@ -1,7 +1,6 @@
 import FleetFenceCodecs
 import FleetFenceService
 import Hummingbird
-import NIOPosix
 
 /// `/healthz`, `/readyz`, `/metrics` and `/api/memory`: what an SRE's probes and scraper ask, and
 /// where the memory goes.
@@ -48,14 +47,7 @@ struct HealthEndpoint: Sendable {
         case let other: throw .badRequest("heap_free must be true or false, got \(other)")
         }
         let api = api
-        let report: MemoryReport
-        do {
-            report = try await NIOThreadPool.singleton.runIfActive { try api.memory(heapFree: heapFree) }
-        } catch let unavailable as ServiceUnavailable {
-            throw HTTPProblem(status: .serviceUnavailable, reason: unavailable.reason)
-        } catch {
-            throw HTTPProblem(status: .serviceUnavailable, reason: "memory not counted: \(error)")
-        }
+        let report = try await offloaded("memory not counted") { try api.memory(heapFree: heapFree) }
         var json = JSONWriter(capacity: 256)
         json.beginObject()
         json.key("devices")

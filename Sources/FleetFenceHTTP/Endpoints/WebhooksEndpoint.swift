@@ -1,16 +1,16 @@
 import FleetFenceCodecs
 import FleetFenceService
 import Hummingbird
-import NIOPosix
 
 /// `/api/webhooks` (docs/webhooks.md "Webhooks"): each webhook's queue, its dead letters a page at a time,
 /// and their redelivery. Answered on a thread pool: the journal's SQLite blocks.
 struct WebhooksEndpoint: Sendable {
     let api: any FleetFenceAPI
+    private static let unreadable = "the webhooks' journal cannot be read"
 
     func list() async throws(HTTPProblem) -> Response {
         let api = api
-        let webhooks = try await Self.offloaded { try api.webhookStatus() }
+        let webhooks = try await offloaded(Self.unreadable) { try api.webhookStatus() }
         var json = JSONWriter(capacity: 256)
         json.beginObject()
         json.key("webhooks")
@@ -49,7 +49,7 @@ struct WebhooksEndpoint: Sendable {
         let limit = try target.limit(default: 1_000, maximum: 10_000)
         let after = try Self.cursor(target)
         let api = api
-        guard let page = try await Self.offloaded({ try api.webhookDeadLetters(name, after: after, limit: limit) }) else {
+        guard let page = try await offloaded(Self.unreadable, { try api.webhookDeadLetters(name, after: after, limit: limit) }) else {
             throw .notFound("no webhook named \(name)")
         }
         // The payloads are spliced in as they were published; the writer holds no raw values.
@@ -95,7 +95,7 @@ struct WebhooksEndpoint: Sendable {
 
     func redeliver(_ name: String) async throws(HTTPProblem) -> Response {
         let api = api
-        guard let count = try await Self.offloaded({ try api.redeliverWebhook(name) }) else {
+        guard let count = try await offloaded(Self.unreadable, { try api.redeliverWebhook(name) }) else {
             throw .notFound("no webhook named \(name)")
         }
         var json = JSONWriter(capacity: 32)
@@ -115,13 +115,5 @@ struct WebhooksEndpoint: Sendable {
 
     private static func time(_ seconds: Double?, _ json: inout JSONWriter) {
         if let seconds { json.time(seconds) } else { json.null() }
-    }
-
-    private static func offloaded<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws(HTTPProblem) -> T {
-        do {
-            return try await NIOThreadPool.singleton.runIfActive { try body() }
-        } catch {
-            throw HTTPProblem(status: .serviceUnavailable, reason: "the webhooks' journal cannot be read: \(error)")
-        }
     }
 }
