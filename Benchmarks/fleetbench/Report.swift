@@ -45,6 +45,7 @@ struct Report {
                 target: ">= 0.9", verdict: verdict(ratio.map { $0 >= 0.9 })))
             rows += [
                 cpuRow("  service CPU QoS \(qos)", service.cpuSeconds, per: service.processed, "position", ""),
+                cpuRatioRow(qos, service, ceiling),
                 cpuRow(
                     "  broker CPU QoS \(qos)", service.brokerCPUSeconds, per: service.processed, "position",
                     "with the service's alerts and states"),
@@ -64,6 +65,8 @@ struct Report {
         ]
         for (label, latency, judged) in latencies {
             guard let latency else { continue }
+            // Judged against the broker path's p99 in the same run: the host's load moves both.
+            let allowance = judged ? r.brokerPath.map { $0.p99Milliseconds + 2 } : nil
             let indent = label.hasPrefix(" ") ? "  " : ""
             rows.append(Row(
                 what: label,
@@ -73,8 +76,8 @@ struct Report {
             rows.append(Row(
                 what: indent + "  p50 / p99",
                 figure: String(format: "%.3f ms / %.3f ms", latency.p50Milliseconds, latency.p99Milliseconds),
-                target: judged ? "p99 < 5 ms" : "",
-                verdict: judged ? verdict(latency.alerts > 0 ? latency.p99Milliseconds < 5 : nil) : ""))
+                target: allowance.map { String(format: "p99 < %.1f ms (broker path's + 2)", $0) } ?? "",
+                verdict: allowance.map { verdict(latency.alerts > 0 ? latency.p99Milliseconds < $0 : nil) } ?? ""))
             rows.append(Row(what: indent + "  max (mean)", figure: String(format: "%.3f ms (%.3f ms)", latency.maxMilliseconds, latency.meanMilliseconds)))
         }
         if let scale = r.scale {
@@ -117,10 +120,10 @@ struct Report {
             rows.append(Row(what: "service stop (SIGTERM to exit)", figure: String(format: "%.2f s", stop)))
         }
         if let startup = r.startupLarge {
-            rows.append(startupRow("service start, \(startup.fences) fences", startup, target: 2))
+            rows.append(startupRow("service start, \(startup.fences) fences", startup, target: 1))
         }
         if let restart = r.restartLarge {
-            rows.append(startupRow("service restart on its journal, \(restart.fences) fences", restart, target: 2))
+            rows.append(startupRow("service restart on its journal, \(restart.fences) fences", restart, target: 1))
         }
 
         let widths = (
@@ -184,6 +187,19 @@ struct Report {
         guard let seconds else { return nil }
         let figure = String(format: "%.2f µs per %@ (%.2f s of CPU", Self.microseconds(seconds, per: count), unit, seconds)
         return Row(what: what, figure: figure + (note.isEmpty ? ")" : "; \(note))"))
+    }
+
+    /// The service's CPU a position over the counting subscriber's a message at the same QoS (in
+    /// this run's ceiling phase): what the service costs beyond a bare libmosquitto client on the
+    /// same stream (docs/performance.md's goal: at most 1.2 times).
+    private func cpuRatioRow(_ qos: Int, _ service: BenchResults.Throughput, _ ceiling: BenchResults.Ceiling?) -> Row? {
+        guard let serviceSeconds = service.cpuSeconds, let ceiling, let subscriberSeconds = ceiling.subscriberCPUSeconds,
+            subscriberSeconds > 0
+        else { return nil }
+        let ratio = Self.microseconds(serviceSeconds, per: service.processed) / Self.microseconds(subscriberSeconds, per: ceiling.received)
+        return Row(
+            what: "  CPU over the subscriber's QoS \(qos)", figure: String(format: "%.2f times", ratio), target: "<= 1.2",
+            verdict: verdict(ratio <= 1.2))
     }
 
     private static func microseconds(_ seconds: Double, per count: Int) -> Double {
