@@ -33,6 +33,9 @@ struct BenchResults: Sendable {
         var brokerCPUSeconds: Double?
         /// The same split by thread name, largest first (`ProcCPU.spentByName`).
         var cpuSecondsByThread: [(name: String, seconds: Double)] = []
+        /// Bytes and calls each thread name handed to write calls over the same span
+        /// (`ProcIO.writtenByName`).
+        var writesByThread: [ProcIO.ThreadWrites] = []
     }
 
     struct Startup: Sendable {

@@ -73,6 +73,11 @@ final class BenchService: Sendable {
         ProcCPU.threads(pid: pid)
     }
 
+    /// What each thread handed to write calls so far (the journal's threads: the journal's bytes).
+    var writesByThread: [Int32: ProcIO.ThreadWrites] {
+        ProcIO.threads(pid: pid)
+    }
+
     func ensureRunning() throws {
         guard isRunning else { throw BenchError.serviceDied(status: exitCode, log: log.tailText) }
     }

@@ -57,6 +57,18 @@ struct Report {
                 }
                 rows.append(Row(what: "    by thread (µs/position)", figure: perPosition.joined(separator: ", ")))
             }
+            // The journal's threads: what an alert's transaction and the device rows cost in writes.
+            let journal = service.writesByThread.filter { ["journal-writer", "wal-checkpoint"].contains($0.name) }
+            if !journal.isEmpty {
+                let perPosition = journal.map {
+                    String(format: "%@ %.0f B in %.2f calls", $0.name, Double($0.bytes) / Double(max(service.processed, 1)),
+                           Double($0.calls) / Double(max(service.processed, 1)))
+                }
+                let perAlert = journal.first { $0.name == "journal-writer" }.map {
+                    String(format: "; writer %.1f kB an alert", Double($0.bytes) / 1000 / Double(max(service.alerts, 1)))
+                } ?? ""
+                rows.append(Row(what: "    journal writes (a position)", figure: perPosition.joined(separator: ", ") + perAlert))
+            }
         }
         let latencies = [
             ("alert latency @ half ceiling", r.latency, true), ("  broker path alone, same load", r.brokerPath, false),

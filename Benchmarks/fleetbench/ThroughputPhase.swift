@@ -7,6 +7,7 @@ extension BenchRun {
         let alertsBefore = service.log.snapshot.alerts
         let cpuBefore = service.cpuSeconds
         let threadsBefore = service.cpuByThread
+        let writesBefore = service.writesByThread
         let brokerBefore = brokerCPUSeconds
         let outcome = publisher.burst(stream, qos: qos)
         guard let alert = try waitForAlert(of: marker, service: service, limit: settings.phaseLimit) else {
@@ -16,6 +17,7 @@ extension BenchRun {
         }
         let cpuAfter = service.cpuSeconds
         let threadsAfter = service.cpuByThread
+        let writesAfter = service.writesByThread
         let brokerAfter = brokerCPUSeconds
         let counted = try waitForPositions(service, atLeast: before + stream.count, stall: 3)
 
@@ -29,6 +31,7 @@ extension BenchRun {
         if let cpuBefore, let cpuAfter { figure.cpuSeconds = cpuAfter - cpuBefore }
         if let brokerBefore, let brokerAfter { figure.brokerCPUSeconds = brokerAfter - brokerBefore }
         figure.cpuSecondsByThread = ProcCPU.spentByName(from: threadsBefore, to: threadsAfter, total: figure.cpuSeconds)
+        figure.writesByThread = ProcIO.writtenByName(from: writesBefore, to: writesAfter)
         if figure.processed < stream.count {
             results.notes.append("service QoS \(qos): counted \(figure.processed) of \(stream.count) positions (messages lost?)")
         }
