@@ -595,6 +595,37 @@ extension JournalTests {
         #expect(try journal.loadDeviceClocks().clocks == [ExactID("truck-1"): clock])
     }
 
+    /// Version 11 kept `journal_meta` by row id; version 12 stores it by key (WITHOUT ROWID), every
+    /// mark carried over and written as before.
+    @Test func version11MetaIsStoredByKeyWithEveryMarkKept() throws {
+        let directory = try JournalDirectory()
+        let mark = PublishedMark(alertID: 42, time: 7)
+        let marks: [String: String]
+        do {
+            let journal = try Journal(path: directory.path())
+            try journal.write(alerts: [], devices: [], mark: mark)
+            try journal.db.run("INSERT INTO journal_meta (key, value) VALUES ('other', 'kept')")
+            marks = Dictionary(uniqueKeysWithValues: try journal.db.run("SELECT key, value FROM journal_meta").map {
+                ($0.column("key")!.stringValue!, $0.column("value")!.stringValue!)
+            })
+            try journal.db.run("DROP TABLE journal_meta")
+            try journal.db.run("CREATE TABLE journal_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            for (key, value) in marks { try journal.db.run("INSERT INTO journal_meta (key, value) VALUES (?, ?)", [.text(key), .text(value)]) }
+            try journal.db.run("PRAGMA user_version = 11")
+            try journal.close()
+        }
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        let schema = try journal.db.run("SELECT sql FROM sqlite_master WHERE name = 'journal_meta'").first?.column("sql")?.stringValue
+        #expect(schema?.contains("WITHOUT ROWID") == true, "\(schema ?? "no table")")
+        #expect(try journal.db.run("SELECT name FROM sqlite_master WHERE name = 'journal_meta_by_key'").isEmpty)
+        #expect(try journal.metaValue("other") == "kept")
+        #expect(try journal.metaValue(PublishedMark.key) == marks[PublishedMark.key])
+        // Replaced as before.
+        try journal.write(alerts: [], devices: [], mark: PublishedMark(alertID: 43, time: 8))
+        #expect(try journal.metaValue(PublishedMark.key).flatMap(PublishedMark.init(encoded:))?.alertID == 43)
+    }
+
     /// A file system without room for the WAL to reach its forced checkpoint is refused at start
     /// (docs/operations.md "Limits and failures"): asked here for more than any disk of this
     /// machine holds, as a full disk would be.
