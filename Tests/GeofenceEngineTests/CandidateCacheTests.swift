@@ -66,8 +66,11 @@ struct CandidateCacheTests {
             }
             #expect(kept.sorted() == fresh.sorted(), "step \(step) at (\(p.lat), \(p.lon))")
             compared += fresh.count
-            if caches.caches[device].isKept { keptSteps += 1 } else { unkeptSteps += 1 }
-            if step % 500 == 0 { caches.invalidate(rng.int(0...(walkers - 1))) }
+            if caches.cache(of: device).isKept { keptSteps += 1 } else { unkeptSteps += 1 }
+            // A device's entries dropped (new groups), and a slot forgotten and given to a new
+            // device: the last cache moves into its place.
+            if step % 500 == 0 { caches.dropEntries(rng.int(0...(walkers - 1))) }
+            if step % 700 == 0 { caches.forget(rng.int(0...(walkers - 1))) }
         }
         #expect(compared > 300, "the walkers should meet fences")
         // Both ways of answering were compared: a first sample in a region and a kept cache.
@@ -90,14 +93,14 @@ struct CandidateCacheTests {
             return result
         }
         #expect(candidates(49.30001, 8.60002, keep: false) == [0])
-        #expect(!caches.caches[0].isKept)
+        #expect(!caches.cache(of: 0).isKept)
         #expect(candidates(49.30001, 8.60001, keep: true) == [0])
-        #expect(caches.caches[0].isKept && caches.caches[0].count == 1)
+        #expect(caches.cache(of: 0).isKept && caches.cache(of: 0).count == 1)
         // Kept while the device stays in their region, however long it was silent.
         #expect(candidates(49.30002, 8.60002, keep: false) == [0])
-        #expect(caches.caches[0].isKept)
+        #expect(caches.cache(of: 0).isKept)
         // Elsewhere after a long silence: nothing kept.
         #expect(candidates(49.5, 8.9, keep: false) == [])
-        #expect(!caches.caches[0].isKept)
+        #expect(!caches.cache(of: 0).isKept)
     }
 }

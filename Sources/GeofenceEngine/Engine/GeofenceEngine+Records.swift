@@ -50,7 +50,7 @@ extension GeofenceEngine {
         let device = Int(deviceSlot)
         guard devices.groupsVersion[device] != audiences.version else { return }
         let groups = audiences.groups(of: devices.ids[device])
-        if groups != devices.groups[device] { candidateCaches.invalidate(device) }
+        if groups != devices.groups[device] { candidateCaches.dropEntries(device) }
         devices.groups[device] = groups
         devices.groupsVersion[device] = audiences.version
     }

@@ -79,7 +79,7 @@ public struct GeofenceEngine: Sendable {
         let count = devices.ids.count
         let handle = devices.handle(for: device, created: &created)
         if created {
-            if devices.ids.count > count { candidateCaches.addDevice() } else { candidateCaches.invalidate(Int(handle.slot)) }
+            if devices.ids.count > count { candidateCaches.addDevice() } else { candidateCaches.forget(Int(handle.slot)) }
         }
         return handle
     }
