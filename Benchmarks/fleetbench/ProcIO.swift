@@ -1,10 +1,12 @@
 import Foundation
 
 /// What each thread of a process handed to write calls, from Linux's `/proc/<pid>/task/<tid>/io`
-/// (`wchar`: bytes given to `write` and `pwrite`, to files and sockets alike; `syscw`: the calls).
-/// The journal's threads write only the journal: the writer its WAL, the checkpointer the
-/// database file. Unlike CPU time, these hardly move with the host's load, so a change to what
-/// the journal stores shows in one run.
+/// (`wchar`: bytes given to `write` and `pwrite`, to files, pipes and sockets alike; `syscw`: the
+/// calls, failed ones too). The journal's writer writes the WAL, and the file when it finishes a
+/// checkpoint itself, and also publishes what it committed: libmosquitto writes a byte to its
+/// wake-up pipe for each message queued, so its calls count publishes, its bytes hardly. The
+/// checkpointer writes the database file. The bytes move with how many steps share a transaction,
+/// which the host's load moves too: about a tenth between runs of one build.
 enum ProcIO {
     struct ThreadWrites: Sendable {
         var name: String

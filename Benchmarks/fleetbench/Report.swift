@@ -57,17 +57,18 @@ struct Report {
                 }
                 rows.append(Row(what: "    by thread (µs/position)", figure: perPosition.joined(separator: ", ")))
             }
-            // The journal's threads: what an alert's transaction and the device rows cost in writes.
+            // The journal's threads (`ProcIO`: the writer's calls include a wake-up per message it
+            // publishes): what the alerts' transactions and the device rows cost in writes.
             let journal = service.writesByThread.filter { ["journal-writer", "wal-checkpoint"].contains($0.name) }
             if !journal.isEmpty {
                 let perPosition = journal.map {
                     String(format: "%@ %.0f B in %.2f calls", $0.name, Double($0.bytes) / Double(max(service.processed, 1)),
                            Double($0.calls) / Double(max(service.processed, 1)))
                 }
-                let perAlert = journal.first { $0.name == "journal-writer" }.map {
-                    String(format: "; writer %.1f kB an alert", Double($0.bytes) / 1000 / Double(max(service.alerts, 1)))
+                let perAlert = service.alerts == 0 ? "" : journal.first { $0.name == "journal-writer" }.map {
+                    String(format: "; the writer's bytes over the alerts: %.1f kB", Double($0.bytes) / 1000 / Double(service.alerts))
                 } ?? ""
-                rows.append(Row(what: "    journal writes (a position)", figure: perPosition.joined(separator: ", ") + perAlert))
+                rows.append(Row(what: "    writes by thread (a position)", figure: perPosition.joined(separator: ", ") + perAlert))
             }
         }
         let latencies = [
@@ -203,7 +204,8 @@ struct Report {
 
     /// The service's CPU a position over the counting subscriber's a message at the same QoS (in
     /// this run's ceiling phase): what the service costs beyond a bare libmosquitto client on the
-    /// same stream (docs/performance.md's goal: at most 1.2 times).
+    /// same stream (docs/performance.md "Performance": at most 1.2 times). The whole service
+    /// against the subscriber's network thread, its only busy one.
     private func cpuRatioRow(_ qos: Int, _ service: BenchResults.Throughput, _ ceiling: BenchResults.Ceiling?) -> Row? {
         guard let serviceSeconds = service.cpuSeconds, let ceiling, let subscriberSeconds = ceiling.subscriberCPUSeconds,
             subscriberSeconds > 0

@@ -65,6 +65,9 @@ struct CandidateCacheTests {
                 return fence.signedDistance(to: p) <= -min(margin, fence.marginCap)
             }
             #expect(kept.sorted() == fresh.sorted(), "step \(step) at (\(p.lat), \(p.lon))")
+            // A device reading another's cache would mostly find it outside its region and
+            // collect afresh, the answer still right: the arrays are checked themselves.
+            if let broken = caches.brokenInvariant() { Issue.record("step \(step): \(broken)") }
             compared += fresh.count
             if caches.cache(of: device).isKept { keptSteps += 1 } else { unkeptSteps += 1 }
             // A device's entries dropped (new groups), and a slot forgotten and given to a new
@@ -102,5 +105,27 @@ struct CandidateCacheTests {
         // Elsewhere after a long silence: nothing kept.
         #expect(candidates(49.5, 8.9, keep: false) == [])
         #expect(!caches.cache(of: 0).isKept)
+    }
+
+    /// A forgotten device's cache and entries go with it, not when its slot is given to another.
+    @Test func aForgottenDeviceTakesItsCacheAlong() throws {
+        var engine = GeofenceEngine()
+        try engine.setFence(FenceDefinition(id: "depot", shape: .circle(center: Coordinate(lat: 49.3, lon: 8.6), radius: 200)))
+        var transitions: [Transition] = []
+        for (k, device) in ["a", "b", "c"].enumerated() {
+            for t in 0..<3 {
+                let sample = PositionSample(lat: 49.3 + Double(k) * 0.001, lon: 8.6, timestamp: 100 + Double(t), accuracy: 5)
+                engine.process(device: device, sample: sample, arrival: 100 + Double(t), into: &transitions)
+            }
+        }
+        #expect(engine.candidateCaches.keptCount == 3)
+        _ = engine.forgetDevice("a")
+        #expect(engine.candidateCaches.keptCount == 2)
+        #expect(engine.candidateCaches.brokenInvariant() == nil)
+        // The others go on from their caches.
+        let sample = PositionSample(lat: 49.302, lon: 8.6, timestamp: 103, accuracy: 5)
+        #expect(engine.process(device: "c", sample: sample, arrival: 103, into: &transitions).status == .accepted)
+        #expect(engine.candidateCaches.keptCount == 2)
+        #expect(engine.candidateCaches.brokenInvariant() == nil)
     }
 }

@@ -64,7 +64,8 @@ struct CandidateCaches: Sendable {
     /// fleet report less often than `keepWithinSeconds` and keep nothing; a cache of 28 bytes for
     /// every device was 28 bytes a device of the million in fleetbench's scale phase, none used.
     private var places: [UInt32] = []
-    /// The caches of the devices that keep entries, in no order.
+    /// A cache for each device that has kept entries since it was first seen (one whose entries
+    /// were dropped keeps its place for the next ones), mostly in the order devices first kept one.
     private var kept: [Cache] = []
     private var pool: [Kept] = []
     private var collected: [FenceIndex.Entry] = []
@@ -157,8 +158,9 @@ struct CandidateCaches: Sendable {
         cache.count = UInt32(pool.count - start)
         cache.device = UInt32(device)
         // A device collecting again keeps its place: caches stay in the order devices first kept
-        // them, which a fleet reporting in turn reads in (engine-bench, 100,000 fences: moved to
-        // the end at every refill, 14-28% fewer positions a second, three runs alternating).
+        // them (but for those a forgotten device's place went to), which a fleet reporting in turn
+        // reads in (engine-bench, 100,000 fences: moved to the end at every refill, 14-28% fewer
+        // positions a second, three runs alternating).
         if places[device] == .max {
             places[device] = UInt32(kept.count)
             kept.append(cache)
@@ -199,6 +201,30 @@ struct CandidateCaches: Sendable {
             }
             result.append(kept.entry.slot)
         }
+    }
+
+    /// Caches held, for tests.
+    var keptCount: Int { kept.count }
+
+    /// What must hold between the arrays, for tests: each place names a cache of its own device,
+    /// each cache is some device's, runs lie in the pool without overlapping, and the pool is runs
+    /// and garbage. Returns the first thing wrong, nil when none.
+    func brokenInvariant() -> String? {
+        var owners = [Int](repeating: -1, count: kept.count)
+        for (device, place) in places.enumerated() where place != .max {
+            guard Int(place) < kept.count else { return "device \(device)'s place \(place) is past the caches" }
+            guard owners[Int(place)] < 0 else { return "devices \(owners[Int(place)]) and \(device) share cache \(place)" }
+            guard kept[Int(place)].device == UInt32(device) else { return "cache \(place) names device \(kept[Int(place)].device), not \(device)" }
+            owners[Int(place)] = device
+        }
+        if let orphan = owners.firstIndex(of: -1) { return "cache \(orphan) is no device's" }
+        let runs = kept.filter { $0.isKept && $0.count > 0 }.map { Int($0.start)..<(Int($0.start) + Int($0.count)) }
+            .sorted { $0.lowerBound < $1.lowerBound }
+        if let last = runs.last, last.upperBound > pool.count { return "a run ends past the pool" }
+        for (a, b) in zip(runs, runs.dropFirst()) where a.upperBound > b.lowerBound { return "runs \(a) and \(b) overlap" }
+        if kept.contains(where: { !$0.isKept && $0.count != 0 }) { return "a cache without entries counts some" }
+        let live = runs.reduce(0) { $0 + $1.count }
+        return live + garbage == pool.count ? nil : "\(live) entries live and \(garbage) garbage, in a pool of \(pool.count)"
     }
 
     /// Lays every cache's entries out again without the garbage.
