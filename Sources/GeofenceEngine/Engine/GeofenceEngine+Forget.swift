@@ -29,7 +29,6 @@ extension GeofenceEngine {
             histories.remove(devices.history[Int(slot)])
             devices.history[Int(slot)] = -1
         }
-        // Its cache and entries go with it, not when the slot is given to another device.
         candidateCaches.forget(Int(slot))
         devices.remove(slot)
         return forgotten

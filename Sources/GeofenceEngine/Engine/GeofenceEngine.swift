@@ -73,14 +73,13 @@ public struct GeofenceEngine: Sendable {
         registerDevice(device)
     }
 
-    /// The device's handle, its columns made (or its freed place reset) when it is new.
+    /// The device's handle, its columns made when it is new (a freed place was cleared by
+    /// `forgetDevice`, its candidate cache too).
     mutating func registerDevice(_ device: String) -> DeviceHandle {
-        var created = false
         let count = devices.ids.count
+        var created = false
         let handle = devices.handle(for: device, created: &created)
-        if created {
-            if devices.ids.count > count { candidateCaches.addDevice() } else { candidateCaches.forget(Int(handle.slot)) }
-        }
+        if devices.ids.count > count { candidateCaches.addDevice() }
         return handle
     }
 

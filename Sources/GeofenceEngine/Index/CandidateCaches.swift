@@ -103,11 +103,10 @@ struct CandidateCaches: Sendable {
         garbage += Int(kept[Int(place)].count)
         kept[Int(place)].start = .max
         kept[Int(place)].count = 0
-        kept[Int(place)].version = .max
     }
 
-    /// Forgets device `slot`'s cache and place (a forgotten slot given to a new device). The last
-    /// cache takes its place in `kept`.
+    /// Forgets device `slot`'s cache and place (the device forgotten). The last cache takes its
+    /// place in `kept`.
     mutating func forget(_ slot: Int) {
         let place = places[slot]
         guard place != .max else { return }
