@@ -13,7 +13,6 @@ struct LateSampleTests {
     @Test func aHistoryIsEightyEightBytesAndASampleFiftySix() {
         #expect(MemoryLayout<SampleHistory>.stride == 88)
         #expect(MemoryLayout<SampleHistory.Held>.stride == 56)
-        #expect(MemoryLayout<DeviceTable.FirstFix>.stride == 16)
     }
 
     /// A truck at 10 m/s, a fix every 5 s, along the east-west line through a 150 m circle: in from
@@ -520,6 +519,26 @@ struct LateSampleTests {
             sizes.append(index >= 0 ? h.engine.histories[index].held.count : 0)
         }
         #expect(Set(sizes.suffix(16)) == [1], "\(sizes)")
+    }
+
+    /// A first sample held keeps its speed and fence epoch, and its accuracy is the anchor's: the
+    /// history made of it, when a sample after a gap comes (the anchor columns already that
+    /// sample's) or when a late one does, holds the first sample's own.
+    @Test func aFirstSampleHeldKeepsItsAccuracyAndSpeedIntoItsHistory() throws {
+        for late in [false, true] {
+            var h = try Harness([circle("yard", radius: 150)])
+            h.feed([at(-600, t: T0, acc: 40, speed: 12.5)])
+            #expect(h.engine.devices.history[0] == DeviceTable.firstSampleHeld)
+            // Behind it, or after a gap.
+            h.feed([late ? at(-650, t: T0 - 30, acc: 5, speed: 3) : at(-500, t: T0 + 60, acc: 5, speed: 3)])
+            #expect(h.outcomes.last?.status == (late ? .late : .accepted))
+            let index = h.engine.devices.history[0]
+            try #require(index >= 0)
+            let held = h.engine.histories[index].held
+            let first = try #require(held.first { $0.timestamp == T0 })
+            #expect(first.accuracy == 40 && first.speed == 12.5, "\(first.sample)")
+            #expect(held.first { $0.timestamp != T0 }?.accuracy == 5)
+        }
     }
 
     /// Sends `before` and `lives`, then `backlog` newest first (a visit to the yard in it): the

@@ -380,7 +380,7 @@ struct PropertyTests {
             for device in devices {
                 let slot = try #require(engine.devices.slot(of: device))
                 var slots: [Int32] = []
-                engine.index.candidates(lat: point.lat, lon: point.lon, groups: engine.devices.groups[Int(slot)], into: &slots)
+                engine.index.candidates(lat: point.lat, lon: point.lon, groups: engine.devices.groups(of: Int(slot)), into: &slots)
                 let viaIndex = Set(slots.compactMap { slot -> String? in
                     let fence = engine.fenceSlots[Int(slot)]!
                     return fence.signedDistance(to: point) > -min(fence.marginCap(near: point), fence.reachMargin) ? fence.id : nil

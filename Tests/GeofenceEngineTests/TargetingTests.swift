@@ -112,13 +112,39 @@ struct TargetingTests {
         func handed(_ device: String) -> [String] {
             let slot = engine.devices.slot(of: device)!
             var slots: [Int32] = []
-            engine.index.candidates(lat: depot.lat, lon: depot.lon, groups: engine.devices.groups[Int(slot)], into: &slots)
+            engine.index.candidates(lat: depot.lat, lon: depot.lon, groups: engine.devices.groups(of: Int(slot)), into: &slots)
             return slots.map { engine.fenceSlots[Int($0)]!.id }.sorted()
         }
         #expect(handed("truck-1") == ["all", "trucks"])
         #expect(handed("van-1") == ["all", "vans"])
         #expect(handed("bike-1") == ["all"])
         #expect(engine.insideFences(of: "van-1") == ["all", "vans"])
+    }
+
+    /// Devices' groups are found only once a fence is for some devices: until then the groups'
+    /// columns hold nothing (memory a device, docs/performance.md "Memory by part"); a device
+    /// forgotten and its place reused starts with none.
+    @Test func groupsAreKeptOnlyOnceAFenceIsForSomeDevices() throws {
+        var engine = GeofenceEngine()
+        try engine.setFence(circle("all", radius: 300))
+        var transitions: [Transition] = []
+        for device in ["truck-1", "van-1", "bike-1"] {
+            engine.process(device: device, sample: sample(depot, t: T0), arrival: T0, into: &transitions)
+        }
+        #expect(engine.devices.groups.isEmpty)
+        try engine.setFence(circle("vans", radius: 300).only(["van-?"]))
+        engine.process(device: "van-1", sample: sample(depot, t: T0 + 1), arrival: T0 + 1, into: &transitions)
+        let van = Int(engine.devices.slot(of: "van-1")!)
+        #expect(engine.devices.groups.count == van + 1)
+        #expect(!engine.devices.groups(of: van).isEmpty)
+        #expect(engine.devices.groups(of: Int(engine.devices.slot(of: "truck-1")!)).isEmpty)
+        #expect(engine.insideFences(of: "van-1") == ["all", "vans"])
+        // Forgotten, its place goes to a device that is no van, with no groups of the van's.
+        _ = engine.forgetDevice("van-1")
+        engine.process(device: "car-1", sample: sample(depot, t: T0 + 2), arrival: T0 + 2, into: &transitions)
+        #expect(Int(engine.devices.slot(of: "car-1")!) == van)
+        #expect(engine.devices.groups(of: van).isEmpty)
+        #expect(engine.insideFences(of: "car-1") == ["all"])
     }
 
     @Test func aReplaceThatNoLongerMatchesExitsTheDevicesInside() throws {

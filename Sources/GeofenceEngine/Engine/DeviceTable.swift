@@ -21,18 +21,25 @@ struct DeviceTable: Sendable {
     var lastHeard: [Double] = []
     /// The device's place in `DeviceRecords`, or -1 when it has nothing beyond these columns.
     var record: [Int32] = []
-    /// The audience groups the device belongs to, found for `Audiences.version` `groupsVersion`.
-    var groups: [[Int32]] = []
-    var groupsVersion: [UInt32] = []
+    /// The audience groups of each device, found for `Audiences.version` `groupsVersion`
+    /// (``groups(of:)``). Grown only up to the last device whose groups were asked for: without
+    /// fences for some devices (docs/rules.md "Fences for some devices") none are, and the two
+    /// columns were 12 bytes a device of the million in fleetbench's scale phase.
+    private(set) var groups: [[Int32]] = []
+    private(set) var groupsVersion: [UInt32] = []
     /// Whether the slot holds a device (false once forgotten, until reused).
     var live: [Bool] = []
     /// The device's place in the engine's `SampleHistories`, or -1 while it holds no samples for
     /// merging late ones (docs/rules.md "Late samples"), or `firstSampleHeld`, or
     /// `confirmedSinceAnchor`.
     var history: [Int32] = []
-    /// The accuracy and speed of the device's first accurate sample, read only while `history` is
-    /// `firstSampleHeld`.
-    var firstFix: [FirstFix] = []
+    /// The speed of the device's first accurate sample (NaN: unknown, a `Double` as in
+    /// `SampleHistory.Held`) and the engine's fence epoch then (a fence removed or reassigned
+    /// since voids it, as it voids a history), read only while `history` is `firstSampleHeld`; its
+    /// accuracy is the anchor's. Two columns, 12 bytes a device, where one of pairs took 16 with
+    /// the accuracy.
+    var firstSpeed: [Double] = []
+    var firstEpoch: [UInt32] = []
 
     /// In `history`: the device's only judged sample is its first, held at no cost. The regions
     /// before it were empty, and it is the anchor columns with `firstFix`: a history is made of it
@@ -45,15 +52,6 @@ struct DeviceTable: Sendable {
     /// last judged sample). A late sample newer than the anchor would judge that fence again, with
     /// no mark to say it is settled: it is dropped, as before any was merged with nothing held.
     static let confirmedSinceAnchor: Int32 = -3
-
-    /// 16 bytes a device; NaN: unknown (the types of `SampleHistory.Held`).
-    struct FirstFix: Sendable {
-        var accuracy: Float
-        /// The engine's fence epoch at the sample: a fence removed or reassigned since voids it,
-        /// as it voids a history.
-        var epoch: UInt32
-        var speed: Double
-    }
 
     var count: Int { index.count }
 
@@ -86,11 +84,14 @@ struct DeviceTable: Sendable {
             knownGeneration[i] = 0
             lastHeard[i] = -.infinity
             record[i] = -1
-            groups[i] = []
-            groupsVersion[i] = .max
+            if i < groups.count {
+                groups[i] = []
+                groupsVersion[i] = .max
+            }
             live[i] = true
             history[i] = -1
-            firstFix[i] = FirstFix(accuracy: .nan, epoch: 0, speed: .nan)
+            firstSpeed[i] = .nan
+            firstEpoch[i] = 0
         } else {
             slot = Int32(ids.count)
             ids.append(key.string)
@@ -103,14 +104,30 @@ struct DeviceTable: Sendable {
             knownGeneration.append(0)
             lastHeard.append(-.infinity)
             record.append(-1)
-            groups.append([])
-            groupsVersion.append(.max)
             live.append(true)
             history.append(-1)
-            firstFix.append(FirstFix(accuracy: .nan, epoch: 0, speed: .nan))
+            firstSpeed.append(.nan)
+            firstEpoch.append(0)
         }
         index.insert(key, at: slot)
         return DeviceHandle(slot: slot)
+    }
+
+    /// The device's audience groups as last found; none before they were.
+    @inline(__always)
+    func groups(of slot: Int) -> [Int32] { slot < groups.count ? groups[slot] : [] }
+
+    /// The `Audiences.version` the device's groups were found for; `.max` before they were.
+    func groupsVersion(of slot: Int) -> UInt32 { slot < groupsVersion.count ? groupsVersion[slot] : .max }
+
+    mutating func setGroups(_ found: [Int32], version: UInt32, of slot: Int) {
+        if slot >= groups.count {
+            let missing = slot + 1 - groups.count
+            groups.append(contentsOf: repeatElement([], count: missing))
+            groupsVersion.append(contentsOf: repeatElement(.max, count: missing))
+        }
+        groups[slot] = found
+        groupsVersion[slot] = version
     }
 
     /// Frees the slot of `id` for reuse; its columns are reset when it is given out again.
@@ -118,7 +135,7 @@ struct DeviceTable: Sendable {
         let i = Int(slot)
         index.remove(ExactID(ids[i])) { $0 == slot }
         ids[i] = ""
-        groups[i] = []
+        if i < groups.count { groups[i] = [] }
         live[i] = false
         freeSlots.append(slot)
     }

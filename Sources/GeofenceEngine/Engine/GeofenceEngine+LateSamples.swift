@@ -65,17 +65,18 @@ extension GeofenceEngine {
     /// Keeps an accepted, accurate sample with the regions just before it and the fences it
     /// alerted, for the late samples that may follow it (only when `willHold` said so).
     /// `previousJudged`: the device's accurate sample before it (a fix too inaccurate to judge
-    /// ends no gap and is never held).
+    /// ends no gap and is never held); `anchor` and `anchorAccuracy`: that sample's place and
+    /// accuracy, read before the anchor columns moved to this one.
     mutating func hold(
-        _ sample: PositionSample, before: [RegionEntry], anchor: (Double, Double, Double)?,
+        _ sample: PositionSample, before: [RegionEntry], anchor: (Double, Double, Double)?, anchorAccuracy: Float,
         alerted: ArraySlice<Transition>, previousJudged: Double, device: Int
     ) {
         let gap = sample.timestamp - previousJudged > Self.gapSeconds
         // A first sample held starts the history: a backlog may still come behind it. The anchor
-        // columns are this sample's already; `anchor` is the first.
+        // columns are this sample's already; `anchor` and `anchorAccuracy` are the first's.
         var fromFirst = false
         if devices.history[device] == DeviceTable.firstSampleHeld, let anchor {
-            fromFirst = historyOfFirstSample(device, at: anchor) != nil
+            fromFirst = historyOfFirstSample(device, at: anchor, accuracy: anchorAccuracy) != nil
         }
         let index = devices.history[device]
         var history = index >= 0 ? histories.take(index) : SampleHistory()
@@ -141,12 +142,12 @@ extension GeofenceEngine {
     /// A device's first sample, when it alerted nothing (first sight is silent): a tracker's first
     /// message may be its live fix with a backlog behind it. Holding it as a history cost engine-bench
     /// 15-30% and every device seen once 155 bytes; it is already the device's anchor (place and
-    /// time) and its regions before it were empty, so only its accuracy and speed are kept, and a
-    /// history is made of it when a late sample comes, or a sample after a gap.
+    /// time, and accuracy) and its regions before it were empty, so only its speed and the fence
+    /// epoch are kept, and a history is made of it when a late sample comes, or a sample after a gap.
     mutating func holdFirstSample(_ sample: PositionSample, device: Int) {
         devices.history[device] = DeviceTable.firstSampleHeld
-        devices.firstFix[device] = DeviceTable.FirstFix(
-            accuracy: sample.accuracy.map { Float($0) } ?? .nan, epoch: fenceEpoch, speed: sample.speed ?? .nan)
+        devices.firstSpeed[device] = sample.speed ?? .nan
+        devices.firstEpoch[device] = fenceEpoch
     }
 
     /// The device's history for a late sample: its place in `histories`, made of its first sample
@@ -154,15 +155,16 @@ extension GeofenceEngine {
     private mutating func heldHistory(of device: Int) -> Int32? {
         let index = devices.history[device]
         guard index == DeviceTable.firstSampleHeld else { return index >= 0 ? index : nil }
-        return historyOfFirstSample(device, at: (devices.anchorTime[device], devices.anchorLat[device], devices.anchorLon[device]))
+        return historyOfFirstSample(
+            device, at: (devices.anchorTime[device], devices.anchorLat[device], devices.anchorLon[device]),
+            accuracy: devices.anchorAccuracy[device])
     }
 
     /// Turns the device's first sample held, at `first` (time, lat, lon), into a history in
     /// `histories` and returns its place; nil (and the hold dropped) when a fence was removed or
     /// reassigned since, as for any history.
-    private mutating func historyOfFirstSample(_ device: Int, at first: (Double, Double, Double)) -> Int32? {
-        let fix = devices.firstFix[device]
-        guard fix.epoch == fenceEpoch else {
+    private mutating func historyOfFirstSample(_ device: Int, at first: (Double, Double, Double), accuracy: Float) -> Int32? {
+        guard devices.firstEpoch[device] == fenceEpoch else {
             devices.history[device] = -1
             return nil
         }
@@ -171,7 +173,8 @@ extension GeofenceEngine {
         // Nothing judged before it: `floor` stays -infinity, and a merge judges the oldest held
         // sample as first sight.
         history.held = [SampleHistory.Held(
-            timestamp: first.0, lat: first.1, lon: first.2, speed: fix.speed, before: [], accuracy: fix.accuracy)]
+            timestamp: first.0, lat: first.1, lon: first.2, speed: devices.firstSpeed[device], before: [],
+            accuracy: accuracy)]
         devices.history[device] = histories.add(history)
         return devices.history[device]
     }

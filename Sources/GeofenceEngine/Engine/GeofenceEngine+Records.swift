@@ -48,18 +48,17 @@ extension GeofenceEngine {
     /// Finds the device's audience groups again if the set of groups changed since it last did.
     mutating func refreshGroups(of deviceSlot: Int32) {
         let device = Int(deviceSlot)
-        guard devices.groupsVersion[device] != audiences.version else { return }
+        guard devices.groupsVersion(of: device) != audiences.version else { return }
         let groups = audiences.groups(of: devices.ids[device])
-        if groups != devices.groups[device] { candidateCaches.dropEntries(device) }
-        devices.groups[device] = groups
-        devices.groupsVersion[device] = audiences.version
+        if groups != devices.groups(of: device) { candidateCaches.dropEntries(device) }
+        devices.setGroups(groups, version: audiences.version, of: device)
     }
 
     /// Whether the device belongs to `group` (its groups refreshed first).
     mutating func device(_ deviceSlot: Int32, isIn group: Int32) -> Bool {
         if group == Audiences.everyone { return true }
         refreshGroups(of: deviceSlot)
-        return Audiences.contains(devices.groups[Int(deviceSlot)], group)
+        return Audiences.contains(devices.groups(of: Int(deviceSlot)), group)
     }
 
     /// Ends one device's step: its fence alerts in order, then the events of the tours its confirmed

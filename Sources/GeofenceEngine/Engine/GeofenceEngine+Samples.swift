@@ -61,6 +61,8 @@ extension GeofenceEngine {
         let previousJudged = anchor?.0 ?? previousLatest
         let holding = willHold(sample, previousJudged: previousJudged, device: device)
         let before = holding ? current.entries : []
+        // Read only when held: a first sample held keeps its accuracy there (`holdFirstSample`).
+        let anchorAccuracy = holding ? devices.anchorAccuracy[device] : .nan
         let firstNewTransition = transitions.endIndex
         let wasPendingWithEvidence = current.hasEvidencePending
         outcome.firstSight = devices.knownGeneration[device] == 0
@@ -77,7 +79,8 @@ extension GeofenceEngine {
         putBack(current, for: deviceSlot)
         if holding {
             hold(
-                sample, before: before, anchor: anchor, alerted: transitions[firstNewTransition...],
+                sample, before: before, anchor: anchor, anchorAccuracy: anchorAccuracy,
+                alerted: transitions[firstNewTransition...],
                 previousJudged: outcome.firstSight ? -.infinity : previousJudged, device: device)
         } else if outcome.firstSight, settings.lateWindowSeconds > 0, transitions.endIndex == firstNewTransition {
             holdFirstSample(sample, device: device)
@@ -115,7 +118,7 @@ extension GeofenceEngine {
         candidateScratch.removeAll(keepingCapacity: true)
         candidateCaches.candidates(
             device: device, point: context.point, margin: context.margin, index: index, probes: fenceProbes,
-            everyGroup: !targeted, groups: targeted ? devices.groups[device] : [],
+            everyGroup: !targeted, groups: targeted ? devices.groups(of: device) : [],
             keep: anchor.map { sample.timestamp - $0.0 <= CandidateCaches.keepWithinSeconds } ?? false,
             into: &candidateScratch)
         // An expired fence says nothing more; the next tick removes it (docs/rules.md "The rules").

@@ -47,7 +47,7 @@ extension GeofenceEngine {
         let start = min(count.next, devices.ids.count)
         let end = start + min(devices.ids.count - start, max(1, limit))
         for slot in start..<end {
-            count.memory.devices += AllocatedBytes.string(devices.ids[slot]) + AllocatedBytes.array(devices.groups[slot])
+            count.memory.devices += AllocatedBytes.string(devices.ids[slot]) + AllocatedBytes.array(devices.groups(of: slot))
             let record = self.record(of: Int32(slot))
             if let record { count.memory.regions += record.allocatedBytes }
             let history = devices.history[slot]
@@ -67,7 +67,7 @@ extension DeviceTable {
             + AllocatedBytes.array(anchorLon) + AllocatedBytes.array(anchorAccuracy) + AllocatedBytes.array(seq)
             + AllocatedBytes.array(knownGeneration) + AllocatedBytes.array(lastHeard) + AllocatedBytes.array(record)
             + AllocatedBytes.array(groups) + AllocatedBytes.array(groupsVersion) + AllocatedBytes.array(live)
-            + AllocatedBytes.array(history) + AllocatedBytes.array(firstFix)
+            + AllocatedBytes.array(history) + AllocatedBytes.array(firstSpeed) + AllocatedBytes.array(firstEpoch)
     }
 }
 
