@@ -104,7 +104,7 @@ struct EngineMemoryTests {
         let history = h.engine.histories[h.engine.devices.history[Int(slot)]]
         #expect(history.held.count > 2)
         #expect(history.held.contains { $0.before.contains { $0.boxBytes > 0 } })
-        var expected = AllocatedBytes.array(history.held) + h.engine.histories.allocatedBytes
+        var expected = AllocatedBytes.array(history.held) + history.timesBytes + h.engine.histories.allocatedBytes
         for sample in history.held {
             expected += AllocatedBytes.array(sample.alerted) + AllocatedBytes.array(sample.before)
                 + sample.before.reduce(0) { $0 + $1.boxBytes }

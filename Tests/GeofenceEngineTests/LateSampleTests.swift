@@ -10,9 +10,30 @@ import SeededRandom
 struct LateSampleTests {
     /// Every device after a gap in its reports holds a history and a sample: their size is memory
     /// per device (docs/performance.md).
-    @Test func aHistoryIsEightyEightBytesAndASampleFiftySix() {
-        #expect(MemoryLayout<SampleHistory>.stride == 88)
+    @Test func aHistoryIsFiftySixBytesAndASampleFiftySix() {
+        #expect(MemoryLayout<SampleHistory>.stride == 56)
         #expect(MemoryLayout<SampleHistory.Held>.stride == 56)
+    }
+
+    /// A history's backlog and trimming times take a buffer only while one of them is set, each
+    /// history its own (copied on write), and give it up once all are back to none.
+    @Test func aHistoryKeepsItsTimesApartOnlyWhileOneIsSet() {
+        var history = SampleHistory()
+        #expect(history.timesBytes == 0 && !history.isOpen && !history.joined && !history.amongTrimmed(T0))
+        history.openSince = T0
+        history.trimmedFrom = T0 - 10
+        history.trimmedThrough = T0 - 5
+        #expect(history.timesBytes > 0 && history.isOpen && history.amongTrimmed(T0 - 7) && !history.amongTrimmed(T0))
+        var copy = history
+        copy.joinedSince = T0 + 1
+        copy.openSince = .infinity
+        #expect(history.openSince == T0 && !history.joined && history.lastLateArrival == -.infinity)
+        #expect(copy.joined && !copy.isOpen && copy.trimmedFrom == T0 - 10)
+        history.openSince = .infinity
+        history.trimmedFrom = .infinity
+        #expect(history.timesBytes > 0)
+        history.trimmedThrough = -.infinity
+        #expect(history.timesBytes == 0 && history.trimmedFrom == .infinity && copy.timesBytes > 0)
     }
 
     /// A truck at 10 m/s, a fix every 5 s, along the east-west line through a 150 m circle: in from

@@ -57,32 +57,76 @@ struct SampleHistory: Sendable {
         var enteredAt: Double
     }
 
-    // In this order, the optional anchor's tag, `merging` and `epoch` share one word: 88 bytes a
-    // history with the span of trimmed samples and the time a fix joined (64 without), where the
-    // order of first thought took 8 more.
+    // In this order, the optional anchor's tag, `merging` and `epoch` share one word: 56 bytes a
+    // history, where the order of first thought took 8 more.
     var held: [Held] = []
     /// Samples at or before this time are folded into `held[0].before`: a late sample this old
     /// cannot be placed and is dropped.
     var floor = -Double.infinity
+
+    /// The times of a backlog arriving and of samples trimmed, in a buffer of their own only while
+    /// one is not its default: a device reporting steadily after a gap holds a history and never
+    /// has a backlog, and the five times in the history were 40 of its 88 bytes (a million such
+    /// devices in fleetbench's scale phase, docs/performance.md "Memory by part").
+    private struct Times: Equatable {
+        var openSince = Double.infinity
+        var lastLateArrival = -Double.infinity
+        var joinedSince = Double.infinity
+        var trimmedFrom = Double.infinity
+        var trimmedThrough = -Double.infinity
+    }
+
+    /// Empty, or one `Times` that is not the default (an array: copied on write with the history).
+    private var times: [Times] = []
+
+    /// Changes the times in place; back to the default, their buffer goes.
+    private mutating func changeTimes(_ change: (inout Times) -> Void) {
+        if times.isEmpty {
+            var first = Times()
+            change(&first)
+            if first != Times() { times = [first] }
+        } else {
+            change(&times[0])
+            if times[0] == Times() { times = [] }
+        }
+    }
+
     /// The oldest late sample held and not merged yet (+infinity: none): a backlog arriving is
     /// merged at once, when it has ended.
-    var openSince = Double.infinity
+    var openSince: Double {
+        get { times.first?.openSince ?? .infinity }
+        set { changeTimes { $0.openSince = newValue } }
+    }
     /// The wall clock of the latest late sample held: quiet for `silent_confirm_s` since (5 s once
     /// a newer fix joined it, `GeofenceEngine.uploadPause`), the backlog has ended.
-    var lastLateArrival = -Double.infinity
+    var lastLateArrival: Double {
+        get { times.first?.lastLateArrival ?? -.infinity }
+        set { changeTimes { $0.lastLateArrival = newValue } }
+    }
     /// The wall clock at which a newer fix first joined the open backlog (`GeofenceEngine.joinBacklog`;
     /// +infinity: none did): an upload under way, ended by a short pause (`GeofenceEngine.uploadPause`),
-    /// at the latest `GeofenceEngine.joinLimit` after it. 8 bytes a history: 88.
-    var joinedSince = Double.infinity
+    /// at the latest `GeofenceEngine.joinLimit` after it.
+    var joinedSince: Double {
+        get { times.first?.joinedSince ?? .infinity }
+        set { changeTimes { $0.joinedSince = newValue } }
+    }
     var joined: Bool { joinedSince.isFinite }
     /// The oldest and newest judged samples trimmed from among the held ones (+infinity and
     /// -infinity: none): a late sample between them would be judged without them. Mostly it is a
     /// repeat of a fix already merged (a QoS 1 redelivery, a tracker sending a part twice): merged
     /// again, its replay missed the fix where a visit's evidence began, and an enter came 65 s late.
-    var trimmedFrom = Double.infinity
-    var trimmedThrough = -Double.infinity
+    var trimmedFrom: Double {
+        get { times.first?.trimmedFrom ?? .infinity }
+        set { changeTimes { $0.trimmedFrom = newValue } }
+    }
+    var trimmedThrough: Double {
+        get { times.first?.trimmedThrough ?? -.infinity }
+        set { changeTimes { $0.trimmedThrough = newValue } }
+    }
     /// `timestamp` falls among samples trimmed away (`trimmedFrom`).
     func amongTrimmed(_ timestamp: Double) -> Bool { timestamp >= trimmedFrom && timestamp <= trimmedThrough }
+    /// The buffer of the times, when they have one (``AllocatedBytes``).
+    var timesBytes: Int { AllocatedBytes.array(times) }
     /// The latest accurate sample before `held[0]`: where a crossing into it is interpolated from.
     var baseAnchor: (Double, Double, Double)?
     /// A late sample was held since the last newest one was appended: a backlog arrived, and the

@@ -89,7 +89,7 @@ extension SampleHistory {
     /// from the snapshot the sample keeps (checked on held samples inside and near fences). A box
     /// a snapshot still shares with the record is counted in both: an upper bound.
     var allocatedBytes: Int {
-        var bytes = AllocatedBytes.array(held)
+        var bytes = AllocatedBytes.array(held) + timesBytes
         for sample in held {
             bytes += AllocatedBytes.array(sample.alerted) + AllocatedBytes.array(sample.before)
             for entry in sample.before { bytes += entry.boxBytes }
