@@ -23,7 +23,7 @@ struct DeviceTable: Sendable {
     var record: [Int32] = []
     /// The audience groups of each device, found for `Audiences.version` `groupsVersion`
     /// (``groups(of:)``). Grown only up to the last device whose groups were asked for: without
-    /// fences for some devices (docs/rules.md "Fences for some devices") none are, and the two
+    /// fences for some devices (docs/rules.md "Fleet rules") none are, and the two
     /// columns were 12 bytes a device of the million in fleetbench's scale phase.
     private(set) var groups: [[Int32]] = []
     private(set) var groupsVersion: [UInt32] = []
