@@ -36,16 +36,16 @@ struct DeviceTable: Sendable {
     /// The speed of the device's first accurate sample (NaN: unknown, a `Double` as in
     /// `SampleHistory.Held`) and the engine's fence epoch then (a fence removed or reassigned
     /// since voids it, as it voids a history), read only while `history` is `firstSampleHeld`; its
-    /// accuracy is the anchor's. Two columns, 12 bytes a device, where one of pairs took 16 with
-    /// the accuracy.
+    /// accuracy is the anchor's. Two columns, 12 bytes a device, where one column of the three
+    /// took 16.
     var firstSpeed: [Double] = []
     var firstEpoch: [UInt32] = []
 
     /// In `history`: the device's only judged sample is its first, held at no cost. The regions
-    /// before it were empty, and it is the anchor columns with `firstFix`: a history is made of it
-    /// only if a late sample comes (a million devices seen once hold nothing more). It alerted
-    /// nothing and left no change pending (first sight is silent), so nothing confirmed since
-    /// needs marking on it.
+    /// before it were empty, and it is the anchor columns with `firstSpeed` and `firstEpoch`: a
+    /// history is made of it only if a late sample comes, or a sample after a gap (a million
+    /// devices seen once hold nothing more). It alerted nothing and left no change pending (first
+    /// sight is silent), so nothing confirmed since needs marking on it.
     static let firstSampleHeld: Int32 = -2
 
     /// In `history`: nothing held, and silence confirmed a change after the anchor (the device's
