@@ -15,25 +15,25 @@ struct LateSampleTests {
         #expect(MemoryLayout<SampleHistory.Held>.stride == 56)
     }
 
-    /// A history's backlog and trimming times take a buffer only while one of them is set, each
-    /// history its own (copied on write), and give it up once all are back to none.
-    @Test func aHistoryKeepsItsTimesApartOnlyWhileOneIsSet() {
+    /// A history's backlog times take a buffer only while a backlog is open, each history its own
+    /// (copied on write), and give it up once the backlog ends; a merged backlog's times are
+    /// those it was opened and joined with.
+    @Test func aHistoryKeepsItsBacklogTimesApartOnlyWhileOneIsOpen() {
         var history = SampleHistory()
         #expect(history.timesBytes == 0 && !history.isOpen && !history.joined && !history.amongTrimmed(T0))
-        history.openSince = T0
-        history.trimmedFrom = T0 - 10
-        history.trimmedThrough = T0 - 5
-        #expect(history.timesBytes > 0 && history.isOpen && history.amongTrimmed(T0 - 7) && !history.amongTrimmed(T0))
+        history.noteLate(T0, arrival: T0 + 100)
+        history.noteLate(T0 + 5, arrival: T0 + 101)
+        #expect(history.timesBytes > 0 && history.isOpen && history.openSince == T0 && history.lastLateArrival == T0 + 101)
         var copy = history
-        copy.joinedSince = T0 + 1
-        copy.openSince = .infinity
-        #expect(history.openSince == T0 && !history.joined && history.lastLateArrival == -.infinity)
-        #expect(copy.joined && !copy.isOpen && copy.trimmedFrom == T0 - 10)
-        history.openSince = .infinity
-        history.trimmedFrom = .infinity
-        #expect(history.timesBytes > 0)
-        history.trimmedThrough = -.infinity
-        #expect(history.timesBytes == 0 && history.trimmedFrom == .infinity && copy.timesBytes > 0)
+        copy.noteJoined(at: T0 + 102)
+        copy.noteJoined(at: T0 + 103)
+        #expect(!history.joined && copy.joinedSince == T0 + 102)
+        let ended = copy.endBacklog()
+        #expect(ended.since == T0 && ended.lastArrival == T0 + 101 && ended.joined)
+        #expect(copy.timesBytes == 0 && !copy.isOpen && !copy.joined && copy.lastLateArrival == -.infinity)
+        #expect(history.isOpen && history.timesBytes > 0)
+        history.postponeLateArrival(by: 10)
+        #expect(history.endBacklog().lastArrival == T0 + 111 && history.timesBytes == 0)
     }
 
     /// A truck at 10 m/s, a fix every 5 s, along the east-west line through a 150 m circle: in from

@@ -278,8 +278,7 @@ extension GeofenceEngine {
             place = history.place(of: sample.timestamp)
         }
         history.merging = true
-        history.openSince = min(history.openSince, sample.timestamp)
-        history.lastLateArrival = arrival
+        history.noteLate(sample.timestamp, arrival: arrival)
         devicesWithOpenBacklog.insert(deviceSlot)
         // The regions before it are those before the sample after it until the replay: the samples
         // between them are late ones not judged yet.
@@ -306,18 +305,15 @@ extension GeofenceEngine {
         guard index >= 0 else { return outcome }
         var history = histories.take(index)
         defer { histories.put(history, at: index) }
-        let since = history.openSince
-        history.openSince = .infinity
-        let joined = history.joined
-        history.joinedSince = .infinity
+        let (since, lastArrival, joined) = history.endBacklog()
         // A fence removed or reassigned since: the snapshots name slots that may be other fences now.
         guard history.epoch == fenceEpoch, let place = history.held.firstIndex(where: { $0.timestamp >= since }) else {
             return outcome
         }
         if audiences.hasTargetedGroups { refreshGroups(of: deviceSlot) }
-        var current = takeRecord(of: deviceSlot, arrival: history.lastLateArrival)
+        var current = takeRecord(of: deviceSlot, arrival: lastArrival)
         // Silence after the backlog counts from its last fix's arrival, or a newer fix's that joined it.
-        current.lastArrival = max(current.lastArrival, history.lastLateArrival, joined ? devices.lastHeard[device] : -.infinity)
+        current.lastArrival = max(current.lastArrival, lastArrival, joined ? devices.lastHeard[device] : -.infinity)
         let original = current.entries
         // Fences a sample at or after the backlog's oldest already changed: it says nothing for them.
         // A dwell changed nothing: the backlog may still have left the fence and come back. The stay
@@ -502,7 +498,7 @@ extension GeofenceEngine {
         var held = SampleHistory.Held(sample, before: record(of: deviceSlot)?.entries ?? [])
         held.awaitingMerge = true
         history.held.append(held)
-        history.joinedSince = min(history.joinedSince, arrival)
+        history.noteJoined(at: arrival)
         histories.put(history, at: index)
         return SampleOutcome(status: .accepted)
     }

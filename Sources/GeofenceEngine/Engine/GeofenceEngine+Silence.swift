@@ -61,7 +61,7 @@ extension GeofenceEngine {
         }
         for deviceSlot in devicesWithOpenBacklog {
             let index = devices.history[Int(deviceSlot)]
-            if index >= 0 { histories.modify(index) { $0.lastLateArrival += seconds } }
+            if index >= 0 { histories.modify(index) { $0.postponeLateArrival(by: seconds) } }
         }
     }
 }

@@ -93,38 +93,50 @@ struct SampleHistory: Sendable {
 
     /// The oldest late sample held and not merged yet (+infinity: none): a backlog arriving is
     /// merged at once, when it has ended.
-    var openSince: Double {
-        get { times.first?.openSince ?? .infinity }
-        set { changeTimes { $0.openSince = newValue } }
-    }
+    var openSince: Double { times.first?.openSince ?? .infinity }
     /// The wall clock of the latest late sample held: quiet for `silent_confirm_s` since (5 s once
     /// a newer fix joined it, `GeofenceEngine.uploadPause`), the backlog has ended.
-    var lastLateArrival: Double {
-        get { times.first?.lastLateArrival ?? -.infinity }
-        set { changeTimes { $0.lastLateArrival = newValue } }
-    }
+    var lastLateArrival: Double { times.first?.lastLateArrival ?? -.infinity }
     /// The wall clock at which a newer fix first joined the open backlog (`GeofenceEngine.joinBacklog`;
     /// +infinity: none did): an upload under way, ended by a short pause (`GeofenceEngine.uploadPause`),
     /// at the latest `GeofenceEngine.joinLimit` after it.
-    var joinedSince: Double {
-        get { times.first?.joinedSince ?? .infinity }
-        set { changeTimes { $0.joinedSince = newValue } }
-    }
+    var joinedSince: Double { times.first?.joinedSince ?? .infinity }
     var joined: Bool { joinedSince.isFinite }
     /// The oldest and newest judged samples trimmed from among the held ones (+infinity and
     /// -infinity: none): a late sample between them would be judged without them. Mostly it is a
     /// repeat of a fix already merged (a QoS 1 redelivery, a tracker sending a part twice): merged
     /// again, its replay missed the fix where a visit's evidence began, and an enter came 65 s late.
-    var trimmedFrom: Double {
-        get { times.first?.trimmedFrom ?? .infinity }
-        set { changeTimes { $0.trimmedFrom = newValue } }
-    }
-    var trimmedThrough: Double {
-        get { times.first?.trimmedThrough ?? -.infinity }
-        set { changeTimes { $0.trimmedThrough = newValue } }
-    }
+    var trimmedFrom: Double { times.first?.trimmedFrom ?? .infinity }
+    var trimmedThrough: Double { times.first?.trimmedThrough ?? -.infinity }
     /// `timestamp` falls among samples trimmed away (`trimmedFrom`).
     func amongTrimmed(_ timestamp: Double) -> Bool { timestamp >= trimmedFrom && timestamp <= trimmedThrough }
+    /// A late sample of `timestamp` arrived at `arrival` and is held: the backlog is open.
+    mutating func noteLate(_ timestamp: Double, arrival: Double) {
+        changeTimes {
+            $0.openSince = min($0.openSince, timestamp)
+            $0.lastLateArrival = arrival
+        }
+    }
+
+    /// A newer fix joined the open backlog at `arrival`.
+    mutating func noteJoined(at arrival: Double) { changeTimes { $0.joinedSince = min($0.joinedSince, arrival) } }
+
+    /// The wall clock moved on by `seconds` that nobody saw (`GeofenceEngine.postponeSilence`).
+    mutating func postponeLateArrival(by seconds: Double) { changeTimes { $0.lastLateArrival += seconds } }
+
+    /// Closes the open backlog for its merge: its oldest sample, the latest arrival and whether a
+    /// newer fix joined it. Its times go back to none, so that a history whose backlog was merged
+    /// keeps no buffer for them (only the span trimmed, while there is one).
+    mutating func endBacklog() -> (since: Double, lastArrival: Double, joined: Bool) {
+        let ended = (openSince, lastLateArrival, joined)
+        changeTimes {
+            $0.openSince = .infinity
+            $0.lastLateArrival = -.infinity
+            $0.joinedSince = .infinity
+        }
+        return ended
+    }
+
     /// The buffer of the times, when they have one (``AllocatedBytes``).
     var timesBytes: Int { AllocatedBytes.array(times) }
     /// The latest accurate sample before `held[0]`: where a crossing into it is interpolated from.
@@ -308,8 +320,10 @@ struct SampleHistory: Sendable {
                 // with its own time.
                 let dropped = held.remove(at: shortest)
                 unpinned -= 1
-                trimmedFrom = min(trimmedFrom, dropped.timestamp)
-                trimmedThrough = max(trimmedThrough, dropped.timestamp)
+                changeTimes {
+                    $0.trimmedFrom = min($0.trimmedFrom, dropped.timestamp)
+                    $0.trimmedThrough = max($0.trimmedThrough, dropped.timestamp)
+                }
                 held[shortest].alerted.append(contentsOf: dropped.alerted)
                 // Its successor now ends its gap too.
                 if dropped.endsOutage, !held[shortest].endsOutage {
