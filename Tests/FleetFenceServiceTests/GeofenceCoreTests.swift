@@ -98,6 +98,62 @@ struct GeofenceCoreTests {
         #expect(core.runtimeFenceChanges == nil, "followed only while a file goes into effect")
     }
 
+    /// A file that changes more fences than a step takes leaves their registry entries to a round
+    /// of the whole registry owed by its last step (published a slice at a time, paced by the
+    /// broker); a file of fewer changes publishes each entry with its change, as a `set` does.
+    @Test func aLargeFileLeavesItsRegistryEntriesToARoundAfterIt() throws {
+        var core = try core()
+        func apply(_ definitions: [FenceDefinition], digest: String) -> [Effects] {
+            var contents = FenceFile.Contents(path: "fences.geojson")
+            contents.definitions = definitions
+            contents.listedIDs = Set(definitions.map { ExactID($0.id) })
+            let file = FenceFile.prepare(contents, digest: digest, settings: core.engine.settings, applied: core.lastFileFences)
+            var emitted: [Effects] = []
+            core.applyFenceFile(file, now: 1_000) { emitted.append($0) }
+            return emitted
+        }
+        func entries(_ steps: [Effects]) -> [String] {
+            steps.flatMap(\.messages).map(\.topic).filter { $0.hasPrefix("ff/fences/") }
+        }
+        var circles = (0..<1_500).map { index in
+            FenceDefinition(id: "f\(index)", shape: .circle(center: Coordinate(lat: 49 + Double(index) * 1e-4, lon: 8.6), radius: 100))
+        }
+        let large = apply(circles, digest: "1:aa")
+        #expect(large.count == 2)
+        #expect(entries(large).isEmpty, "no entry with the changes")
+        #expect(large.map(\.registryOwed) == [false, true], "the round is owed by the last step, once every fence is held")
+        let (ids, round) = core.registryRoundIDs()
+        #expect(ids.count == 1_501)
+        let sliced = core.registrySlice(ids)
+        let slice = try #require(sliced)
+        #expect(slice.registry.count == 1_501, "every fence in the round, the depot's entry too")
+        #expect(slice.registry.first { $0.id == "f7" }?.effectiveRadius == 100)
+        core.registryRoundEnded(round)
+
+        // A few changes in the same large file: each entry with its change, no round.
+        circles[7] = FenceDefinition(id: "f7", shape: .circle(center: Coordinate(lat: 49.0007, lon: 8.6), radius: 300))
+        let small = apply(circles, digest: "1:bb")
+        #expect(entries(small) == ["ff/fences/f7"])
+        #expect(small.map(\.registryOwed) == [false])
+        #expect(core.registryRound == nil)
+
+        // A named instance that does not publish the registry owes no round.
+        var follower = GeofenceCore(
+            engine: GeofenceEngine(settings: GeofenceSettings(debounceSeconds: 2, silentConfirmSeconds: 5)),
+            layout: TopicLayout(prefix: "ff", instance: "b"), positionFilters: ["fleet/+/position"])
+        _ = follower.connected()
+        _ = message(&follower, "ff/status/a", "online", arrival: 1_000)
+        _ = message(&follower, "ff/status/b", "online", arrival: 1_000)
+        var contents = FenceFile.Contents(path: "fences.geojson")
+        contents.definitions = circles
+        contents.listedIDs = Set(circles.map { ExactID($0.id) })
+        let file = FenceFile.prepare(contents, digest: "1:cc", settings: follower.engine.settings, applied: [:])
+        var followed: [Effects] = []
+        follower.applyFenceFile(file, now: 1_000) { followed.append($0) }
+        #expect(follower.engine.fenceCount == 1_500)
+        #expect(entries(followed).isEmpty && !followed.contains(where: \.registryOwed), "instance a publishes it")
+    }
+
     /// Fences gone from a file are removed a step of 1,000 at a time, the digest set by the
     /// last; one set at run time between the steps is run time's, and stays.
     @Test func fencesGoneFromAFileAreRemovedInSteps() throws {

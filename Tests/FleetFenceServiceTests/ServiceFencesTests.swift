@@ -260,6 +260,31 @@ struct ServiceFencesTests {
 
     /// Contract: fences "added, changed or removed there" take effect. A file that did not change a
     /// fence leaves what run time made of it, across reloads and restarts alike.
+    /// A file of more fences than a step of applying it has its registry published after it, a
+    /// slice at a time: every entry arrives, as held, and the fences judge positions meanwhile.
+    @Test func aLargeFileHasItsWholeRegistryPublishedAfterIt() async throws {
+        let count = 1_200
+        var options = HarnessOptions()
+        options.fences = Fences.collection(
+            [Fences.circle("depot", radius: 200, name: "Depot")]
+                + (1..<count).map { Fences.circle("f\($0)", lat: Geo.north(Double($0) * 1_000).lat, radius: 100, name: "F\($0)") })
+        try await withService(options) { h in
+            try await h.position("d", north: 100, ts: T)
+            try await h.barrier()
+            #expect(h.states("d").last?.strings("inside") == ["depot"])
+            var registry: [ReceivedMessage] = []
+            let deadline = ContinuousClock.now + .seconds(20)
+            while registry.count < count, ContinuousClock.now < deadline {
+                registry = try await h.retained("fleetfence/fences/+")
+            }
+            let byTopic = Dictionary(registry.compactMap { m in JSONObject(m.payload).map { (m.topic, $0) } }) { first, _ in first }
+            #expect(byTopic.count == count, "every fence's entry")
+            #expect(byTopic["fleetfence/fences/f7"]?.string("name") == "F7")
+            #expect(byTopic["fleetfence/fences/f7"]?.double("radius") == 100)
+            #expect(h.errors("fences").isEmpty)
+        }
+    }
+
     @Test func sighupAppliesOnlyWhatChangedInTheFile() async throws {
         let otherCentre = Geo.north(5_000)
         var options = HarnessOptions()

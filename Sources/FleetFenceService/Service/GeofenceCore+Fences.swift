@@ -86,12 +86,13 @@ extension GeofenceCore {
 
     /// Puts a definition into effect and adds its journal row and registry entry to `effects`
     /// (nothing when a file brings a fence the engine holds as it is). `prepared`: the fence built
-    /// and encoded beforehand (a fences file's, see ``FenceFile``). Returns the definition as
-    /// journaled.
+    /// and encoded beforehand (a fences file's, see ``FenceFile``). `registry: false` leaves the
+    /// entry to a round of the whole registry after (a large file's, ``FenceFileProgress``).
+    /// Returns the definition as journaled.
     @discardableResult
     private mutating func applyFence(
         _ definition: FenceDefinition, prepared: FenceFile.PreparedFence? = nil, origin: JournalFenceRow.Origin,
-        now: Double, into effects: inout Effects
+        registry: Bool = true, now: Double, into effects: inout Effects
     ) throws -> (definitionJSON: [UInt8], update: GeofenceEngine.FenceUpdate) {
         // Ids that cannot be a topic level never get here: FenceDecoder refuses them.
         let previousName = engine.fence(id: definition.id).map(Self.displayName)
@@ -124,7 +125,7 @@ extension GeofenceCore {
             integrationsFenceRenamed(definition.id, into: &effects)
         }
         effects.changes.fences.append(fenceRow(definition.id, origin: origin, definitionJSON: definitionJSON))
-        if registryLeadership.isLeader {
+        if registry, registryLeadership.isLeader {
             effects.publish(
                 layout.fence(definition.id), prepared?.registryPayload ?? FenceRegistryPayload.encode(update.fence),
                 qos: 1, retain: true)
@@ -196,6 +197,12 @@ extension GeofenceCore {
         /// of them were removed so far.
         var gone: [String]?
         var removed = 0
+        /// More changed fences than a step takes: their registry entries go after the file, as a
+        /// round of the whole registry a slice at a time paced by the broker's acknowledgements,
+        /// instead of one with each change. A fresh start with 100,000 fences otherwise waited for
+        /// 100,000 retained QoS 1 messages, which cost the broker on the same two cores about as
+        /// much CPU as the rest of the start (docs/performance.md "Performance").
+        var registryAfter = false
     }
 
     /// Brings the changes of `fences.file` into effect, as if set at run time: fences new or
@@ -224,7 +231,10 @@ extension GeofenceCore {
         if !progress.started { beginFenceFile(loaded, progress: &progress, into: &effects) }
         let done = applyFileDefinitions(loaded, now: now, progress: &progress, into: &effects)
             && removeFencesGoneFromFile(loaded, now: now, progress: &progress, into: &effects)
-        if done { endFenceFile(loaded, clean: progress.clean, into: &effects) }
+        if done {
+            endFenceFile(loaded, clean: progress.clean, into: &effects)
+            if progress.registryAfter, registryLeadership.isLeader { addFenceRegistryRound(to: &effects) }
+        }
         emit(effects)
         return done
     }
@@ -242,6 +252,7 @@ extension GeofenceCore {
         }
         // Room for the changed ones only: reserving on a full table rehashes all of it.
         let changed = loaded.prepared.count { $0 != nil }
+        progress.registryAfter = changed > Self.fenceFileChunk
         engine.reserveFences(engine.fenceCount + changed)
         fenceOrigins.reserveCapacity(fenceOrigins.count + changed)
         lastFileFences.reserveCapacity(lastFileFences.count + changed)
@@ -267,7 +278,9 @@ extension GeofenceCore {
                 // Set or deleted at run time since the file's first step: as if after the file.
                 let definitionJSON = runtimeFenceChanges?.contains(id) == true
                     ? prepared.definitionJSON
-                    : try applyFence(definition, prepared: prepared, origin: .file, now: now, into: &effects).definitionJSON
+                    : try applyFence(
+                        definition, prepared: prepared, origin: .file, registry: !progress.registryAfter, now: now, into: &effects
+                    ).definitionJSON
                 lastFileFences[id] = definition
                 // The file's record changes by what changed in the file, in the fence's transaction.
                 effects.changes.fileFences[id] = definitionJSON
@@ -324,8 +337,13 @@ extension GeofenceCore {
 
     /// The whole registry: the tours in this step, the fences owed to the service's slices.
     mutating func addRegistry(to effects: inout Effects) {
-        effects.registryOwed = true
         effects.messages += tourRegistry
+        addFenceRegistryRound(to: &effects)
+    }
+
+    /// Every fence's entry, owed to the service's slices; a round going out is superseded.
+    private mutating func addFenceRegistryRound(to effects: inout Effects) {
+        effects.registryOwed = true
         registryRounds += 1
         registryRound = (registryRounds, [])
     }

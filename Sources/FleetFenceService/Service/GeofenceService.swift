@@ -458,8 +458,10 @@ public final class GeofenceService: Service, Sendable {
 
     /// Loads `fences.file` (or takes it as `read` already) and brings it into effect. A missing or
     /// broken file changes nothing, and says why on the fences' errors topic. "fences loaded" is
-    /// said once the changes are journaled and their registry entries sent; a file unchanged since
-    /// it was last applied (`FencesFileDigest`) changes nothing, and says so (`unchanged`).
+    /// said once the changes are journaled and their registry entries handed to the client (a
+    /// large file's go after, in a round of the whole registry: `FenceFileProgress`); a file
+    /// unchanged since it was last applied (`FencesFileDigest`) changes nothing, and says so
+    /// (`unchanged`).
     private func reloadFences(_ loop: CoreLoop, read alreadyRead: Result<FenceFile.Read, FenceFileError>? = nil) async {
         let path = configuration.fencesFile
         do throws(FenceFileError) {
