@@ -510,11 +510,12 @@ struct JournalTests {
         let encoder = JSONEncoder()
         do {
             let journal = try Journal(path: directory.path())
-            for (definition, generation) in [(circle, UInt32(3)), (polygon, UInt32(7))] {
+            // The yard replaced at run time: its file version is a row of the record of its own.
+            for (definition, generation, origin) in [(circle, UInt32(3), "file"), (polygon, UInt32(7), "runtime")] {
                 let record = try encoder.encode(FenceRecord(definition: definition, generation: generation))
                 try journal.db.run(
-                    "INSERT INTO fences (id, record, origin, updated_at) VALUES (?, ?, 'file', 0)",
-                    [.text(definition.id), .blob(Array(record))])
+                    "INSERT INTO fences (id, record, origin, updated_at) VALUES (?, ?, ?, 0)",
+                    [.text(definition.id), .blob(Array(record)), .text(origin)])
                 try journal.db.run(
                     "INSERT INTO file_fences (id, definition) VALUES (?, ?)",
                     [.text(definition.id), .blob(Array(try encoder.encode(definition)))])
@@ -539,8 +540,31 @@ struct JournalTests {
         // An unreadable row is left as it was, for the restore to skip with a warning.
         #expect(rows["junk"] == Array("{".utf8))
         let file = Dictionary(uniqueKeysWithValues: try journal.loadFileFences().map { ($0.id.string, $0.definition) })
-        #expect(try FenceDecoder.decodeDefinition(file["wdf01"] ?? [], idFromTopic: nil) == circle)
+        #expect(file["wdf01"] == nil, "since version 13 a fence the file set is its own entry")
         #expect(try FenceDecoder.decodeDefinition(file["yard"] ?? [], idFromTopic: nil) == polygon)
+    }
+
+    /// Version 12 kept the file's version of every fence of the file beside its row; version 13
+    /// keeps it only where the row is not the file's.
+    @Test func version12FileRecordKeepsOnlyWhatTheFenceRowsDoNotSay() throws {
+        let directory = try JournalDirectory()
+        func row(_ id: String, origin: JournalFenceRow.Origin) -> JournalFenceRow {
+            JournalFenceRow(id: id, record: JournalFenceRecord.encode(definition: Array("{}".utf8), generation: 1), origin: origin)
+        }
+        do {
+            let journal = try Journal(path: directory.path())
+            try journal.write(
+                alerts: [], devices: [], fences: [row("kept", origin: .file), row("replaced", origin: .runtime)],
+                fileFences: ["kept": Array("k".utf8), "replaced": Array("r".utf8), "deleted": Array("d".utf8)])
+            try journal.db.run("PRAGMA user_version = 12")
+            try journal.close()
+        }
+        let journal = try Journal(path: directory.path())
+        defer { try? journal.close() }
+        let file = try journal.loadFileFences()
+        #expect(file.map(\.id.string) == ["deleted", "replaced"])
+        #expect(file.map(\.definition) == [Array("d".utf8), Array("r".utf8)])
+        #expect(try journal.loadFences().count == 2, "the fence rows stay")
     }
 }
 

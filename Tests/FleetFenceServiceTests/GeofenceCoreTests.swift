@@ -1,3 +1,4 @@
+import FleetFenceCodecs
 import FleetFenceJournal
 import Foundation
 import GeofenceEngine
@@ -152,6 +153,52 @@ struct GeofenceCoreTests {
         follower.applyFenceFile(file, now: 1_000) { followed.append($0) }
         #expect(follower.engine.fenceCount == 1_500)
         #expect(entries(followed).isEmpty && !followed.contains(where: \.registryOwed), "instance a publishes it")
+    }
+
+    /// The journal's record of the file holds only what the fence rows do not say: a fence the
+    /// file set is its own entry; replaced or deleted at run time, or expired, its file version
+    /// is written out in that step; one the file no longer lists leaves the record at the end.
+    @Test func theFilesRecordIsWrittenOnlyWhereTheFenceRowsDoNotSayIt() throws {
+        var core = try core()
+        func definition(_ id: String, radius: Double = 100, expires: Double? = nil) -> FenceDefinition {
+            FenceDefinition(id: id, shape: .circle(center: Self.centre, radius: radius), expiresAt: expires)
+        }
+        func apply(_ definitions: [FenceDefinition], digest: String) -> [Effects] {
+            var contents = FenceFile.Contents(path: "fences.geojson")
+            contents.definitions = definitions
+            contents.listedIDs = Set(definitions.map { ExactID($0.id) })
+            let file = FenceFile.prepare(contents, digest: digest, settings: core.engine.settings, applied: core.lastFileFences)
+            var emitted: [Effects] = []
+            core.applyFenceFile(file, now: 1_000) { emitted.append($0) }
+            return emitted
+        }
+        let depot = FenceDefinition(id: "depot", name: "Depot", shape: .circle(center: Self.centre, radius: 200))
+        let file = [definition("a"), definition("b"), definition("c"), definition("e", expires: 5_000), depot]
+        let first = apply(file, digest: "1:aa")
+        #expect(first.flatMap(\.changes.fences).map(\.id).sorted() == ["a", "b", "c", "e"])
+        // The depot was set at run time, exactly as the file brings it: run time's, so written out.
+        #expect(first.map(\.changes.fileFences) == [[ExactID("depot"): FenceDefinitionEncoding.encode(depot)]])
+        #expect(core.fenceOrigins[ExactID("depot")] == .runtime)
+
+        let (replaced, _) = core.setFence(id: "a", payload: Array(#"{"lat":49.3,"lon":8.6,"radius":300}"#.utf8), now: 2_000)
+        #expect(replaced.changes.fileFences == [ExactID("a"): FenceDefinitionEncoding.encode(definition("a"))])
+        let (deleted, _) = core.setFence(id: "b", payload: [], now: 2_000)
+        #expect(deleted.changes.fileFences == [ExactID("b"): FenceDefinitionEncoding.encode(definition("b"))])
+        var expired = Effects()
+        core.expireFences(now: 6_000, into: &expired)
+        #expect(expired.changes.removedFences == ["e"])
+        #expect(expired.changes.fileFences == [ExactID("e"): FenceDefinitionEncoding.encode(definition("e", expires: 5_000))])
+        // Set at run time again, a fence run time holds writes nothing of the file's.
+        let (again, _) = core.setFence(id: "a", payload: Array(#"{"lat":49.3,"lon":8.6,"radius":250}"#.utf8), now: 2_001)
+        #expect(again.changes.fileFences.isEmpty)
+
+        // The file without c: c is removed, and leaves the record with the file's last step only.
+        let second = apply([definition("a"), definition("b"), definition("e", expires: 5_000), depot], digest: "1:bb")
+        #expect(second.flatMap(\.changes.removedFences) == ["c"])
+        #expect(second.allSatisfy { $0.changes.fileFences.isEmpty })
+        #expect(second.last?.changes.removedFileFences == ["c"])
+        #expect(core.engine.fence(id: "a")?.effectiveRadius == 250, "unchanged in the file: run time's stays")
+        #expect(core.engine.fence(id: "b") == nil && core.engine.fence(id: "e") == nil)
     }
 
     /// Fences gone from a file are removed a step of 1,000 at a time, the digest set by the

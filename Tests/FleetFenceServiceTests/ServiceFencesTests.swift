@@ -370,9 +370,11 @@ struct ServiceFencesTests {
     }
 
     /// An entry of the file's record that no longer reads counts as changed, so the digest cannot
-    /// vouch for the record: the restart decodes the file and applies that fence again.
+    /// vouch for the record: the restart decodes the file and applies that fence again. (The
+    /// depot replaced at run time: the file's version is then an entry of its own.)
     @Test func aRecordWithAnUnreadableEntryIsNotTrustedOnTheDigest() async throws {
         try await withService { h in
+            try await h.publish("fleetfence/fences/depot/set", Fences.circleDefinition(radius: 300, name: "Depot (run time)"))
             try await h.barrier()
             #expect(await h.service?.terminate() == 0)
             let journal = try SQLiteConnection.open(path: h.journalPath)
@@ -380,12 +382,18 @@ struct ServiceFencesTests {
             try journal.close()
             try await h.startService()
             try await h.barrier()
-            let loaded = h.serviceLogs.split(separator: "\n").filter { $0.contains("fences loaded") }
+            var loaded = h.serviceLogs.split(separator: "\n").filter { $0.contains("fences loaded") }
             #expect(loaded.count == 2 && loaded.last?.contains("unchanged=false") == true, "\(loaded)")
-            let journalAgain = try SQLiteConnection.open(path: h.journalPath)
-            defer { try? journalAgain.close() }
-            let entry = try journalAgain.run("SELECT definition FROM file_fences WHERE id = 'depot'").first
-            #expect(try entry?.bytes("definition", in: "file_fences") != Array("{".utf8), "the entry is written again")
+            // The file's version applied again: the depot is the file's, its own entry, and the
+            // record whole again, so the next restart takes the digest's word.
+            #expect(try await h.waitForRetained("fleetfence/fences/depot") { message in
+                message.flatMap { JSONObject($0.payload) }?.double("radius") == 200
+            } != nil)
+            #expect(await h.service?.terminate() == 0)
+            try await h.startService()
+            try await h.barrier()
+            loaded = h.serviceLogs.split(separator: "\n").filter { $0.contains("fences loaded") }
+            #expect(loaded.last?.contains("unchanged=true") == true, "\(loaded)")
         }
     }
 

@@ -47,6 +47,9 @@ struct StateRestorerTests {
         fileFences["Ünterhof"] = FenceDefinitionEncoding.encode(circle("Ünterhof"))
         // The file's version of a fence replaced at run time since: not the row's definition.
         fileFences["f-1"] = FenceDefinitionEncoding.encode(circle("f-1", radius: 300))
+        // An older entry of a fence the file set since (a journal before version 13 kept both):
+        // the row says the file's version.
+        fileFences["f-2"] = FenceDefinitionEncoding.encode(circle("f-2", radius: 999))
         var devices = (0..<deviceCount).map { index in
             let record = DeviceRecord(
                 device: "truck-\(index)", lastTimestamp: 1_000 + Double(index), anchorTime: nil, anchorLat: nil,
@@ -136,32 +139,28 @@ struct StateRestorerTests {
         let ghost = engine.deviceRecord(for: "ghost")
         #expect(ghost == nil, "a clock without a record restores no device")
 
-        #expect(restored.fileFences.count == Self.fenceCount / 2 + 2)
+        // The file's rows (the even ones, Ünterhof, and the one that no longer builds: the file
+        // set it so) and the entry of f-1, set at run time since; the garbled entry reads as none.
+        #expect(restored.fileFences.count == Self.fenceCount / 2 + 3)
         #expect(restored.fileFences["f-4998"] == Self.circle("f-4998"))
         #expect(restored.fileFences["Ünterhof"] == Self.circle("Ünterhof"))
         #expect(restored.fileFences["f-1"] == Self.circle("f-1", radius: 300), "the file's version, not the row's")
+        #expect(restored.fileFences["f-2"] == Self.circle("f-2"), "a fence the file set is its own entry")
         #expect(restored.fileRecordComplete == false, "the garbled entry")
         // Unreadable: absent, so the file's version counts as changed and is applied again.
         #expect(restored.fileFences["garbled"] == nil)
     }
 
-    /// The file's record is paired with the fence rows by walking both in id order; lists out of
-    /// that order leave entries unpaired (decoded), never paired with another fence's row.
-    @Test func theFileRecordPairsOnlyRowsOfTheSameIdAndBytes() {
-        func definition(_ id: String, _ radius: Double = 150) -> [UInt8] { FenceDefinitionEncoding.encode(Self.circle(id, radius: radius)) }
-        let records = ["a", "b", "c", "é"].enumerated().map { index, id in
-            (id: ExactID(id), record: JournalFenceRecord.encode(definition: definition(id), generation: 1), index: index * 10)
-        }
-        // In order: each with its row, but not one whose bytes differ, nor one without a row.
-        let inOrder = [("a", definition("a")), ("b", definition("b", 300)), ("bb", definition("bb")), ("é", definition("é"))]
-        #expect(StateRestorer.matchingRecords(of: inOrder.map { (ExactID($0.0), $0.1) }, in: records) == [0, nil, nil, 30])
-        // Out of order: no entry gets another's row.
-        let shuffled = [("é", definition("é")), ("a", definition("a")), ("c", definition("c"))]
-        let paired = StateRestorer.matchingRecords(of: shuffled.map { (ExactID($0.0), $0.1) }, in: records)
-        for (entry, index) in zip(shuffled, paired) {
-            guard let index else { continue }
-            #expect(records.first { $0.index == index }?.id == ExactID(entry.0), "\(entry.0) paired with the row at \(index)")
-        }
-        #expect(paired.first == 30)
+    /// The record's rows are read only for fences whose row is not the file's, found by walking
+    /// both lists in id order; lists out of that order read a row for nothing, never skip one.
+    @Test func theFileRecordsRowsAreReadOnlyBesideTheFilesOwnFences() {
+        let fileRows = ["a", "b", "c", "é"].enumerated().map { index, id in (id: ExactID(id), index: index * 10) }
+        func rows(_ ids: [String]) -> [(id: ExactID, definition: [UInt8])] { ids.map { (ExactID($0), Array("{}".utf8)) } }
+        #expect(StateRestorer.entries(of: rows(["a", "bb", "c", "d", "é", "z"]), besides: fileRows) == [1, 3, 5])
+        #expect(StateRestorer.entries(of: rows([]), besides: fileRows) == [])
+        #expect(StateRestorer.entries(of: rows(["a", "b"]), besides: []) == [0, 1])
+        // Out of order: every entry that has no such fence is still read.
+        let shuffled = StateRestorer.entries(of: rows(["é", "x", "a", "c"]), besides: fileRows)
+        #expect(shuffled.contains(1))
     }
 }

@@ -102,6 +102,7 @@ extension GeofenceCore {
         if origin == .runtime { runtimeFenceChanges?.insert(ExactID(definition.id)) }
         // The file bringing a fence exactly as held (set at run time, say) leaves its origin.
         if update.unchanged, origin == .file, fenceOrigins[ExactID(definition.id)] != nil { return (definitionJSON, update) }
+        if origin == .runtime, fenceOrigins[ExactID(definition.id)] == .file { keepFileRecord(of: definition.id, into: &effects) }
         fenceOrigins[ExactID(definition.id)] = origin
         counters.fenceChanges += 1
         effects.heldFences.append(update.fence)
@@ -142,10 +143,21 @@ extension GeofenceCore {
         return effects
     }
 
-    mutating func removeFences(ids: [String], now: Double, into effects: inout Effects) {
+    /// `leavingTheFile`: the fences are removed because the file no longer lists them, and their
+    /// record goes with the file's last step (``endFenceFile(_:clean:into:)``).
+    mutating func removeFences(ids: [String], now: Double, leavingTheFile: Bool = false, into effects: inout Effects) {
         let held = ids.filter { engine.fence(id: $0) != nil }
         guard !held.isEmpty else { return }
-        applyRemoval(engine.removeFences(ids: held, now: now), now: now, into: &effects)
+        applyRemoval(engine.removeFences(ids: held, now: now), now: now, leavingTheFile: leavingTheFile, into: &effects)
+    }
+
+    /// A fence of the file is its own entry in the journal's record of the file (its row has origin
+    /// `file`, `JournalSchema`'s version 13). Replaced at run time or removed otherwise than by the
+    /// file, it no longer is: the record's entry is written out, so that the file's version of it,
+    /// not what run time made of it, is what the next reload compares the file with.
+    private mutating func keepFileRecord(of id: String, into effects: inout Effects) {
+        guard let record = lastFileFences[ExactID(id)] else { return }
+        effects.changes.fileFences[ExactID(id)] = FenceDefinitionEncoding.encode(record)
     }
 
     /// Fences whose `expires_at` has come (docs/rules.md "Fleet rules"): removed as by a delete, the
@@ -160,11 +172,14 @@ extension GeofenceCore {
     /// What removing fences did, journaled and published: the exits and the removal go in one
     /// transaction, since a crash between them would lose the exits for good (a restart drops state
     /// at fences it no longer holds).
-    private mutating func applyRemoval(_ removal: GeofenceEngine.FenceRemoval, now: Double, into effects: inout Effects) {
+    private mutating func applyRemoval(
+        _ removal: GeofenceEngine.FenceRemoval, now: Double, leavingTheFile: Bool = false, into effects: inout Effects
+    ) {
         guard !removal.fences.isEmpty else { return }
         for transition in removal.transitions { addAlert(transition, arrival: now, to: &effects) }
         for change in removal.changes { stateChanged(change, into: &effects) }
         for id in removal.fences {
+            if !leavingTheFile, fenceOrigins[ExactID(id)] == .file { keepFileRecord(of: id, into: &effects) }
             fenceOrigins[ExactID(id)] = nil
             counters.fenceChanges += 1
             // An empty retained message clears the registry entry.
@@ -282,8 +297,10 @@ extension GeofenceCore {
                         definition, prepared: prepared, origin: .file, registry: !progress.registryAfter, now: now, into: &effects
                     ).definitionJSON
                 lastFileFences[id] = definition
-                // The file's record changes by what changed in the file, in the fence's transaction.
-                effects.changes.fileFences[id] = definitionJSON
+                // The file's record changes by what changed in the file, in the fence's transaction:
+                // a fence the file set is its own entry (`keepFileRecord`); one run time holds
+                // is written out.
+                if fenceOrigins[id] != .file { effects.changes.fileFences[id] = definitionJSON }
             } catch {
                 progress.clean = false
                 effects.log(.warning, "fence in file rejected", ["fence": "\(definition.id)", "reason": "\(error)"])
@@ -305,7 +322,7 @@ extension GeofenceCore {
         let end = min(gone.count, progress.removed + Self.fenceFileChunk)
         let removing = gone[progress.removed..<end].filter { fenceOrigins[ExactID($0)] == .file }
         progress.removed = end
-        removeFences(ids: removing, now: now, into: &effects)
+        removeFences(ids: removing, now: now, leavingTheFile: true, into: &effects)
         for id in removing { effects.log(.notice, "fence removed from file", ["fence": "\(id)"]) }
         return progress.removed == gone.count
     }
@@ -313,7 +330,11 @@ extension GeofenceCore {
     /// The file's record without what it no longer lists, and its digest when it applied clean.
     private mutating func endFenceFile(_ loaded: FenceFile, clean: Bool, into effects: inout Effects) {
         let unlisted = lastFileFences.keys.filter { !loaded.contents.listedIDs.contains($0) }
-        for id in unlisted { lastFileFences[id] = nil }
+        for id in unlisted {
+            lastFileFences[id] = nil
+            // Removed from the record below; not written out again in this step.
+            effects.changes.fileFences[id] = nil
+        }
         effects.changes.removedFileFences += unlisted.map(\.string)
         runtimeFenceChanges = nil
         // A file with problems is decoded again each time, so that they are reported again.

@@ -107,41 +107,36 @@ enum StateRestorer {
             devices: devices, unpublishedStates: unpublishedStates, unfoldedClocks: unfoldedClocks)
     }
 
-    /// The fences file as last applied, by id, and whether every entry of it was read.
+    /// The fences file as last applied, by id, and whether every entry of it was read: each fence
+    /// whose row has origin `file` is its own entry (its definition, decoded already), and the
+    /// journal's rows of the record say the rest (`JournalSchema`'s version 13). An entry that no
+    /// longer reads counts as changed: the file's version is applied again.
     private static func fileRecord(
-        from journal: Journal, records: [FenceRecord], fileRecords: [(id: ExactID, record: [UInt8], index: Int)]
+        from journal: Journal, records: [FenceRecord], fileRecords: [(id: ExactID, index: Int)]
     ) throws -> (fences: [ExactID: FenceDefinition], complete: Bool) {
         let fileRows = try journal.loadFileFences()
-        // A matched entry's definition is copied once, from the records (a table of the rows by
-        // id, and the definitions copied into it and out again, took 0.1 s more for 100,000
-        // fences). An entry without such a row is decoded; an unreadable one counts as changed:
-        // the file's version is applied again.
-        let sameAsRecord = matchingRecords(of: fileRows, in: fileRecords)
-        let others = fileRows.indices.filter { sameAsRecord[$0] == nil }
-        let decoded = others.concurrentMap { try? FenceDecoder.decodeDefinition(fileRows[$0].definition, idFromTopic: nil) }
+        let written = entries(of: fileRows, besides: fileRecords)
+        let decoded = written.concurrentMap { try? FenceDecoder.decodeDefinition(fileRows[$0].definition, idFromTopic: nil) }
         var fileFences: [ExactID: FenceDefinition] = [:]
-        fileFences.reserveCapacity(fileRows.count)
-        for (row, record) in zip(fileRows, sameAsRecord) {
-            if let record { fileFences[row.id] = records[record].definition }
-        }
-        for (index, definition) in zip(others, decoded) { fileFences[fileRows[index].id] = definition }
-        return (fileFences, fileFences.count == fileRows.count)
+        fileFences.reserveCapacity(fileRecords.count + written.count)
+        for (index, definition) in zip(written, decoded) { fileFences[fileRows[index].id] = definition }
+        // After the rows: where both say it, the fence's own row is the newer.
+        for entry in fileRecords { fileFences[entry.id] = records[entry.index].definition }
+        return (fileFences, !decoded.contains(nil))
     }
 
-    /// For each entry of the file's record, the place among the records of the fence row that
-    /// holds the same bytes (the row's definition, decoded already), or `nil`. Both lists are in
-    /// id order, so each entry's row is found by walking them together; out of order, an entry
-    /// finds no row and is decoded, but is never given another's.
-    static func matchingRecords(
-        of fileRows: [(id: ExactID, definition: [UInt8])], in fileRecords: [(id: ExactID, record: [UInt8], index: Int)]
-    ) -> [Int?] {
+    /// The places of the record's rows whose fence is not one of the file's rows (`fileRecords`):
+    /// a row of such a fence is an older entry, not read. Both lists are in id order, so they are
+    /// walked together; out of order, a row is read for nothing, and the fence's own row still
+    /// says its entry.
+    static func entries(
+        of fileRows: [(id: ExactID, definition: [UInt8])], besides fileRecords: [(id: ExactID, index: Int)]
+    ) -> [Int] {
         var next = 0
-        return fileRows.map { entry -> Int? in
-            while next < fileRecords.count, fileRecords[next].id < entry.id { next += 1 }
-            guard next < fileRecords.count, fileRecords[next].id == entry.id,
-                JournalFenceRecord.holds(entry.definition, in: fileRecords[next].record)
-            else { return nil }
-            return fileRecords[next].index
+        return fileRows.indices.filter { row in
+            let id = fileRows[row].id
+            while next < fileRecords.count, fileRecords[next].id < id { next += 1 }
+            return !(next < fileRecords.count && fileRecords[next].id == id)
         }
     }
 
@@ -151,14 +146,14 @@ enum StateRestorer {
     private static func fenceRecords(from journal: Journal, logger: Logger) throws
         -> (
             records: [FenceRecord], origins: [ExactID: JournalFenceRow.Origin],
-            fileRecords: [(id: ExactID, record: [UInt8], index: Int)]
+            fileRecords: [(id: ExactID, index: Int)]
         )
     {
         let rows = try journal.loadFences()
         let decoded = rows.concurrentMap { row in Result { try JournalFenceRecord.decode(row.record) } }
         var records: [FenceRecord] = []
         var origins: [ExactID: JournalFenceRow.Origin] = [:]
-        var fileRecords: [(id: ExactID, record: [UInt8], index: Int)] = []
+        var fileRecords: [(id: ExactID, index: Int)] = []
         records.reserveCapacity(rows.count)
         origins.reserveCapacity(rows.count)
         fileRecords.reserveCapacity(rows.count)
@@ -167,7 +162,7 @@ enum StateRestorer {
             case let .success(record):
                 let id = ExactID(row.id)
                 origins[id] = row.origin
-                if row.origin == .file { fileRecords.append((id, row.record, records.count)) }
+                if row.origin == .file { fileRecords.append((id, records.count)) }
                 records.append(record)
             case let .failure(error):
                 logger.warning("journal: unreadable fence skipped", metadata: ["fence": "\(row.id)", "reason": "\(error)"])
