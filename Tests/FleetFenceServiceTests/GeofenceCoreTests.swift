@@ -34,20 +34,23 @@ struct GeofenceCoreTests {
         }
     }
 
+    /// A fences file of `definitions` applied whole to `core`: the effects of each of its steps.
+    func applyFile(_ definitions: [FenceDefinition], digest: String, to core: inout GeofenceCore) -> [Effects] {
+        var contents = FenceFile.Contents(path: "fences.geojson")
+        contents.definitions = definitions
+        contents.listedIDs = Set(definitions.map { ExactID($0.id) })
+        let file = FenceFile.prepare(contents, digest: digest, settings: core.engine.settings, applied: core.lastFileFences)
+        var emitted: [Effects] = []
+        core.applyFenceFile(file, now: 1_000) { emitted.append($0) }
+        return emitted
+    }
+
     /// A file applied in several transactions (1,000 fences each): its first clears the digest of
     /// the file the record was of, its last sets the new file's, so that a crash between them
     /// leaves a record no digest vouches for (`FencesFileDigest`). A refused fence sets none.
     @Test func aFileAppliedInStepsClearsTheDigestFirstAndSetsItLast() throws {
         var core = try core()
-        func apply(_ definitions: [FenceDefinition], digest: String) -> [Effects] {
-            var contents = FenceFile.Contents(path: "fences.geojson")
-            contents.definitions = definitions
-            contents.listedIDs = Set(definitions.map { ExactID($0.id) })
-            let file = FenceFile.prepare(contents, digest: digest, settings: core.engine.settings, applied: core.lastFileFences)
-            var emitted: [Effects] = []
-            core.applyFenceFile(file, now: 1_000) { emitted.append($0) }
-            return emitted
-        }
+        func apply(_ definitions: [FenceDefinition], digest: String) -> [Effects] { applyFile(definitions, digest: digest, to: &core) }
         let circles = (0..<12_000).map { index in
             FenceDefinition(id: "f\(index)", shape: .circle(center: Coordinate(lat: 49 + Double(index) * 1e-4, lon: 8.6), radius: 100))
         }
@@ -104,15 +107,7 @@ struct GeofenceCoreTests {
     /// broker); a file of fewer changes publishes each entry with its change, as a `set` does.
     @Test func aLargeFileLeavesItsRegistryEntriesToARoundAfterIt() throws {
         var core = try core()
-        func apply(_ definitions: [FenceDefinition], digest: String) -> [Effects] {
-            var contents = FenceFile.Contents(path: "fences.geojson")
-            contents.definitions = definitions
-            contents.listedIDs = Set(definitions.map { ExactID($0.id) })
-            let file = FenceFile.prepare(contents, digest: digest, settings: core.engine.settings, applied: core.lastFileFences)
-            var emitted: [Effects] = []
-            core.applyFenceFile(file, now: 1_000) { emitted.append($0) }
-            return emitted
-        }
+        func apply(_ definitions: [FenceDefinition], digest: String) -> [Effects] { applyFile(definitions, digest: digest, to: &core) }
         func entries(_ steps: [Effects]) -> [String] {
             steps.flatMap(\.messages).map(\.topic).filter { $0.hasPrefix("ff/fences/") }
         }
@@ -163,15 +158,7 @@ struct GeofenceCoreTests {
         func definition(_ id: String, radius: Double = 100, expires: Double? = nil) -> FenceDefinition {
             FenceDefinition(id: id, shape: .circle(center: Self.centre, radius: radius), expiresAt: expires)
         }
-        func apply(_ definitions: [FenceDefinition], digest: String) -> [Effects] {
-            var contents = FenceFile.Contents(path: "fences.geojson")
-            contents.definitions = definitions
-            contents.listedIDs = Set(definitions.map { ExactID($0.id) })
-            let file = FenceFile.prepare(contents, digest: digest, settings: core.engine.settings, applied: core.lastFileFences)
-            var emitted: [Effects] = []
-            core.applyFenceFile(file, now: 1_000) { emitted.append($0) }
-            return emitted
-        }
+        func apply(_ definitions: [FenceDefinition], digest: String) -> [Effects] { applyFile(definitions, digest: digest, to: &core) }
         let depot = FenceDefinition(id: "depot", name: "Depot", shape: .circle(center: Self.centre, radius: 200))
         let file = [definition("a"), definition("b"), definition("c"), definition("e", expires: 5_000), depot]
         let first = apply(file, digest: "1:aa")
