@@ -451,7 +451,10 @@ struct ServiceRestartTests {
         let count = 2_500
         options.fences = Fences.collection((0..<count).map { Fences.circle("f-\($0)", lat: Geo.north(Double($0) * 10).lat, radius: 100) })
         try await withService(options) { h in
-            _ = await h.waitForMessages("fleetfence/fences/+", count: count, timeout: .seconds(30))
+            // The file's registry goes after it, a slice at a time: the restart comes once it is
+            // all out (a debug build under a loaded run took up to 30 s).
+            _ = await h.waitForMessages("fleetfence/fences/+", count: count, timeout: .seconds(45))
+            #expect(h.messages("fleetfence/fences/+").count >= count, "the file's registry went out before the restart")
             try h.broker.restart()  // no persistence: the retained registry is gone
             #expect(await eventually(timeout: .seconds(20)) {
                 h.messages("fleetfence/status").contains { $0.text == "online" && !$0.retain }

@@ -50,6 +50,8 @@ struct StateRestorerTests {
         // An older entry of a fence the file set since (a journal before version 13 kept both):
         // the row says the file's version.
         fileFences["f-2"] = FenceDefinitionEncoding.encode(circle("f-2", radius: 999))
+        // And one of the file's fence whose row no longer reads: not its entry either.
+        fileFences["unreadable"] = FenceDefinitionEncoding.encode(circle("unreadable", radius: 700))
         var devices = (0..<deviceCount).map { index in
             let record = DeviceRecord(
                 device: "truck-\(index)", lastTimestamp: 1_000 + Double(index), anchorTime: nil, anchorLat: nil,
@@ -146,6 +148,7 @@ struct StateRestorerTests {
         #expect(restored.fileFences["Ünterhof"] == Self.circle("Ünterhof"))
         #expect(restored.fileFences["f-1"] == Self.circle("f-1", radius: 300), "the file's version, not the row's")
         #expect(restored.fileFences["f-2"] == Self.circle("f-2"), "a fence the file set is its own entry")
+        #expect(restored.fileFences["unreadable"] == nil, "its row unread, the file's version is applied again")
         #expect(restored.fileRecordComplete == false, "the garbled entry")
         // Unreadable: absent, so the file's version counts as changed and is applied again.
         #expect(restored.fileFences["garbled"] == nil)

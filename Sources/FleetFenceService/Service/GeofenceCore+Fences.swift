@@ -102,7 +102,8 @@ extension GeofenceCore {
         if origin == .runtime { runtimeFenceChanges?.insert(ExactID(definition.id)) }
         // The file bringing a fence exactly as held (set at run time, say) leaves its origin.
         if update.unchanged, origin == .file, fenceOrigins[ExactID(definition.id)] != nil { return (definitionJSON, update) }
-        if origin == .runtime, fenceOrigins[ExactID(definition.id)] == .file { keepFileRecord(of: definition.id, into: &effects) }
+        // Not run time's yet: the file's (or one the restore could not build, whose row still is).
+        if origin == .runtime, fenceOrigins[ExactID(definition.id)] != .runtime { keepFileRecord(of: definition.id, into: &effects) }
         fenceOrigins[ExactID(definition.id)] = origin
         counters.fenceChanges += 1
         effects.heldFences.append(update.fence)
@@ -154,7 +155,8 @@ extension GeofenceCore {
     /// A fence of the file is its own entry in the journal's record of the file (its row has origin
     /// `file`, `JournalSchema`'s version 13). Replaced at run time or removed otherwise than by the
     /// file, it no longer is: the record's entry is written out, so that the file's version of it,
-    /// not what run time made of it, is what the next reload compares the file with.
+    /// not what run time made of it, is what the next reload compares the file with. Written out
+    /// where the row may not say it (a fence not held), it only repeats the record.
     private mutating func keepFileRecord(of id: String, into effects: inout Effects) {
         guard let record = lastFileFences[ExactID(id)] else { return }
         effects.changes.fileFences[ExactID(id)] = FenceDefinitionEncoding.encode(record)
@@ -248,7 +250,9 @@ extension GeofenceCore {
             && removeFencesGoneFromFile(loaded, now: now, progress: &progress, into: &effects)
         if done {
             endFenceFile(loaded, clean: progress.clean, into: &effects)
-            if progress.registryAfter, registryLeadership.isLeader { addFenceRegistryRound(to: &effects) }
+            if progress.registryAfter {
+            if registryLeadership.isLeader { addFenceRegistryRound(to: &effects) } else { registryLeadership.leftToLeader() }
+        }
         }
         emit(effects)
         return done

@@ -10,6 +10,8 @@ struct RegistryLeadership {
     /// Since the last connect: the registry is owed once this instance's own status is back, by
     /// which time the broker has sent every retained status before it.
     private var registryOwed = false
+    /// A large fences file's entries were left to the leader's round (``leftToLeader()``).
+    private var owedOnLeading = false
 
     init(instance: String?) {
         self.instance = instance
@@ -31,6 +33,14 @@ struct RegistryLeadership {
         registryOwed = true
     }
 
+    /// A fences file changed more fences than go with their changes, and this instance, not
+    /// publishing the registry, left their entries to the leader's round after the file. That round
+    /// may not finish (the leader stopped meanwhile): if leadership comes here, the whole registry
+    /// goes.
+    mutating func leftToLeader() {
+        owedOnLeading = true
+    }
+
     mutating func statusChanged(instance name: String, online isOnline: Bool) {
         if isOnline { online.insert(name) } else { online.remove(name) }
     }
@@ -38,6 +48,11 @@ struct RegistryLeadership {
     /// Whether the whole registry is to be published now: after a connect, once leadership is
     /// known (at once for an unnamed instance).
     mutating func takeDueRegistry() -> Bool {
+        if owedOnLeading, isLeader {
+            owedOnLeading = false
+            registryOwed = false
+            return true
+        }
         guard registryOwed else { return false }
         if let instance {
             guard online.contains(instance) else { return false }

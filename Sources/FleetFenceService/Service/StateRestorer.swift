@@ -37,13 +37,15 @@ enum StateRestorer {
         deviceSlice: Int = 20_000
     ) throws -> Restored {
         var engine = GeofenceEngine(settings: settings)
-        let (records, journaledOrigins, fileRecords) = try fenceRecords(from: journal, logger: logger)
+        let (records, journaledOrigins, fileRecords, unreadableFileRows) = try fenceRecords(from: journal, logger: logger)
         // The file's record on a thread of its own, beside the fences' building and the spatial
         // index, which takes one core (a restart with 100,000 fences: 0.76-0.86 s against 0.84-1.03).
         let fileRecord = Mutex<Result<(fences: [ExactID: FenceDefinition], complete: Bool), any Error>?>(nil)
         let fileRecordRead = DispatchGroup()
         DispatchQueue.global().async(group: fileRecordRead) {
-            let result = Result { try Self.fileRecord(from: journal, records: records, fileRecords: fileRecords) }
+            let result = Result {
+                try Self.fileRecord(from: journal, records: records, fileRecords: fileRecords, unreadable: unreadableFileRows)
+            }
             fileRecord.withLock { $0 = result }
         }
         var origins = journaledOrigins
@@ -110,19 +112,21 @@ enum StateRestorer {
     /// The fences file as last applied, by id, and whether every entry of it was read: each fence
     /// whose row has origin `file` is its own entry (its definition, decoded already), and the
     /// journal's rows of the record say the rest (`JournalSchema`'s version 13). An entry that no
-    /// longer reads counts as changed: the file's version is applied again.
+    /// longer reads counts as changed: the file's version is applied again. So does the entry of a
+    /// fence whose row has origin `file` but does not read (`unreadable`): an older row of the
+    /// record for it is not its entry.
     private static func fileRecord(
-        from journal: Journal, records: [FenceRecord], fileRecords: [(id: ExactID, index: Int)]
+        from journal: Journal, records: [FenceRecord], fileRecords: [(id: ExactID, index: Int)], unreadable: Set<ExactID>
     ) throws -> (fences: [ExactID: FenceDefinition], complete: Bool) {
         let fileRows = try journal.loadFileFences()
-        let written = entries(of: fileRows, besides: fileRecords)
+        let written = entries(of: fileRows, besides: fileRecords).filter { !unreadable.contains(fileRows[$0].id) }
         let decoded = written.concurrentMap { try? FenceDecoder.decodeDefinition(fileRows[$0].definition, idFromTopic: nil) }
         var fileFences: [ExactID: FenceDefinition] = [:]
         fileFences.reserveCapacity(fileRecords.count + written.count)
         for (index, definition) in zip(written, decoded) { fileFences[fileRows[index].id] = definition }
         // After the rows: where both say it, the fence's own row is the newer.
         for entry in fileRecords { fileFences[entry.id] = records[entry.index].definition }
-        return (fileFences, !decoded.contains(nil))
+        return (fileFences, !decoded.contains(nil) && unreadable.isEmpty)
     }
 
     /// The places of the record's rows whose fence is not one of the file's rows (`fileRecords`):
@@ -141,12 +145,12 @@ enum StateRestorer {
     }
 
     /// The journal's fence records, decoded on every core, with their origins, and the file's
-    /// ones with their bytes and place among the records, in id order; an unreadable row is
-    /// logged and skipped.
+    /// ones with their place among the records, in id order; an unreadable row is logged and
+    /// skipped, and the ids of the file's among those returned.
     private static func fenceRecords(from journal: Journal, logger: Logger) throws
         -> (
             records: [FenceRecord], origins: [ExactID: JournalFenceRow.Origin],
-            fileRecords: [(id: ExactID, index: Int)]
+            fileRecords: [(id: ExactID, index: Int)], unreadableFileRows: Set<ExactID>
         )
     {
         let rows = try journal.loadFences()
@@ -154,6 +158,7 @@ enum StateRestorer {
         var records: [FenceRecord] = []
         var origins: [ExactID: JournalFenceRow.Origin] = [:]
         var fileRecords: [(id: ExactID, index: Int)] = []
+        var unreadableFileRows: Set<ExactID> = []
         records.reserveCapacity(rows.count)
         origins.reserveCapacity(rows.count)
         fileRecords.reserveCapacity(rows.count)
@@ -166,8 +171,9 @@ enum StateRestorer {
                 records.append(record)
             case let .failure(error):
                 logger.warning("journal: unreadable fence skipped", metadata: ["fence": "\(row.id)", "reason": "\(error)"])
+                if row.origin == .file { unreadableFileRows.insert(ExactID(row.id)) }
             }
         }
-        return (records, origins, fileRecords)
+        return (records, origins, fileRecords, unreadableFileRows)
     }
 }
