@@ -15,11 +15,6 @@ struct FenceFile {
         var fence: Fence
         /// The definition as journaled (`FenceDefinitionEncoding`).
         var definitionJSON: [UInt8]
-        /// The retained registry entry (`FenceRegistryPayload`); nil in a file larger than a step
-        /// of applying it: a large change has its entries go after it, in a round of the whole
-        /// registry (``GeofenceCore/FenceFileProgress``), and a few changes in a large file have
-        /// theirs made as they are applied.
-        var registryPayload: [UInt8]?
     }
 
     var contents: Contents
@@ -55,14 +50,11 @@ struct FenceFile {
     static func prepare(
         _ contents: Contents, digest: String, settings: GeofenceSettings, applied: [ExactID: FenceDefinition]
     ) -> FenceFile {
-        let encodesRegistry = contents.definitions.count <= GeofenceCore.fenceFileChunk
         let prepared = contents.definitions.concurrentMap { definition -> Result<PreparedFence, FenceError>? in
             if applied[ExactID(definition.id)] == definition { return nil }
             return Result { () throws(FenceError) in
                 let fence = try Fence(definition: definition, settings: settings)
-                return PreparedFence(
-                    fence: fence, definitionJSON: FenceDefinitionEncoding.encode(definition),
-                    registryPayload: encodesRegistry ? FenceRegistryPayload.encode(fence) : nil)
+                return PreparedFence(fence: fence, definitionJSON: FenceDefinitionEncoding.encode(definition))
             }
         }
         return FenceFile(contents: contents, prepared: prepared, digest: digest)

@@ -129,7 +129,7 @@ extension GeofenceCore {
         effects.changes.fences.append(fenceRow(definition.id, origin: origin, definitionJSON: definitionJSON))
         if registry, registryLeadership.isLeader {
             effects.publish(
-                layout.fence(definition.id), prepared?.registryPayload ?? FenceRegistryPayload.encode(update.fence),
+                layout.fence(definition.id), FenceRegistryPayload.encode(update.fence),
                 qos: 1, retain: true)
             registryRound?.sentAlready.insert(ExactID(definition.id))
         }
@@ -215,7 +215,7 @@ extension GeofenceCore {
         var gone: [String]?
         var removed = 0
         /// More changed fences than a step takes: their registry entries go after the file, as a
-        /// round of the whole registry a slice at a time paced by the broker's acknowledgements,
+        /// round of the whole registry a slice at a time (``GeofenceService/republishRegistry``),
         /// instead of one with each change. A fresh start with 100,000 fences otherwise waited for
         /// 100,000 retained QoS 1 messages, which cost the broker on the same two cores about as
         /// much CPU as the rest of the start (docs/performance.md "Performance").
@@ -251,8 +251,8 @@ extension GeofenceCore {
         if done {
             endFenceFile(loaded, clean: progress.clean, into: &effects)
             if progress.registryAfter {
-            if registryLeadership.isLeader { addFenceRegistryRound(to: &effects) } else { registryLeadership.leftToLeader() }
-        }
+                if registryLeadership.isLeader { addFenceRegistryRound(to: &effects) } else { registryLeadership.leftToLeader() }
+            }
         }
         emit(effects)
         return done
