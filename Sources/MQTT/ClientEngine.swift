@@ -19,6 +19,11 @@ final class ClientEngine: Sendable {
     let run = Mutex<LoopContext?>(nil)
     /// Wakes the network thread to write what other threads queued.
     let wake: LoopWake
+    /// Publishes made while a connect is under way wait here (``PublishGate``).
+    let gate = Mutex(PublishGate())
+    /// Set when the gate has a CONNACK to open for: the network thread looks at it after every
+    /// read call without taking the gate's lock.
+    private let gateMayOpen = Atomic(false)
 
     struct Handlers {
         var onMessage: (@Sendable (MQTTMessage) -> Void)?
@@ -124,25 +129,81 @@ final class ClientEngine: Sendable {
                 return .dropped(.backlogFull(limit: options.maxQueuedPublishes))
             }
         }
+        // Under the gate's lock: the network thread shuts it before a connect, and no publish may
+        // reach libmosquitto after that (see `PublishGate`).
+        return gate.withLock { gate in
+            if gate.open { return send(topic: topic, payload: payload, qos: qos, retain: retain) }
+            let live = connected.load(ordering: .acquiring)
+            // QoS 0 is not queued while the connection is down, as libmosquitto would not.
+            guard acknowledged || live else { return .dropped(.notConnected) }
+            // Refused now, as libmosquitto would refuse it when it is handed over.
+            let check = mosquitto_pub_topic_check(topic)
+            guard check == MosquittoCode.success else {
+                if acknowledged { ledger.withLock { $0.release() } }
+                return .dropped(.rejected(code: check, reason: MosquittoLibrary.describe(check)))
+            }
+            let ticket = acknowledged ? ledger.withLock { $0.issue() } : nil
+            gate.waiting.append(PublishGate.Waiting(topic: topic, payload: Array(payload), qos: qos, retain: retain, ticket: ticket))
+            return live ? .sent : .queued
+        }
+    }
+
+    /// Hands a publish to libmosquitto and records it in the ledger (its slot already reserved
+    /// when `qos` > 0).
+    private func send(topic: String, payload: UnsafeRawBufferPointer, qos: Int32, retain: Bool, ticket: UInt64? = nil) -> MQTTPublishResult {
+        let acknowledged = qos > 0
         var mid: Int32 = 0
         let rc = mosquitto_publish(handle.raw, &mid, topic, Int32(payload.count), payload.baseAddress, qos, retain)
         wakeToWrite()
         switch rc {
         case MosquittoCode.success:
             ledger.withLock { ledger in
-                if acknowledged { ledger.recordQoS1(mid: mid) } else { ledger.recordQoS0(mid: mid) }
+                if acknowledged { ledger.recordQoS1(mid: mid, ticket: ticket) } else { ledger.recordQoS0(mid: mid) }
             }
             return .sent
         case MosquittoCode.noConnection where acknowledged:
             // Already in libmosquitto's queue: it goes out after the reconnect.
-            ledger.withLock { $0.recordQoS1(mid: mid) }
+            ledger.withLock { $0.recordQoS1(mid: mid, ticket: ticket) }
             return .queued
         case MosquittoCode.noConnection:
             return .dropped(.notConnected)
         default:
-            if acknowledged { ledger.withLock { $0.release() } }
+            if acknowledged { ledger.withLock { ledger in if let ticket { ledger.abandon(ticket: ticket) } else { ledger.release() } } }
             return .dropped(.rejected(code: rc, reason: MosquittoLibrary.describe(rc)))
         }
+    }
+
+    /// Before each connect, on the network thread: publishes wait from now on.
+    func shutGate() {
+        gate.withLock { $0.shut() }
+        gateMayOpen.store(false, ordering: .releasing)
+    }
+
+    /// The CONNACK accepted the connection (in libmosquitto's handling of it, before its resends).
+    func connackHandled() {
+        gate.withLock { $0.connackHandled = true }
+        gateMayOpen.store(true, ordering: .releasing)
+    }
+
+    /// After each read call, on the network thread: once the CONNACK has been handled, and with it
+    /// libmosquitto's resends queued, what waited goes to libmosquitto in order and the gate opens.
+    func openGateIfConnected() {
+        guard gateMayOpen.load(ordering: .acquiring) else { return }
+        gate.withLock { gate in
+            guard gate.connackHandled else { return }
+            for message in gate.waiting {
+                let result = message.payload.withUnsafeBytes { payload in
+                    send(topic: message.topic, payload: payload, qos: message.qos, retain: message.retain, ticket: message.ticket)
+                }
+                if case let .dropped(.rejected(_, reason)) = result {
+                    logger.error("MQTT publish refused after the reconnect", metadata: ["topic": "\(message.topic)", "reason": "\(reason)"])
+                }
+            }
+            gate.waiting = []
+            gate.open = true
+            gate.connackHandled = false
+        }
+        gateMayOpen.store(false, ordering: .releasing)
     }
 
     /// After queueing from any thread: the network thread writes it (libmosquitto in threaded

@@ -94,6 +94,7 @@ extension LoopContext {
             }
             return
         }
+        engine.connackHandled()
         engine.markConnectedAndResubscribe()
         let session: Logger.MetadataValue = sessionPresent ? "resumed" : "new"
         if attempt.succeeded {

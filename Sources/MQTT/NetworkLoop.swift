@@ -108,6 +108,8 @@ extension LoopContext {
     private func startConnecting(to url: MQTTURL) -> Int32 {
         let options = engine.options
         let mosq = engine.handle.raw
+        // Publishes made until the CONNACK is handled wait, so that libmosquitto's resends go first.
+        engine.shutGate()
         if let username = options.username, let source = options.passwordSource {
             let rc = mosquitto_username_pw_set(mosq, username, source())
             if rc != MosquittoCode.success { return rc }

@@ -37,6 +37,8 @@ extension LoopContext {
         let handshaking = descriptors.0.revents & Int16(POLLOUT) != 0 && !engine.connected.load(ordering: .relaxed)
         if readable || handshaking {
             let rc = readArrived(mosq, drain: readable && !handshaking)
+            // A CONNACK just handled: libmosquitto has queued its resends, what waited goes after them.
+            engine.openGateIfConnected()
             if rc != MosquittoCode.success || mosquitto_socket(mosq) < 0 { return rc }
         }
         // Also what the read just queued (PUBACKs, publishes released by a PUBACK, publishes

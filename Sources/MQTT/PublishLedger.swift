@@ -38,15 +38,29 @@ struct PublishLedger {
         unacknowledged -= 1
     }
 
-    /// A reserved QoS >= 1 publish got `mid`.
-    mutating func recordQoS1(mid: Int32) {
+    /// The next ticket, in publish order: taken by a reserved QoS >= 1 publish when it is made.
+    mutating func issue() -> UInt64 {
         tickets.issued += 1
+        return tickets.issued
+    }
+
+    /// A reserved QoS >= 1 publish got `mid`; `ticket` when it took one before libmosquitto had it
+    /// (it waited for the ``PublishGate``).
+    mutating func recordQoS1(mid: Int32, ticket: UInt64? = nil) {
+        let ticket = ticket ?? issue()
         if early.remove(mid) != nil {
             unacknowledged -= 1
-            settle(tickets.issued)
+            settle(ticket)
         } else {
-            if qos1[mid] == nil { qos1[mid] = tickets.issued } else { reused[mid, default: []].append(tickets.issued) }
+            if qos1[mid] == nil { qos1[mid] = ticket } else { reused[mid, default: []].append(ticket) }
         }
+    }
+
+    /// A publish that waited for the gate and that libmosquitto then refused: its slot is given
+    /// back and its ticket settled, so that the ones after it can count as acknowledged.
+    mutating func abandon(ticket: UInt64) {
+        unacknowledged -= 1
+        settle(ticket)
     }
 
     /// A QoS 0 publish got `mid`; libmosquitto reports it once written.

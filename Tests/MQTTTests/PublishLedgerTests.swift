@@ -30,6 +30,27 @@ import Testing
         #expect(ledger.unacknowledged == 0)
     }
 
+    /// A publish that waited for the gate took its ticket when it was made: its mid, given later,
+    /// settles that ticket; one libmosquitto then refused settles it without a PUBACK, so that the
+    /// ones after it still count as acknowledged.
+    @Test func ticketsTakenBeforeTheMidKeepThePublishOrder() {
+        var ledger = PublishLedger(limit: 100)
+        for _ in 0..<3 {
+            let reserved = ledger.reserve()
+            #expect(reserved)
+        }
+        let waited = [ledger.issue(), ledger.issue()]
+        ledger.recordQoS1(mid: 9)  // published once the gate opened, before the waiting ones went
+        #expect(ledger.tickets.issued == 3)
+        ledger.recordQoS1(mid: 4, ticket: waited[0])
+        ledger.abandon(ticket: waited[1])
+        #expect(ledger.unacknowledged == 2)
+        #expect(ledger.acknowledge(mid: 9) == false, "ticket 3 waits for ticket 1")
+        #expect(ledger.acknowledge(mid: 4) == true)
+        #expect(ledger.tickets == PublishTickets(issued: 3, acknowledgedThrough: 3))
+        #expect(ledger.unacknowledged == 0)
+    }
+
     /// mids are 16-bit: a mid still unacknowledged may be given again; each PUBACK settles the
     /// oldest publish of its mid.
     @Test func aReusedMidSettlesItsPublishesOldestFirst() {

@@ -28,6 +28,42 @@ struct ReconnectTests {
         }
     }
 
+    /// A publish made as the connection comes back goes after what was queued while the broker was
+    /// away. Made here from the connection handler, which runs inside libmosquitto's handling of
+    /// the CONNACK, before libmosquitto resends what it queued; the service's journal writer
+    /// publishes at any moment, that one included. Sent first, the newer retained message was
+    /// replaced by the older one resent after it.
+    @Test func publishesMadeAsTheConnectionReturnsFollowThoseQueuedBeforeIt() async throws {
+        try await withLocalBroker { broker in
+            let client = try MQTTClient(options: broker.clientOptions(), logger: testLogger())
+            let connects = Mutex(0)
+            let results = Mutex<[MQTTPublishResult]>([])
+            client.onConnectionChange { [weak client] connected in
+                guard connected, connects.withLock({ $0 += 1; return $0 }) == 2, let client else { return }
+                let result = client.publish(topic: "order/fence", payload: "newer", qos: 1, retain: true)
+                results.withLock { $0.append(result) }
+            }
+            try await client.connect(timeout: .seconds(5))
+
+            broker.stop()
+            #expect(await eventually { !client.isConnected })
+            #expect(client.publish(topic: "order/fence", payload: "older", qos: 1, retain: true) == .queued)
+            #expect(client.publish(topic: "order/other", payload: "older", qos: 1, retain: true) == .queued)
+
+            try broker.restart()
+            #expect(await eventually(timeout: .seconds(15)) { results.withLock { !$0.isEmpty } })
+            let accepted = results.withLock { $0 }.allSatisfy { $0.isAccepted }
+            #expect(accepted)
+            #expect(await client.waitForPublishes(timeout: .seconds(15)))
+            let reader = try await MessageCollector.start(url: broker.url, filters: ["order/#"])
+            let retained = await reader.messages(matching: "order/#", count: 2)
+            #expect(retained.first { $0.topic == "order/fence" }?.text == "newer")
+            #expect(retained.first { $0.topic == "order/other" }?.text == "older")
+            await reader.stop()
+            await client.disconnect()
+        }
+    }
+
     @Test func persistentSessionReceivesWhatWasPublishedWhileOffline() async throws {
         try await withTemporaryDirectory { persistence in
             try await withLocalBroker(persistenceDirectory: persistence) { broker in
