@@ -20,6 +20,9 @@ public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertibl
     case tooLarge(bytes: Int, limit: Int = PositionDecoder.maxPayloadBytes)
     /// A batch (`POST /api/positions`) with more elements than it may hold.
     case tooManyElements(count: Int, limit: Int)
+    /// Bytes that do not decode to text before any field is read (an HTTP query or form that is not
+    /// percent-encoded UTF-8); the reason says which.
+    case undecodable(String)
     /// Deliberately not a position (an OwnTracks message of another `_type`): nothing is wrong, nothing is done.
     case ignored(reason: String)
 
@@ -41,6 +44,7 @@ public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertibl
         case let .badTimestamp(field, text): "field \"\(field)\" is \"\(text)\", which is not an RFC 3339 time"
         case let .idMismatch(expected, got): "field \"id\" is \"\(got)\" but the topic's device is \"\(expected)\""
         case let .badDeviceID(reason): reason
+        case let .undecodable(reason): reason
         case let .tooManyElements(count, limit): "the array has \(count) positions, at most \(limit) are accepted"
         case let .tooLarge(bytes, limit): "payload is \(bytes) bytes, more than the \(limit) allowed"
         case let .ignored(reason): "ignored: \(reason)"

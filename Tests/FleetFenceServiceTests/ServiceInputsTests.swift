@@ -168,6 +168,26 @@ struct ServiceInputsTests {
         }
     }
 
+    /// A query or form that does not decode is a position refused like any other: 400 saying
+    /// which part and why, and counted `rejected`, as the same bytes over MQTT are.
+    @Test func osmAndUndecodableParametersAreRefusedAndCounted() async throws {
+        try await withRoutedHTTP(Self.options()) { h, http in
+            let notUTF8 = try await http.get("/api/osmand?id=a%FFb&lat=1&lon=1")
+            #expect(notUTF8.status == 400 && notUTF8.error == "the query is not UTF-8 once percent-decoded", "\(notUTF8)")
+            let badEscape = try await http.get("/api/osmand?id=a%ZZb&lat=1&lon=1")
+            #expect(badEscape.status == 400 && badEscape.error == "the query has an invalid percent-encoding", "\(badEscape)")
+            let form = try await http.request(
+                "POST", "/api/osmand", body: Data("id=a%FFb&lat=1&lon=1".utf8), headers: ["Content-Type": "application/x-www-form-urlencoded"])
+            #expect(form.status == 400 && form.error == "the form body is not UTF-8 once percent-decoded", "\(form)")
+            // Elsewhere such a query is refused before any route, and is no position.
+            let elsewhere = try await http.get("/api/devices?x=%FF")
+            #expect(elsewhere.status == 400 && elsewhere.error == "the query is not UTF-8 once percent-decoded", "\(elsewhere)")
+            #expect(await eventuallyAsync {
+                (try? await http.get("/metrics"))?.text.contains(#"fleetfence_positions_total{outcome="rejected"} 3"#) == true
+            }, "the three refused positions are counted, the devices query not")
+        }
+    }
+
     @Test func ownTracksHTTPModeEnters() async throws {
         try await withRoutedHTTP(Self.options()) { h, http in
             let headers = ["X-Limit-U": "alice", "X-Limit-D": "phone", "Content-Type": "application/json"]
@@ -181,6 +201,9 @@ struct ServiceInputsTests {
 
             let other = try await http.request("POST", "/api/owntracks?u=bob&d=tab", body: Data(#"{"_type":"waypoint","desc":"x"}"#.utf8))
             #expect(other.status == 200 && other.text == "[]", "\(other)")
+            // Another `_type` names no device to need: answered the same without user and device.
+            let anonymous = try await http.request("POST", "/api/owntracks", body: Data(#"{"_type":"waypoint","desc":"x"}"#.utf8))
+            #expect(anonymous.status == 200 && anonymous.text == "[]", "\(anonymous)")
             let bad = try await http.request("POST", "/api/owntracks?u=bob&d=tab", body: Data(#"{"_type":"location","lat":1}"#.utf8))
             #expect(bad.status == 400 && bad.error == #"missing field "lon""#, "\(bad)")
             let slashed = try await http.request("POST", "/api/owntracks?u=bob%2Fx&d=tab", body: Data(#"{"_type":"location","lat":1,"lon":2}"#.utf8))

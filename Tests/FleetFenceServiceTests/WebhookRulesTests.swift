@@ -40,9 +40,11 @@ struct WebhookRulesTests {
         #expect(backoff.delay(afterFailures: 1, unit: 0) == 1)
         #expect(backoff.delay(afterFailures: 1, unit: 0.5) == 1.5 && backoff.delay(afterFailures: 1, unit: 0.999) > 1.99)
         #expect(backoff.delay(afterFailures: 4, unit: 0) == 8 && backoff.delay(afterFailures: 4, unit: 0.999) > 15.9)
-        #expect(backoff.delay(afterFailures: 50, unit: 0.999) == 300)
-        #expect(backoff.delay(afterFailures: 50, unit: 0) == 300)
-        #expect(backoff.delay(afterFailures: 9, unit: 0) == 256 && backoff.delay(afterFailures: 9, unit: 0.5) == 300)
+        // At the cap the waits still spread, over 4-5 min, never past it.
+        #expect(backoff.delay(afterFailures: 50, unit: 0.999) > 299.9 && backoff.delay(afterFailures: 50, unit: 0.999) < 300)
+        #expect(backoff.delay(afterFailures: 50, unit: 0) == 240)
+        #expect(backoff.delay(afterFailures: 50, unit: 0.25) != backoff.delay(afterFailures: 50, unit: 0.75))
+        #expect(backoff.delay(afterFailures: 9, unit: 0) == 256 && backoff.delay(afterFailures: 9, unit: 0.5) == 270)
         #expect(backoff.delay(afterFailures: 1_000_000, unit: 0.5) <= 300)
     }
 
@@ -51,7 +53,7 @@ struct WebhookRulesTests {
     @Test func aRetryAfterShorterThanTheBackOffWaitsTheBackOff() {
         let backoff = WebhookBackoff()
         #expect(backoff.delay(afterFailures: 8, retryAfter: 0, unit: 0) == 128)
-        #expect(backoff.delay(afterFailures: 10, retryAfter: 1, unit: 0.999) == 300)
+        #expect(backoff.delay(afterFailures: 10, retryAfter: 1, unit: 0.5) == 270)
         #expect(backoff.delay(afterFailures: 1, retryAfter: 90, unit: 0.5) == 90)
         #expect(backoff.delay(afterFailures: 3, retryAfter: nil, unit: 0) == 4)
         #expect(backoff.delay(afterFailures: 1, retryAfter: 1e9, unit: 0) == 3_600)

@@ -201,6 +201,8 @@ struct WebhookTests {
             #expect(try await http.get("/api/webhooks/ops/dead?limit=10001").status == 400)
             #expect(try await http.request("POST", "/api/webhooks/nobody/redeliver").status == 404)
             #expect(try await http.get("/api/webhooks/ops/redeliver").status == 405)
+            let oversized = try await http.request("POST", "/api/webhooks/ops/redeliver", body: Data(repeating: 0x20, count: (1 << 20) + 1))
+            #expect(oversized.status == 413, "a body over 1 MiB is refused as on every write, and requeues nothing")
 
             receiver.answer { _, _ in WebhookReceiver.Answer(status: 202) }
             let requeued = try await http.request("POST", "/api/webhooks/ops/redeliver")

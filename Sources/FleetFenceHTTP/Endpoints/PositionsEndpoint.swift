@@ -56,9 +56,11 @@ struct PositionsEndpoint: Sendable {
     /// Client versions. 200 with an empty body when taken (also when stale: a retry would not be
     /// newer), 400 with the reason when not.
     func osmAnd(_ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
+        let source = "\(request.method.rawValue) /api/osmand"
+        if let problem = target.queryProblem { try await refuse(.undecodable(problem.reason), source: source, saying: problem.reason) }
         let decoded: Result<ForeignPosition, PositionRejection>
         if request.method == .post {
-            let body = try await body(of: request, source: "POST /api/osmand")
+            let body = try await body(of: request, source: source)
             // JSON when it says so or looks so: a broken JSON body is answered as broken JSON, not
             // as a form missing its fields.
             let first = body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) })
@@ -68,13 +70,17 @@ struct PositionsEndpoint: Sendable {
                 decoded = OsmAndDecoder.decode(json: body)
             } else {
                 // A form body, or none (the app's older versions put everything in the query).
-                let form = try RequestTarget(path: "/", query: String(decoding: body, as: UTF8.self))
-                decoded = OsmAndDecoder.decode(parameters: target.query + form.query)
+                do {
+                    let form = try RequestTarget.pairs(String(decoding: body, as: UTF8.self), in: "the form body")
+                    decoded = OsmAndDecoder.decode(parameters: target.query + form)
+                } catch {
+                    try await refuse(.undecodable(error.reason), source: source, saying: error.reason)
+                }
             }
         } else {
             decoded = OsmAndDecoder.decode(parameters: target.query)
         }
-        let outcome = try await ingest([decoded], source: "\(request.method.rawValue) /api/osmand").first
+        let outcome = try await ingest([decoded], source: source).first
         if case let .rejected(reason)? = outcome { throw .badRequest(reason) }
         return Response(status: .ok)
     }
@@ -85,17 +91,24 @@ struct PositionsEndpoint: Sendable {
     static let ownTracksParameters: Set<String> = ["u", "d"]
 
     func ownTracks(_ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
+        let source = "POST /api/owntracks"
+        if let problem = target.queryProblem { try await refuse(.undecodable(problem.reason), source: source, saying: problem.reason) }
         let queryUser = try target.single("u")
         let queryDevice = try target.single("d")
+        let body = try await body(of: request, source: source)
         guard let user = request.headers[Self.limitUser] ?? queryUser, !user.isEmpty,
             let device = request.headers[Self.limitDevice] ?? queryDevice, !device.isEmpty
         else {
+            // A message of another `_type` is answered `[]` whoever sent it: it names no device.
+            if case let .failure(rejection) = PositionDecoder.decodeOwnTracks(body, deviceID: "-"), rejection.isIgnored {
+                _ = try await ingest([.failure(rejection)], source: source)
+                return .json(Array("[]".utf8))
+            }
             try await refuse(
-                .missingField("X-Limit-U and X-Limit-D"), source: "POST /api/owntracks",
+                .missingField("X-Limit-U and X-Limit-D"), source: source,
                 saying: "the user and device are needed: headers X-Limit-U and X-Limit-D, or query parameters u and d")
         }
         let id = "\(user)-\(device)"
-        let body = try await body(of: request, source: "POST /api/owntracks")
         // A bad id goes through the core too, to be counted as a rejection like any other.
         let decoded: Result<ForeignPosition, PositionRejection> =
             if let problem = DeviceIDRules.problem(id) {
@@ -103,7 +116,7 @@ struct PositionsEndpoint: Sendable {
             } else {
                 PositionDecoder.decodeOwnTracks(body, deviceID: id).map { ForeignPosition(device: id, position: $0) }
             }
-        let outcome = try await ingest([decoded], source: "POST /api/owntracks").first
+        let outcome = try await ingest([decoded], source: source).first
         if case let .rejected(reason)? = outcome { throw .badRequest(reason) }
         return .json(Array("[]".utf8))
     }

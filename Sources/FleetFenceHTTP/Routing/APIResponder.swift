@@ -8,12 +8,19 @@ public struct APIResponder: HTTPResponder {
 
     let router: RouterResponder<Context>
 
+    /// Paths whose query carries a position or its device: their endpoints refuse a query that
+    /// does not decode themselves, counted as a rejected position.
+    static let positionQueries: Set<String> = ["/api/osmand", "/api/owntracks"]
+
     public func respond(to request: Request, context: Context) async throws -> Response {
         var context = context
         do {
             context.target = try RequestTarget(path: request.uri.path, query: request.uri.query)
         } catch {
             return error.response
+        }
+        if let problem = context.target.queryProblem, !Self.positionQueries.contains(request.uri.path) {
+            return problem.response
         }
         // The router matches raw segments, ids in paths are their decoded bytes: a path with an
         // escape is routed by its decoded segments (see `RequestTarget.routedPath`).

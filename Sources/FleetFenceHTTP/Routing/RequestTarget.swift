@@ -7,6 +7,10 @@ struct RequestTarget: Sendable {
     var segments: [String]
     /// In order, repeats kept (`device=a&device=b`).
     var query: [(name: String, value: String)]
+    /// Why the query did not decode (`query` is then empty). The responder refuses it before any
+    /// route, except where the query carries positions: their endpoints count it as a rejected
+    /// position, as the same bytes over MQTT are counted (docs/trackers.md "Connecting trackers").
+    var queryProblem: HTTPProblem?
 
     /// Before a request's own is read.
     static let empty = RequestTarget(path: "/", segments: [], query: [])
@@ -21,21 +25,28 @@ struct RequestTarget: Sendable {
         self.path = path
         var segments: [String] = []
         for raw in path.split(separator: "/", omittingEmptySubsequences: true) {
-            guard let decoded = Self.percentDecoded(raw.utf8, plusIsSpace: false) else {
-                throw .badRequest("the path has an invalid percent-encoding")
-            }
-            segments.append(decoded)
+            segments.append(try Self.percentDecoded(raw.utf8, plusIsSpace: false, in: "the path"))
         }
         self.segments = segments
+        do {
+            self.query = try Self.pairs(query ?? "", in: "the query")
+        } catch {
+            self.query = []
+            self.queryProblem = error
+        }
+    }
+
+    /// `name=value&...` pairs (a query, or a form body), percent-decoded; `part` names it in the
+    /// reason of a 400.
+    static func pairs(_ text: String, in part: String) throws(HTTPProblem) -> [(name: String, value: String)] {
         var pairs: [(String, String)] = []
-        for item in (query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
+        for item in text.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Self.percentDecoded(parts[0].utf8, plusIsSpace: true),
-                let value = Self.percentDecoded((parts.count > 1 ? parts[1] : "").utf8, plusIsSpace: true)
-            else { throw .badRequest("the query has an invalid percent-encoding") }
+            let name = try percentDecoded(parts[0].utf8, plusIsSpace: true, in: part)
+            let value = try percentDecoded((parts.count > 1 ? parts[1] : "").utf8, plusIsSpace: true, in: part)
             pairs.append((name, value))
         }
-        self.query = pairs
+        return pairs
     }
 
     /// The path Hummingbird's router is given: the segments as decoded here, each byte but the
@@ -67,7 +78,7 @@ struct RequestTarget: Sendable {
     /// then has no escape), back to its exact bytes.
     static func pathParameter(_ captured: String) -> String {
         guard captured.utf8.contains(UInt8(ascii: "%")) else { return captured }
-        return percentDecoded(captured.utf8, plusIsSpace: false) ?? captured
+        return (try? percentDecoded(captured.utf8, plusIsSpace: false, in: "the path")) ?? captured
     }
 
     /// Refuses a query parameter the path does not know, naming it.
@@ -96,14 +107,16 @@ struct RequestTarget: Sendable {
         return value
     }
 
-    private static func percentDecoded(_ bytes: some Collection<UInt8>, plusIsSpace: Bool) -> String? {
+    private static func percentDecoded(_ bytes: some Collection<UInt8>, plusIsSpace: Bool, in part: String) throws(HTTPProblem) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var iterator = bytes.makeIterator()
         while let byte = iterator.next() {
             switch byte {
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hex), let low = iterator.next().flatMap(hex) else { return nil }
+                guard let high = iterator.next().flatMap(hex), let low = iterator.next().flatMap(hex) else {
+                    throw .badRequest("\(part) has an invalid percent-encoding")
+                }
                 out.append(high << 4 | low)
             case UInt8(ascii: "+") where plusIsSpace:
                 out.append(UInt8(ascii: " "))
@@ -112,7 +125,10 @@ struct RequestTarget: Sendable {
             }
         }
         // Ids come from MQTT topics, which are UTF-8: anything else names nothing.
-        return String(validating: out, as: UTF8.self)
+        guard let text = String(validating: out, as: UTF8.self) else {
+            throw .badRequest("\(part) is not UTF-8 once percent-decoded")
+        }
+        return text
     }
 
     private static func hex(_ byte: UInt8) -> UInt8? {

@@ -2,7 +2,9 @@
 /// `minimum` to `maximum`, each wait drawn between it and twice it, at most `maximum` (jitter), so
 /// that the retries of many devices spread out instead of arriving at a recovering receiver at
 /// once. Drawn between half and all of it, the first wait was always `minimum` (half was below it):
-/// every device failing at once retried in the same millisecond.
+/// every device failing at once retried in the same millisecond. A draw past `maximum` is drawn
+/// again between four fifths of it and all of it: capped alone, every wait at the cap was exactly
+/// `maximum`, and the devices of a receiver down for long retried in step again.
 public struct WebhookBackoff: Sendable, Equatable {
     public var minimum: Double
     public var maximum: Double
@@ -20,7 +22,9 @@ public struct WebhookBackoff: Sendable, Equatable {
     public func delay(afterFailures failures: Int, retryAfter: Double? = nil, unit: Double = Double.random(in: 0..<1)) -> Double {
         let exponent = Double(min(max(failures - 1, 0), 30))
         let base = min(maximum, minimum * Self.power(exponent))
-        return max(min(maximum, base * (1 + unit)), min(retryAfter ?? 0, 3_600))
+        let drawn = base * (1 + unit)
+        let wait = drawn < maximum ? drawn : maximum * (0.8 + 0.2 * unit)
+        return max(wait, min(retryAfter ?? 0, 3_600))
     }
 
     private static func power(_ exponent: Double) -> Double {
