@@ -127,7 +127,10 @@ final class WebhookDispatcher: Sendable {
             let stats = worker.stats.withLock { $0 }
             return WebhookStatus(
                 name: worker.name, url: WebhookStatus.redacted(worker.target.settings.url), queued: queue.queued,
-                delivered: stats.delivered, retrying: queue.retrying, dead: queue.dead, lastError: stats.lastError,
+                delivered: stats.delivered, retrying: queue.retrying, dead: queue.dead,
+                // Since the start, this run's; before its first failure, the journal's (a restart
+                // forgets nothing a receiver answered).
+                lastError: stats.lastError ?? queue.lastError,
                 lastDeliveredAt: stats.lastDeliveredAt, nextAttemptAt: queue.nextAttemptAt)
         }
     }
