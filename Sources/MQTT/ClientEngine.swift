@@ -136,8 +136,9 @@ final class ClientEngine: Sendable {
             let live = connected.load(ordering: .acquiring)
             // QoS 0 is not queued while the connection is down, as libmosquitto would not.
             guard acknowledged || live else { return .dropped(.notConnected) }
-            // Refused now, as libmosquitto would refuse it when it is handed over.
-            let check = mosquitto_pub_topic_check(topic)
+            // Refused now, as `mosquitto_publish` would refuse it when it is handed over: the caller
+            // hears of it, and no ticket stands for a message that never goes.
+            let check = Self.publishable(topic)
             guard check == MosquittoCode.success else {
                 if acknowledged { ledger.withLock { $0.release() } }
                 return .dropped(.rejected(code: check, reason: MosquittoLibrary.describe(check)))
@@ -173,6 +174,17 @@ final class ClientEngine: Sendable {
         }
     }
 
+    /// `mosquitto_publish`'s own checks of a topic (libmosquitto 2.0.11, lib/actions.c): not
+    /// empty, UTF-8 it accepts, no wildcard, at most 65,535 bytes.
+    private static func publishable(_ topic: String) -> Int32 {
+        let length = topic.utf8.count
+        guard length > 0 else { return MOSQ_ERR_INVAL.rawValue }
+        guard mosquitto_validate_utf8(topic, Int32(clamping: length)) == MosquittoCode.success else {
+            return MOSQ_ERR_MALFORMED_UTF8.rawValue
+        }
+        return mosquitto_pub_topic_check(topic) == MosquittoCode.success ? MosquittoCode.success : MOSQ_ERR_INVAL.rawValue
+    }
+
     /// Before each connect, on the network thread: publishes wait from now on.
     func shutGate() {
         gate.withLock { $0.shut() }
@@ -187,23 +199,32 @@ final class ClientEngine: Sendable {
 
     /// After each read call, on the network thread: once the CONNACK has been handled, and with it
     /// libmosquitto's resends queued, what waited goes to libmosquitto in order and the gate opens.
+    /// A connection that ended within the same read keeps them waiting for the next CONNACK. Other
+    /// publishers wait meanwhile (a backlog of 100,000 takes a fraction of a second): one sent
+    /// beside the flush could overtake what waited.
     func openGateIfConnected() {
         guard gateMayOpen.load(ordering: .acquiring) else { return }
-        gate.withLock { gate in
-            guard gate.connackHandled else { return }
+        gateMayOpen.store(false, ordering: .releasing)
+        let refused: [(topic: String, reason: String)] = gate.withLock { gate in
+            guard gate.connackHandled else { return [] }
+            gate.connackHandled = false
+            guard connected.load(ordering: .acquiring) else { return [] }
+            var refused: [(String, String)] = []
             for message in gate.waiting {
                 let result = message.payload.withUnsafeBytes { payload in
                     send(topic: message.topic, payload: payload, qos: message.qos, retain: message.retain, ticket: message.ticket)
                 }
-                if case let .dropped(.rejected(_, reason)) = result {
-                    logger.error("MQTT publish refused after the reconnect", metadata: ["topic": "\(message.topic)", "reason": "\(reason)"])
-                }
+                if case let .dropped(.rejected(_, reason)) = result { refused.append((message.topic, reason)) }
             }
             gate.waiting = []
             gate.open = true
-            gate.connackHandled = false
+            return refused
         }
-        gateMayOpen.store(false, ordering: .releasing)
+        // Out of the lock: a log handler may publish. Only a failure to allocate gets here (the
+        // topic was checked when it was published).
+        for (topic, reason) in refused {
+            logger.error("MQTT publish refused after the reconnect", metadata: ["topic": "\(topic)", "reason": "\(reason)"])
+        }
     }
 
     /// After queueing from any thread: the network thread writes it (libmosquitto in threaded

@@ -72,10 +72,11 @@ public final class MQTTClient: Sendable {
     /// Publishes. Never blocks on the network: the packet is queued and the network
     /// thread writes it.
     ///
-    /// - QoS 0: `.sent`, or `.dropped(.notConnected)` while the connection is down.
-    /// - QoS 1/2: `.sent`; `.queued` while the connection is down (libmosquitto resends
-    ///   it after the reconnect — never publish it again); `.dropped(.backlogFull)` once
-    ///   `maxQueuedPublishes` are unacknowledged.
+    /// - QoS 0: `.sent`, or `.dropped(.notConnected)` while the connection is down (until its
+    ///   CONNACK).
+    /// - QoS 1/2: `.sent`; `.queued` while the connection is down (sent after the reconnect,
+    ///   behind what was queued before it — never publish it again); `.dropped(.backlogFull)`
+    ///   once `maxQueuedPublishes` are unacknowledged.
     /// - Before `connect` or after `disconnect`: `.dropped(.notStarted)`.
     @discardableResult
     public func publish(topic: String, payload: UnsafeRawBufferPointer, qos: Int32, retain: Bool = false) -> MQTTPublishResult {

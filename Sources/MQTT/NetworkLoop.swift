@@ -125,7 +125,9 @@ extension LoopContext {
             if brokers.urls.count == 1 || brokers.roundFailed {
                 guard pause(backoff.next()) else { return false }
             }
-            // Reconnecting drops packets libmosquitto had not written yet.
+            // Reconnecting drops packets libmosquitto had not written yet. The gate first: a QoS 0
+            // publish after the ledger forgot would be recorded, and its packet dropped too.
+            engine.shutGate()
             engine.ledger.withLock { $0.forgetUnsentQoS0() }
             let rc = startConnecting(to: brokers.current)
             let savedErrno = errno

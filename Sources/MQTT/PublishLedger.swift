@@ -1,5 +1,5 @@
-/// Counts QoS 1 publishes that libmosquitto holds until their PUBACK, to bound the
-/// backlog and to let shutdown wait for them.
+/// Counts QoS 1 publishes held until their PUBACK (by libmosquitto, or waiting for the connection
+/// in the ``PublishGate``), to bound the backlog and to let shutdown wait for them.
 ///
 /// libmosquitto reports both a QoS 1 PUBACK and a written QoS 0 packet through the same
 /// `on_publish(mid)` callback, so the ledger remembers which mids are QoS 0. The callback

@@ -40,7 +40,7 @@ import Testing
             #expect(reserved)
         }
         let waited = [ledger.issue(), ledger.issue()]
-        ledger.recordQoS1(mid: 9)  // published once the gate opened, before the waiting ones went
+        ledger.recordQoS1(mid: 9)  // a later ticket whose mid is recorded first: the order of tickets decides
         #expect(ledger.tickets.issued == 3)
         ledger.recordQoS1(mid: 4, ticket: waited[0])
         ledger.abandon(ticket: waited[1])
