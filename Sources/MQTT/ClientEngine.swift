@@ -21,9 +21,10 @@ final class ClientEngine: Sendable {
     let wake: LoopWake
     /// Publishes made while a connect is under way wait here (``PublishGate``).
     let gate = Mutex(PublishGate())
-    /// Set when the gate has a CONNACK to open for: the network thread looks at it after every
-    /// read call without taking the gate's lock.
-    private let gateMayOpen = Atomic(false)
+    /// A CONNACK accepted the connection since the gate was shut: the network thread opens the
+    /// gate after the read call that handled it. Only that thread touches it; an atomic because
+    /// the engine is shared, and so the check after every read takes no lock.
+    private let connackPending = Atomic(false)
 
     struct Handlers {
         var onMessage: (@Sendable (MQTTMessage) -> Void)?
@@ -187,14 +188,13 @@ final class ClientEngine: Sendable {
 
     /// Before each connect, on the network thread: publishes wait from now on.
     func shutGate() {
-        gate.withLock { $0.shut() }
-        gateMayOpen.store(false, ordering: .releasing)
+        gate.withLock { $0.open = false }
+        connackPending.store(false, ordering: .relaxed)
     }
 
     /// The CONNACK accepted the connection (in libmosquitto's handling of it, before its resends).
     func connackHandled() {
-        gate.withLock { $0.connackHandled = true }
-        gateMayOpen.store(true, ordering: .releasing)
+        connackPending.store(true, ordering: .relaxed)
     }
 
     /// After each read call, on the network thread: once the CONNACK has been handled, and with it
@@ -203,11 +203,8 @@ final class ClientEngine: Sendable {
     /// publishers wait meanwhile (a backlog of 100,000 takes a fraction of a second): one sent
     /// beside the flush could overtake what waited.
     func openGateIfConnected() {
-        guard gateMayOpen.load(ordering: .acquiring) else { return }
-        gateMayOpen.store(false, ordering: .releasing)
+        guard connackPending.exchange(false, ordering: .relaxed) else { return }
         let refused: [(topic: String, reason: String)] = gate.withLock { gate in
-            guard gate.connackHandled else { return [] }
-            gate.connackHandled = false
             guard connected.load(ordering: .acquiring) else { return [] }
             var refused: [(String, String)] = []
             for message in gate.waiting {

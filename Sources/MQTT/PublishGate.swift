@@ -20,15 +20,8 @@ struct PublishGate {
         var ticket: UInt64?
     }
 
-    /// Publishes go to libmosquitto at once.
+    /// Publishes go to libmosquitto at once; shut before each connect, until its CONNACK has
+    /// been handled.
     var open = false
-    /// The CONNACK was handled: the network thread opens the gate after its read call.
-    var connackHandled = false
     var waiting: [Waiting] = []
-
-    /// Before a connect: publishes wait from now until its CONNACK has been handled.
-    mutating func shut() {
-        open = false
-        connackHandled = false
-    }
 }
