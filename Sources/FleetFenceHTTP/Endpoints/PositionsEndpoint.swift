@@ -22,7 +22,7 @@ struct PositionsEndpoint: Sendable {
         let items: [Result<ForeignPosition, PositionRejection>]
         switch PositionBatchDecoder.decode(body) {
         case let .success(decoded): items = decoded
-        case let .failure(rejection): try await refuse(rejection, source: source, saying: rejection.description)
+        case let .failure(rejection): try await refuse(rejection, source: source)
         }
         let outcomes = try await ingest(items, source: source)
         var json = JSONWriter(capacity: 64)
@@ -57,7 +57,7 @@ struct PositionsEndpoint: Sendable {
     /// newer), 400 with the reason when not.
     func osmAnd(_ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
         let source = "\(request.method.rawValue) /api/osmand"
-        if let problem = target.queryProblem { try await refuse(.undecodable(problem.reason), source: source, saying: problem.reason) }
+        if let problem = target.queryProblem { try await refuse(.undecodable(problem.reason), source: source) }
         let decoded: Result<ForeignPosition, PositionRejection>
         if request.method == .post {
             let body = try await body(of: request, source: source)
@@ -74,7 +74,7 @@ struct PositionsEndpoint: Sendable {
                     let form = try RequestTarget.pairs(String(decoding: body, as: UTF8.self), in: "the form body")
                     decoded = OsmAndDecoder.decode(parameters: target.query + form)
                 } catch {
-                    try await refuse(.undecodable(error.reason), source: source, saying: error.reason)
+                    try await refuse(.undecodable(error.reason), source: source)
                 }
             }
         } else {
@@ -92,31 +92,35 @@ struct PositionsEndpoint: Sendable {
 
     func ownTracks(_ request: Request, _ target: RequestTarget) async throws(HTTPProblem) -> Response {
         let source = "POST /api/owntracks"
-        if let problem = target.queryProblem { try await refuse(.undecodable(problem.reason), source: source, saying: problem.reason) }
+        if let problem = target.queryProblem { try await refuse(.undecodable(problem.reason), source: source) }
         let queryUser = try target.single("u")
         let queryDevice = try target.single("d")
         let body = try await body(of: request, source: source)
-        guard let user = request.headers[Self.limitUser] ?? queryUser, !user.isEmpty,
+        var id: String?
+        if let user = request.headers[Self.limitUser] ?? queryUser, !user.isEmpty,
             let device = request.headers[Self.limitDevice] ?? queryDevice, !device.isEmpty
-        else {
-            // A message of another `_type` is answered `[]` whoever sent it: it names no device.
-            if case let .failure(rejection) = PositionDecoder.decodeOwnTracks(body, deviceID: "-"), rejection.isIgnored {
-                _ = try await ingest([.failure(rejection)], source: source)
-                return .json(Array("[]".utf8))
-            }
+        {
+            id = "\(user)-\(device)"
+        }
+        let decoded = PositionDecoder.decodeOwnTracks(body, deviceID: id ?? "")
+        // A message of another `_type` is answered `[]` whoever sent it: it names no device.
+        if case let .failure(rejection) = decoded, rejection.isIgnored {
+            _ = try await ingest([.failure(rejection)], source: source)
+            return .json(Array("[]".utf8))
+        }
+        guard let id else {
             try await refuse(
                 .missingField("X-Limit-U and X-Limit-D"), source: source,
                 saying: "the user and device are needed: headers X-Limit-U and X-Limit-D, or query parameters u and d")
         }
-        let id = "\(user)-\(device)"
         // A bad id goes through the core too, to be counted as a rejection like any other.
-        let decoded: Result<ForeignPosition, PositionRejection> =
+        let position: Result<ForeignPosition, PositionRejection> =
             if let problem = DeviceIDRules.problem(id) {
                 .failure(.badDeviceID(problem))
             } else {
-                PositionDecoder.decodeOwnTracks(body, deviceID: id).map { ForeignPosition(device: id, position: $0) }
+                decoded.map { ForeignPosition(device: id, position: $0) }
             }
-        let outcome = try await ingest([decoded], source: source).first
+        let outcome = try await ingest([position], source: source).first
         if case let .rejected(reason)? = outcome { throw .badRequest(reason) }
         return .json(Array("[]".utf8))
     }
@@ -137,10 +141,11 @@ struct PositionsEndpoint: Sendable {
     }
 
     /// A request that holds no position to feed (a body that is not JSON, no device named) is
-    /// counted as a rejected message, as the same payload over MQTT is, and answered 400.
-    private func refuse(_ rejection: PositionRejection, source: String, saying reason: String) async throws(HTTPProblem) -> Never {
+    /// counted as a rejected message, as the same payload over MQTT is, and answered 400 with
+    /// `reason` (the rejection's own by default).
+    private func refuse(_ rejection: PositionRejection, source: String, saying reason: String? = nil) async throws(HTTPProblem) -> Never {
         _ = try await ingest([.failure(rejection)], source: source)
-        throw .badRequest(reason)
+        throw .badRequest(reason ?? rejection.description)
     }
 
     private func ingest(
