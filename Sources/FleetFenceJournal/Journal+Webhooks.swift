@@ -43,9 +43,6 @@ public struct WebhookQueueState: Sendable, Equatable {
     public var dead = 0
     /// The earliest next attempt of a row that failed before.
     public var nextAttemptAt: Double?
-    /// The error of the latest failed attempt the journal holds (a row retrying, or dead): what
-    /// `last_error` says after a restart, before the service's own first failure.
-    public var lastError: String?
 }
 
 extension Journal {
@@ -161,7 +158,19 @@ extension Journal {
                 """, [.text(webhook)]
             ).first
             let dead = try db.run("SELECT COUNT(*) AS dead FROM webhook_dead WHERE webhook = ?", [.text(webhook)]).first
-            let lastError = try db.run(
+            return WebhookQueueState(
+                queued: Int(queued?.column("queued")?.int64Value ?? 0),
+                retrying: Int(queued?.column("retrying")?.int64Value ?? 0),
+                dead: Int(dead?.column("dead")?.int64Value ?? 0),
+                nextAttemptAt: queued?.column("next")?.doubleValue)
+        }
+    }
+
+    /// The error of the latest failed attempt the journal holds for `webhook` (an event retrying,
+    /// or dead): what `last_error` says after a restart, before the service's own first failure.
+    public func webhookLastError(webhook: String) throws -> String? {
+        try locked {
+            try db.run(
                 """
                 SELECT error, at FROM (
                     SELECT last_error AS error, last_attempt_at AS at FROM webhook_outbox
@@ -171,12 +180,6 @@ extension Journal {
                 ) ORDER BY at DESC LIMIT 1
                 """, [.text(webhook), .text(webhook)]
             ).first?.optionalText("error")
-            return WebhookQueueState(
-                queued: Int(queued?.column("queued")?.int64Value ?? 0),
-                retrying: Int(queued?.column("retrying")?.int64Value ?? 0),
-                dead: Int(dead?.column("dead")?.int64Value ?? 0),
-                nextAttemptAt: queued?.column("next")?.doubleValue,
-                lastError: lastError)
         }
     }
 

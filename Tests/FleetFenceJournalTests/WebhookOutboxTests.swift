@@ -102,13 +102,13 @@ import Testing
     @Test func theLatestFailureIsReadBackFromTheJournal() throws {
         try Self.withJournal { journal, _ in
             try Self.queueForOps(journal, [("a", 1), ("b", 1)])
-            #expect(try journal.webhookQueueState(webhook: "ops").lastError == nil)
+            #expect(try journal.webhookLastError(webhook: "ops") == nil)
             let now = Date().timeIntervalSince1970
             let heads = try journal.dueWebhookDeliveries(webhook: "ops", now: now, limit: 2)
             try #require(heads.count == 2)
             try journal.webhookDead(heads[0], error: "HTTP 410", at: now - 20, attemptedAt: now - 20)
             try journal.webhookRetry(id: heads[1].id, error: "HTTP 503", at: now - 10, nextAttemptAt: now + 60)
-            #expect(try journal.webhookQueueState(webhook: "ops").lastError == "HTTP 503")
+            #expect(try journal.webhookLastError(webhook: "ops") == "HTTP 503")
         }
     }
 
@@ -122,7 +122,7 @@ import Testing
                 ids.append(head.id)
                 try journal.webhookDead(head, error: "HTTP 410", at: now, attemptedAt: now)
             }
-            #expect(try journal.webhookQueueState(webhook: "ops") == WebhookQueueState(queued: 0, retrying: 0, dead: 3, lastError: "HTTP 410"))
+            #expect(try journal.webhookQueueState(webhook: "ops") == WebhookQueueState(queued: 0, retrying: 0, dead: 3))
             let page1 = try journal.webhookDeadLetters(webhook: "ops", after: nil, limit: 2)
             #expect(page1.dead.map(\.seq) == [1, 2])
             #expect(page1.dead.first?.error == "HTTP 410" && page1.dead.first?.attempts == 1)

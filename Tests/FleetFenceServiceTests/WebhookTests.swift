@@ -217,6 +217,24 @@ struct WebhookTests {
         }
     }
 
+    /// A restart forgets no failure: `last_error` is the journal's latest until this run's first.
+    @Test func theLastErrorIsStillSaidAfterARestart() async throws {
+        let receiver = try await WebhookReceiver.start { _, _ in WebhookReceiver.Answer(status: 410) }
+        defer { Task { await receiver.stop() } }
+        try await withService(Self.options([Self.webhook("ops", receiver)])) { h in
+            try await Self.enter(h, "truck-1")
+            try await h.routedHTTP { http in
+                #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["dead"] as? Int == 1 })
+            }
+            #expect(await h.service?.terminate() == 0)
+            try await h.startService()
+            try await h.routedHTTP { http in
+                let status = try #require(try await Self.status(http, "ops"))
+                #expect(status["last_error"] as? String == "HTTP 410", "\(status)")
+            }
+        }
+    }
+
     @Test func eachDevicesEventsGoInOrderAndOtherDevicesDoNotWait() async throws {
         // truck-1's first attempt is held and fails: its exit must wait; van-1 must not.
         let receiver = try await WebhookReceiver.start()

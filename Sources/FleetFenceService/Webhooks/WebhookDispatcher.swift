@@ -130,7 +130,7 @@ final class WebhookDispatcher: Sendable {
                 delivered: stats.delivered, retrying: queue.retrying, dead: queue.dead,
                 // Since the start, this run's; before its first failure, the journal's (a restart
                 // forgets nothing a receiver answered).
-                lastError: stats.lastError ?? queue.lastError,
+                lastError: try stats.lastError ?? journal.webhookLastError(webhook: worker.name),
                 lastDeliveredAt: stats.lastDeliveredAt, nextAttemptAt: queue.nextAttemptAt)
         }
     }
