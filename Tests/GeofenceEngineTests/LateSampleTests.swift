@@ -335,6 +335,75 @@ struct LateSampleTests {
         try Self.expectMergedNewestFirst(backlog, behind: lives, after: before)
     }
 
+    /// A device whose only fixes so far were too inaccurate to judge (a phone switched on out of
+    /// coverage: its network position, then its backlog of GPS fixes): the backlog's oldest fix is
+    /// its first sight (silent), and the rest are judged as an upload oldest first judges them (it
+    /// was `too_late`, and the visit lost).
+    @Test(arguments: [1, 2])
+    func aBacklogBehindADevicesOnlyInaccurateFixesIsMerged(inaccurate: Int) throws {
+        let backlog = (11..<310).map { t in at((60...150).contains(t) ? 0 : -600, t: T0 + Double(t)) }
+        let lives = (0..<inaccurate).map { k in at(-600, t: T0 + 310 + Double(k), acc: 2_000) }
+        try Self.expectMergedNewestFirst(backlog, behind: lives, after: [])
+    }
+
+    /// Its first accurate fix the live one after the network's: that fix is held as a first fix
+    /// is, and the backlog behind it merged; accurate live fixes sent while the backlog arrives
+    /// join it (a part merged as soon as it had no hole settled the exit, and the enter before it
+    /// was `too_late`). Sent before the backlog, more than one is the limit "Late samples" states.
+    @Test(arguments: zip(
+        [[2_000, 0], [2_000, 2_000, 0], [2_000, 0], [2_000, 0, 0, 0], [2_000, 2_000, 0, 0, 0], [0, 0, 0]] as [[Float]],
+        [false, false, true, true, true, true]))
+    func aBacklogBehindAnInaccurateFirstFixAndAccurateOnesIsMerged(accuracies: [Float], interleaved: Bool) throws {
+        let backlog = (11..<310).map { t in at((60...150).contains(t) ? 0 : -600, t: T0 + Double(t)) }
+        let lives = accuracies.enumerated().map { k, acc in
+            at(-600, t: T0 + 310 + Double(k), acc: acc > 0 ? Double(acc) : nil)
+        }
+        var reference = try Harness([circle("yard", radius: 150)])
+        reference.feed(backlog + lives)
+        #expect(events(reference.alerts) == ["enter yard", "exit yard"])
+        var h = try Harness([circle("yard", radius: 150)])
+        let arrival = T0 + 320
+        if interleaved {
+            // The network fix, then the backlog newest first with the live GPS fixes among it.
+            h.feed(lives[0], arrival: arrival)
+            let rest = Array(lives.dropFirst())
+            for (k, sample) in backlog.reversed().enumerated() {
+                h.feed(sample, arrival: arrival)
+                if k % 100 == 0, k / 100 < rest.count { h.feed(rest[k / 100], arrival: arrival) }
+            }
+            for sample in rest.dropFirst((backlog.count + 99) / 100) { h.feed(sample, arrival: arrival) }
+        } else {
+            for sample in lives { h.feed(sample, arrival: arrival) }
+            for sample in backlog.reversed() { h.feed(sample, arrival: arrival) }
+        }
+        #expect(h.engine.counters.late == backlog.count)
+        #expect(h.engine.counters.tooLate == 0)
+        h.tick(arrival + 20)
+        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
+    }
+
+    /// The same device seen first inside the yard by its backlog: first sight is silent, so the
+    /// merge gives the exit alone, as in order; oldest first behind the live fix too.
+    @Test(arguments: [false, true])
+    func aFirstSightInsideFromABacklogIsSilent(oldestFirst: Bool) throws {
+        let backlog = (11..<310).map { t in at(t < 150 ? 0 : -600, t: T0 + Double(t)) }
+        let live = at(-600, t: T0 + 310, acc: 2_000)
+        var reference = try Harness([circle("yard", radius: 150)])
+        reference.feed(backlog + [live])
+        #expect(events(reference.alerts) == ["exit yard"])
+        var h = try Harness([circle("yard", radius: 150)])
+        h.feed([live])
+        for sample in oldestFirst ? backlog : backlog.reversed() { h.feed(sample, arrival: T0 + 311) }
+        #expect(h.engine.counters.late == backlog.count)
+        h.tick(T0 + 311 + 20)
+        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
+        // Then the next crossing is judged from the backlog's newest fix, as in order.
+        h.feed((320...360).map { at(0, t: T0 + Double($0)) })
+        reference.feed((320...360).map { at(0, t: T0 + Double($0)) })
+        #expect(events(h.alerts) == ["exit yard", "enter yard"])
+        #expect(h.alerts.map(Fingerprint.init) == reference.alerts.map(Fingerprint.init))
+    }
+
     /// Silence confirmed the enter pending at the anchor during the outage: a fix of the outage
     /// behind an inaccurate live fix would judge the yard again with no mark to say it is
     /// settled, so it is dropped (an alert is never withdrawn, nor contradicted by what came

@@ -199,6 +199,18 @@ extension GeofenceEngine {
         return devices.history[device]
     }
 
+    /// An empty history for a late accurate sample of a device that has never had an accurate fix
+    /// (a phone switched on out of coverage: its position from the network, then its backlog of
+    /// GPS fixes): nothing was judged, so the backlog's oldest fix is the device's first sight
+    /// (silent), as in an upload oldest first. Nil when the device has an anchor or holds a history.
+    private mutating func historyBeforeFirstSight(_ device: Int) -> Int32? {
+        guard devices.history[device] == -1, devices.anchorTime[device].isNaN else { return nil }
+        var history = SampleHistory()
+        history.epoch = fenceEpoch
+        devices.history[device] = histories.add(history)
+        return devices.history[device]
+    }
+
     /// The alerts of fences (not tours' events) as marks for the history.
     private func marks(_ transitions: some Sequence<Transition>) -> [SampleHistory.AlertMark] {
         transitions.compactMap { transition in
@@ -241,7 +253,8 @@ extension GeofenceEngine {
         // Nothing held to merge with (a steady stream, a restart, a fence removed since), or older
         // than what is held.
         let accurate = sample.accuracy.map { $0 <= settings.maxAccuracyMeters } ?? true
-        guard let index = heldHistory(of: device) ?? (accurate ? historyOfAnchor(device, before: sample.timestamp) : nil)
+        guard let index = heldHistory(of: device)
+            ?? (accurate ? historyOfAnchor(device, before: sample.timestamp) ?? historyBeforeFirstSight(device) : nil)
         else {
             counters.tooLate += 1
             return SampleOutcome(status: .tooLate)
@@ -250,7 +263,8 @@ extension GeofenceEngine {
         defer { histories.put(history, at: index) }
         // Older than what is held, or among fixes judged and trimmed away: judged now, it would be
         // judged without them.
-        guard history.epoch == fenceEpoch, !history.held.isEmpty, sample.timestamp > history.floor,
+        guard history.epoch == fenceEpoch, !history.held.isEmpty || devices.anchorTime[device].isNaN,
+            sample.timestamp > history.floor,
             !history.amongTrimmed(sample.timestamp)
         else {
             counters.tooLate += 1
@@ -350,7 +364,8 @@ extension GeofenceEngine {
             // held now (a fence added merges the joined first): from it on, as after a sample in
             // order, those fences are known. Left at the device's, a fence added while fixes joined
             // stayed new at every step, and the entry into it was taken for first sight, silent.
-            devices.knownGeneration[device] = sample.timestamp > anchorAtMerge ? generation : knownGeneration
+            // (No anchor at the merge: every fix is newer than anything judged.)
+            devices.knownGeneration[device] = !(sample.timestamp <= anchorAtMerge) ? generation : knownGeneration
             // What it says of settled fences was alerted already.
             let own = replayed[first...].filter { !settledIDs.contains(ExactID($0.fenceID)) }
             dropped += replayed.count - first - own.count

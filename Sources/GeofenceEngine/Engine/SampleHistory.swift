@@ -217,10 +217,14 @@ struct SampleHistory: Sendable {
     /// Whether the backlog arriving fills the gap it came for: from the judged sample before its
     /// oldest fix to the newest held, no gap is longer than a report (`gap`, or `ratio` times the
     /// shortest gap among them). Sent newest first, a backlog fills its gap from the newer end;
-    /// oldest first, from the older; with live fixes sent while it uploads, from both.
+    /// oldest first, from the older; with live fixes sent while it uploads, from both. Never whole
+    /// when nothing was judged before its oldest fix (the device's first sight): an older fix may
+    /// still come, and a part merged early settled a change the rest of the backlog contradicted
+    /// (an exit alerted, the enter before it then `too_late`).
     func openBacklogIsWhole(gap: Double, ratio: Double) -> Bool {
         guard let oldest = held.firstIndex(where: \.awaitingMerge) else { return true }
         var previous = oldest > 0 ? held[oldest - 1].timestamp : floor
+        guard previous.isFinite else { return false }
         var (cadence, longest) = (Double.infinity, 0.0)
         for position in oldest..<held.count {
             let timestamp = held[position].timestamp
