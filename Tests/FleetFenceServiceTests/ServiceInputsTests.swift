@@ -179,12 +179,15 @@ struct ServiceInputsTests {
             let form = try await http.request(
                 "POST", "/api/osmand", body: Data("id=a%FFb&lat=1&lon=1".utf8), headers: ["Content-Type": "application/x-www-form-urlencoded"])
             #expect(form.status == 400 && form.error == "the form body is not UTF-8 once percent-decoded", "\(form)")
+            // The same endpoint with its path percent-encoded.
+            let escapedPath = try await http.get("/api/%6Fsmand?id=a%FFb&lat=1&lon=1")
+            #expect(escapedPath.status == 400 && escapedPath.error == "the query is not UTF-8 once percent-decoded", "\(escapedPath)")
             // Elsewhere such a query is refused before any route, and is no position.
             let elsewhere = try await http.get("/api/devices?x=%FF")
             #expect(elsewhere.status == 400 && elsewhere.error == "the query is not UTF-8 once percent-decoded", "\(elsewhere)")
             #expect(await eventuallyAsync {
-                (try? await http.get("/metrics"))?.text.contains(#"fleetfence_positions_total{outcome="rejected"} 3"#) == true
-            }, "the three refused positions are counted, the devices query not")
+                (try? await http.get("/metrics"))?.text.contains(#"fleetfence_positions_total{outcome="rejected"} 4"#) == true
+            }, "the four refused positions are counted, the devices query not")
         }
     }
 

@@ -10,7 +10,9 @@ public struct APIResponder: HTTPResponder {
 
     /// Paths whose query carries a position or its device: their endpoints refuse a query that
     /// does not decode themselves, counted as a rejected position.
-    static let positionQueries: Set<String> = ["/api/osmand", "/api/owntracks"]
+    /// Matched on the decoded segments, as the router matches them: `/api/%6Fsmand` is the same
+    /// endpoint.
+    static let positionQueries: Set<[String]> = [["api", "osmand"], ["api", "owntracks"]]
 
     public func respond(to request: Request, context: Context) async throws -> Response {
         var context = context
@@ -19,7 +21,7 @@ public struct APIResponder: HTTPResponder {
         } catch {
             return error.response
         }
-        if let problem = context.target.queryProblem, !Self.positionQueries.contains(request.uri.path) {
+        if let problem = context.target.queryProblem, !Self.positionQueries.contains(context.target.segments) {
             return problem.response
         }
         // The router matches raw segments, ids in paths are their decoded bytes: a path with an
