@@ -202,9 +202,13 @@ extension GeofenceEngine {
     /// An empty history for a late accurate sample of a device that has never had an accurate fix
     /// (a phone switched on out of coverage: its position from the network, then its backlog of
     /// GPS fixes): nothing was judged, so the backlog's oldest fix is the device's first sight
-    /// (silent), as in an upload oldest first. Nil when the device has an anchor or holds a history.
+    /// (silent), as in an upload oldest first. Nil when the device has an anchor or holds a history,
+    /// or has regions all the same (a journal's record without the anchor's time): first sight
+    /// would set them again silently.
     private mutating func historyBeforeFirstSight(_ device: Int) -> Int32? {
-        guard devices.history[device] == -1, devices.anchorTime[device].isNaN else { return nil }
+        guard devices.history[device] == -1, devices.anchorTime[device].isNaN,
+            record(of: Int32(device))?.entries.isEmpty ?? true
+        else { return nil }
         var history = SampleHistory()
         history.epoch = fenceEpoch
         devices.history[device] = histories.add(history)
