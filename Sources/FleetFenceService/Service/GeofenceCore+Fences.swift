@@ -113,9 +113,11 @@ extension GeofenceCore {
                 ["fence": "\(definition.id)", "radius": "\(requested)", "effective": "\(effective)"])
         }
         // A file of 100,000 fences is one "fences loaded" line at info, not 100,000.
-        effects.log(
-            origin == .runtime ? .info : .debug, update.replaced ? "fence replaced" : "fence added",
-            ["fence": "\(definition.id)", "origin": "\(origin.rawValue)"])
+        if origin == .runtime || logsEachFileFence {
+            effects.log(
+                origin == .runtime ? .info : .debug, update.replaced ? "fence replaced" : "fence added",
+                ["fence": "\(definition.id)", "origin": "\(origin.rawValue)"])
+        }
         // A replace that stops matching devices inside exits them (reason unassigned), in the
         // fence's own transaction.
         for transition in update.transitions { addAlert(transition, arrival: now, to: &effects) }

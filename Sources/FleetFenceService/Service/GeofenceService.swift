@@ -149,7 +149,7 @@ public final class GeofenceService: Service, Sendable {
         let loop = CoreLoop(
             Self.core(
                 restoring: consume restored, fileDigest: fileDigest, ownTracks: try journal.loadOwnTracksTopics(), layout: layout,
-                configuration: configuration),
+                configuration: configuration, logsEachFileFence: logger.logLevel <= .debug),
             writer: writer, logger: logger)
         readModel.coreStarted()
         client.onAcknowledged { writer.acknowledgementsMoved() }
@@ -398,10 +398,11 @@ public final class GeofenceService: Service, Sendable {
     /// a file that changed nothing).
     private static func core(
         restoring restored: consuming StateRestorer.Restored, fileDigest: String?, ownTracks: [OwnTracksTopic],
-        layout: TopicLayout, configuration: ServiceConfiguration
+        layout: TopicLayout, configuration: ServiceConfiguration, logsEachFileFence: Bool
     ) -> GeofenceCore {
         var core = GeofenceCore(
             engine: restored.engine, layout: layout, positionFilters: configuration.positionTopics, inputs: configuration.inputs)
+        core.logsEachFileFence = logsEachFileFence
         core.fenceOrigins = restored.origins
         core.lastFileFences = restored.fileFences
         core.lastFileDigest = fileDigest
