@@ -231,6 +231,13 @@ struct WebhookTests {
             try await h.routedHTTP { http in
                 let status = try #require(try await Self.status(http, "ops"))
                 #expect(status["last_error"] as? String == "HTTP 410", "\(status)")
+                // Delivered once the receiver takes it: the error is kept, as in a run without a
+                // restart (read from the failing rows each time, it went with them).
+                receiver.answer { _, _ in WebhookReceiver.Answer(status: 204) }
+                #expect(try await http.request("POST", "/api/webhooks/ops/redeliver").status == 202)
+                #expect(await eventuallyAsync { (try? await Self.status(http, "ops"))?["delivered"] as? Int == 1 })
+                let after = try #require(try await Self.status(http, "ops"))
+                #expect(after["last_error"] as? String == "HTTP 410" && after["dead"] as? Int == 0, "\(after)")
             }
         }
     }

@@ -326,18 +326,57 @@ struct LateSampleEdgeTests {
         #expect(h.engine.counters.tooLate == 0)
     }
 
+    /// A slow upload, a fix a second for 76 s with a live fix after each, oldest or newest first:
+    /// still one backlog, judged whole, as an upload oldest first. Ended a minute after the first
+    /// live fix joined, the part come so far was judged with a hole up to the live fixes: the exit
+    /// was interpolated across it 45 s early, and the rest of the upload was `too_late`.
+    @Test(arguments: [false, true])
+    func aBacklogUploadedForOverAMinuteBesideLiveFixesIsJudgedWhole(newestFirst: Bool) throws {
+        func x(_ t: Int) -> Double {
+            switch t {
+            case ..<100: -600
+            case ..<150: -600 + Double(t - 100) / 50 * 600
+            case ...380: 0
+            case ..<400: Double(t - 380) / 20 * 600
+            default: 600
+            }
+        }
+        let before = stride(from: 0, through: 20, by: 5).map { at(x($0), t: T0 + Double($0)) }
+        let backlog = stride(from: 25, through: 400, by: 5).map { at(x($0), t: T0 + Double($0)) }
+        let lives = (0..<(backlog.count + 6)).map { k in at(600, t: T0 + 405 + 5 * Double(k)) }
+        let expected = try Self.run(before + backlog + lives).alerts
+        #expect(events(expected) == ["enter yard", "dwell yard", "exit yard"])
+        var h = try Harness([Self.yard])
+        for s in before { h.feed(s, arrival: s.timestamp + 0.25) }
+        var arrival = T0 + 430
+        h.feed(lives[0], arrival: arrival)
+        for (k, late) in (newestFirst ? backlog.reversed() : backlog).enumerated() {
+            arrival += 0.5
+            h.feed(late, arrival: arrival)
+            arrival += 0.5
+            h.feed(lives[k + 1], arrival: arrival)
+        }
+        for live in lives[(backlog.count + 1)...] {
+            arrival += 0.5
+            h.feed(live, arrival: arrival)
+        }
+        h.tick(arrival + 60)
+        #expect(h.engine.counters.tooLate == 0)
+        #expect(h.alerts.map(Fingerprint.init) == expected.map(Fingerprint.init), "\(Self.describe(h.alerts))")
+    }
+
     /// Live fixes joined to a backlog that never fills its gap, late fixes still coming every 3 s:
-    /// the first newer fix a minute after the first joined ends it, and the live fixes are judged
-    /// (held back for as long as the upload went on, their alerts waited minutes).
-    @Test func aJoinedBacklogEndsAMinuteAfterItsFirstLiveFix() throws {
+    /// the first newer fix ten minutes after the first joined ends it, and the live fixes are judged
+    /// (held back for as long as the upload went on, their alerts would wait for as long as it lasts).
+    @Test func aJoinedBacklogEndsTenMinutesAfterItsFirstLiveFix() throws {
         var h = try Harness([Self.yard])
         h.feed((0...10).map { at(600, t: T0 + Double($0)) })
-        h.feed(at(600, t: T0 + 600), arrival: T0 + 600)
-        // Stored every 12 s, uploaded one every 3 s beside live fixes every second.
+        h.feed(at(600, t: T0 + 900), arrival: T0 + 900)
+        // Stored every 3 s, uploaded one every 3 s beside live fixes every second, for 12 minutes.
         var joinedEnded: Double?
-        for k in 0..<40 {
-            let now = T0 + 601 + Double(k) * 3
-            h.feed(at(600, t: T0 + 12 + 12 * Double(k)), arrival: now)
+        for k in 0..<240 {
+            let now = T0 + 901 + Double(k) * 3
+            h.feed(at(600, t: T0 + 12 + 3 * Double(k)), arrival: now)
             for live in 0..<3 {
                 h.feed(at(600, t: now + Double(live) + 0.5), arrival: now + Double(live) + 0.5)
                 let index = h.engine.devices.history[0]
@@ -347,7 +386,7 @@ struct LateSampleEdgeTests {
             }
         }
         let ended = try #require(joinedEnded, "the joined backlog never ended")
-        #expect(ended <= T0 + 601 + GeofenceEngine.joinLimit + 5, "ended \(ended - T0)")
+        #expect(ended >= T0 + 901 + GeofenceEngine.joinLimit && ended <= T0 + 901 + GeofenceEngine.joinLimit + 5, "ended \(ended - T0)")
     }
 
     /// A fence added while live fixes are joined to a backlog: the device's entry into it, made by

@@ -128,9 +128,7 @@ final class WebhookDispatcher: Sendable {
             return WebhookStatus(
                 name: worker.name, url: WebhookStatus.redacted(worker.target.settings.url), queued: queue.queued,
                 delivered: stats.delivered, retrying: queue.retrying, dead: queue.dead,
-                // Since the start, this run's; before its first failure, the journal's (a restart
-                // forgets nothing a receiver answered).
-                lastError: try stats.lastError ?? journal.webhookLastError(webhook: worker.name),
+                lastError: stats.lastError,
                 lastDeliveredAt: stats.lastDeliveredAt, nextAttemptAt: queue.nextAttemptAt)
         }
     }

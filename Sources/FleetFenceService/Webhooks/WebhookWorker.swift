@@ -17,7 +17,9 @@ final class WebhookWorker: Sendable {
         var backoff: WebhookBackoff
     }
 
-    /// What `GET /api/webhooks` shows beside the journal's counts; since this start.
+    /// What `GET /api/webhooks` shows beside the journal's counts; since this start, but for the
+    /// last error, which starts as the latest the journal holds (a restart forgets nothing a
+    /// receiver answered, and keeps it once those rows are delivered, as a run without one does).
     struct Stats: Sendable {
         var delivered = 0
         var lastError: String?
@@ -40,7 +42,7 @@ final class WebhookWorker: Sendable {
     private let logger: Logger
     private let waker = Waker()
     private let inFlight = Mutex<Set<String>>([])
-    let stats = Mutex(Stats())
+    let stats: Mutex<Stats>
     private let task = Mutex<Task<Void, Never>?>(nil)
     /// Set by `stop`: no delivery starts any more.
     private let draining = Mutex(false)
@@ -53,6 +55,7 @@ final class WebhookWorker: Sendable {
         self.target = target
         self.journal = journal
         self.reader = reader
+        stats = Mutex(Stats(lastError: try? reader.webhookLastError(webhook: target.settings.name)))
         self.client = client
         self.metrics = metrics
         var logger = logger

@@ -488,8 +488,11 @@ extension GeofenceEngine {
 
     /// The longest a newer fix waits in a backlog it joined (wall clock, from the first that joined):
     /// an upload of late fixes that never fills its gap, a fix every few seconds, otherwise held the
-    /// device's live alerts back for as long as it went on.
-    static let joinLimit = 60.0
+    /// device's live alerts back for as long as it went on. Ten minutes: a tracker uploading an
+    /// hour's fixes a request at a time, six a second, is done by then. At a minute, an upload of a
+    /// fix a second beside live fixes was judged with a hole up to them after 60 s: an exit in the
+    /// rest came 45 s early, and the rest was `too_late`.
+    static let joinLimit = 600.0
 
     /// A backlog that live fixes have joined has ended once no late fix came for this long (wall
     /// clock): a tracker uploads its backlog in a burst, or a fix a request, and a pause this long
