@@ -211,7 +211,9 @@ struct ServiceRestartTests {
             defer { _ = service.kill() }
             #expect(await eventually(timeout: .seconds(10)) { service.log.contains("broker not reachable; trying again") })
             let http = HTTPClient(base: try await Self.httpBase(of: service))
-            #expect(try await http.get("/readyz").status == 503)
+            let notReady = try await http.get("/readyz")
+            // Saying what it waits for: the broker, not the journal it has opened.
+            #expect(notReady.status == 503 && notReady.text.contains("starting: the MQTT broker is not reachable"), "\(notReady.text)")
             #expect(service.isRunning)
             try h.broker.restart()
             #expect(await eventually(timeout: .seconds(20)) { h.collector.client?.isConnected == true })
