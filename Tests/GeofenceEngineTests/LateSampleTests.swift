@@ -346,6 +346,25 @@ struct LateSampleTests {
         try Self.expectMergedNewestFirst(backlog, behind: lives, after: [])
     }
 
+    /// A device with regions but no anchor's time (a journal's record written before the anchor's
+    /// time was kept) is not at its first sight: a late fix says nothing, and its regions stay.
+    /// Taken for first sight, the merge set them again from the late fix, silently.
+    @Test func aDeviceWithRegionsButNoAnchorTimeDropsALateFix() throws {
+        var before = try Harness([circle("yard", radius: 150)])
+        before.feed((0...30).map { at(0, t: T0 + Double($0)) })
+        before.tick(T0 + 60)
+        var record = try #require(before.engine.deviceRecord(for: "truck-7"))
+        #expect(record.regions.map(\.state) == [.inside])
+        record.anchorTime = nil
+        var h = try Harness([circle("yard", radius: 150)])
+        h.engine.restore(record)
+        h.feed(at(-600, t: T0 + 10), arrival: T0 + 100)
+        #expect(h.outcomes.last?.status == .tooLate)
+        h.tick(T0 + 200)
+        #expect(h.engine.deviceRecord(for: "truck-7")?.regions == record.regions)
+        #expect(h.alerts.isEmpty)
+    }
+
     /// Its first accurate fix the live one after the network's: that fix is held as a first fix
     /// is, and the backlog behind it merged; accurate live fixes sent while the backlog arrives
     /// join it (a part merged as soon as it had no hole settled the exit, and the enter before it

@@ -179,38 +179,31 @@ extension GeofenceEngine {
         return devices.history[device]
     }
 
-    /// A history that starts at the device's anchor, its last fix judged, for a late sample newer
-    /// than it: it came behind fixes too inaccurate to judge (a phone's first position after an
-    /// outage, from the network, then its backlog of GPS fixes), so nothing judged is newer and it
-    /// is merged as an upload in order judges it. Nil when it is not newer than the anchor, or
-    /// silence confirmed a change since (`DeviceTable.confirmedSinceAnchor`).
+    /// A history for a late sample newer than every fix judged: it came behind fixes too
+    /// inaccurate to judge (a phone's position from the network, then its backlog of GPS fixes),
+    /// so it is merged as an upload in order judges it. It starts at the device's anchor, its last
+    /// fix judged; with no anchor (the device never had an accurate fix) it starts empty, and the
+    /// backlog's oldest fix is the device's first sight (silent). Nil when the sample is not newer
+    /// than the anchor, when silence confirmed a change since (`DeviceTable.confirmedSinceAnchor`),
+    /// or when a device without an anchor has regions all the same (a journal's record without
+    /// the anchor's time): first sight would set them again silently.
     private mutating func historyOfAnchor(_ device: Int, before timestamp: Double) -> Int32? {
+        guard devices.history[device] == -1 else { return nil }
         let anchorTime = devices.anchorTime[device]
-        guard devices.history[device] == -1, timestamp > anchorTime else { return nil }
+        let regions = record(of: Int32(device))?.entries ?? []
         var history = SampleHistory()
         history.epoch = fenceEpoch
-        history.floor = anchorTime
-        // Only a place to interpolate from: a late sample comes after it, and the replay starts
-        // from the regions after it (the device's own).
-        history.held = [SampleHistory.Held(
-            timestamp: anchorTime, lat: devices.anchorLat[device], lon: devices.anchorLon[device], speed: .nan,
-            before: record(of: Int32(device))?.entries ?? [], accuracy: .nan)]
-        devices.history[device] = histories.add(history)
-        return devices.history[device]
-    }
-
-    /// An empty history for a late accurate sample of a device that has never had an accurate fix
-    /// (a phone switched on out of coverage: its position from the network, then its backlog of
-    /// GPS fixes): nothing was judged, so the backlog's oldest fix is the device's first sight
-    /// (silent), as in an upload oldest first. Nil when the device has an anchor or holds a history,
-    /// or has regions all the same (a journal's record without the anchor's time): first sight
-    /// would set them again silently.
-    private mutating func historyBeforeFirstSight(_ device: Int) -> Int32? {
-        guard devices.history[device] == -1, devices.anchorTime[device].isNaN,
-            record(of: Int32(device))?.entries.isEmpty ?? true
-        else { return nil }
-        var history = SampleHistory()
-        history.epoch = fenceEpoch
+        if anchorTime.isNaN {
+            guard regions.isEmpty else { return nil }
+        } else {
+            guard timestamp > anchorTime else { return nil }
+            history.floor = anchorTime
+            // Only a place to interpolate from: a late sample comes after it, and the replay starts
+            // from the regions after it (the device's own).
+            history.held = [SampleHistory.Held(
+                timestamp: anchorTime, lat: devices.anchorLat[device], lon: devices.anchorLon[device], speed: .nan,
+                before: regions, accuracy: .nan)]
+        }
         devices.history[device] = histories.add(history)
         return devices.history[device]
     }
@@ -257,8 +250,7 @@ extension GeofenceEngine {
         // Nothing held to merge with (a steady stream, a restart, a fence removed since), or older
         // than what is held.
         let accurate = sample.accuracy.map { $0 <= settings.maxAccuracyMeters } ?? true
-        guard let index = heldHistory(of: device)
-            ?? (accurate ? historyOfAnchor(device, before: sample.timestamp) ?? historyBeforeFirstSight(device) : nil)
+        guard let index = heldHistory(of: device) ?? (accurate ? historyOfAnchor(device, before: sample.timestamp) : nil)
         else {
             counters.tooLate += 1
             return SampleOutcome(status: .tooLate)
@@ -266,10 +258,9 @@ extension GeofenceEngine {
         var history = histories.take(index)
         defer { histories.put(history, at: index) }
         // Older than what is held, or among fixes judged and trimmed away: judged now, it would be
-        // judged without them.
-        guard history.epoch == fenceEpoch, !history.held.isEmpty || devices.anchorTime[device].isNaN,
-            sample.timestamp > history.floor,
-            !history.amongTrimmed(sample.timestamp)
+        // judged without them. (Empty only before the device's first sight, `historyOfAnchor`.)
+        guard history.epoch == fenceEpoch, !history.held.isEmpty || history.startsAtFirstSight,
+            sample.timestamp > history.floor, !history.amongTrimmed(sample.timestamp)
         else {
             counters.tooLate += 1
             return SampleOutcome(status: .tooLate)
@@ -368,8 +359,9 @@ extension GeofenceEngine {
             // held now (a fence added merges the joined first): from it on, as after a sample in
             // order, those fences are known. Left at the device's, a fence added while fixes joined
             // stayed new at every step, and the entry into it was taken for first sight, silent.
-            // (No anchor at the merge: every fix is newer than anything judged.)
-            devices.knownGeneration[device] = !(sample.timestamp <= anchorAtMerge) ? generation : knownGeneration
+            // No anchor at the merge: every fix is newer than anything judged.
+            devices.knownGeneration[device] =
+                anchorAtMerge.isNaN || sample.timestamp > anchorAtMerge ? generation : knownGeneration
             // What it says of settled fences was alerted already.
             let own = replayed[first...].filter { !settledIDs.contains(ExactID($0.fenceID)) }
             dropped += replayed.count - first - own.count

@@ -228,10 +228,8 @@ struct SampleHistory: Sendable {
         var (cadence, longest) = (Double.infinity, 0.0)
         for position in oldest..<held.count {
             let timestamp = held[position].timestamp
-            if previous.isFinite {
-                cadence = min(cadence, timestamp - previous)
-                longest = max(longest, timestamp - previous)
-            }
+            cadence = min(cadence, timestamp - previous)
+            longest = max(longest, timestamp - previous)
             previous = timestamp
         }
         return longest <= gap || longest <= ratio * cadence
