@@ -60,7 +60,7 @@ extension GeofenceService: FleetFenceAPI {
 
     /// Connected to the broker, the journal open and writable, the fences file applied.
     public var notReadyReasons: [String] {
-        guard let running = running.withLock({ $0 }) else { return ["starting: " + startStage.withLock { $0 }] }
+        guard let running = running.withLock({ $0 }) else { return ["starting: " + readiness.step] }
         var reasons: [String] = []
         if let failure = running.loop.writer.failure { reasons.append("the journal cannot be written: \(failure)") }
         if !running.client.isConnected { reasons.append("not connected to the MQTT broker") }

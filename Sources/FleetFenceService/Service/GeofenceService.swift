@@ -25,13 +25,10 @@ public final class GeofenceService: Service, Sendable {
     /// What readers see: committed steps at once, moving devices once a second.
     public let readModel = ReadModel()
     public let metrics = ServiceMetrics()
-    private let readiness = Readiness()
+    let readiness = Readiness()
     private let reloadRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     /// The running parts, for the HTTP interface's commands and readiness.
     let running = Mutex<Running?>(nil)
-    /// What start-up is doing until `running` is set, as `/readyz` says it: a service waiting for
-    /// a broker said "the journal is not open yet" with its journal open.
-    let startStage = Mutex("opening the journal")
     /// The latest count of `memory(heapFree:)`, when it ended and whether it asked the allocator:
     /// held while a count runs, one count at a time.
     let memoryCounts = Mutex<(report: MemoryReport, at: ContinuousClock.Instant, heapAsked: Bool)?>(nil)
@@ -119,7 +116,7 @@ public final class GeofenceService: Service, Sendable {
         // What the broker may not have had when the last run ended (a kill -9 takes what
         // libmosquitto held): published again once connected (docs/reliability.md "What is promised").
         let mark = try journal.publishedMark()
-        startStage.withLock { $0 = "restoring state from the journal" }
+        readiness.starting("restoring state from the journal")
         let restored = try StateRestorer.restore(
             from: journal, settings: configuration.geofence, now: clock.now, logger: logger, publishedMark: mark?.time)
         let pending = Republish(alerts: try mark.map { try journal.alerts(after: $0.alertID) } ?? [], states: restored.unpublishedStates)
@@ -365,12 +362,12 @@ public final class GeofenceService: Service, Sendable {
     private func connectOnceReachable(_ client: SplitBus) async throws -> Bool {
         var delay = 1.0
         var waiting = false
-        startStage.withLock { $0 = "connecting to the MQTT broker" }
+        readiness.starting("connecting to the MQTT broker")
         while true {
             do {
                 try await client.connect(timeout: .seconds(10))
                 if waiting { logger.notice("broker reached") }
-                startStage.withLock { $0 = "connected to the MQTT broker" }
+                readiness.starting("connected to the MQTT broker")
                 return true
             } catch let error as MQTTError {
                 switch error {
@@ -379,7 +376,7 @@ public final class GeofenceService: Service, Sendable {
                 }
                 if !waiting { logger.warning("broker not reachable; trying again until it is", metadata: ["error": "\(error)"]) }
                 waiting = true
-                startStage.withLock { $0 = "the MQTT broker is not reachable (\(error)); trying again" }
+                readiness.starting("the MQTT broker is not reachable (\(error)); trying again")
             }
             let pause = Duration.seconds(delay)
             do {

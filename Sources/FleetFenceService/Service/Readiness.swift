@@ -1,13 +1,23 @@
 import Synchronization
 
 /// The service's way through start-up, for whoever waits for it (a test, the demo): told once it
-/// is ready and once it has ended, so that nobody polls `isReady`.
+/// is ready and once it has ended, so that nobody polls `isReady`; and the step start-up is at,
+/// which `/readyz` says.
 final class Readiness: Sendable {
     enum Phase: Sendable { case starting, ready, stopping, ended }
 
-    private let state = Mutex<(phase: Phase, waiters: [Int: CheckedContinuation<Phase, Never>], next: Int)>((.starting, [:], 0))
+    private let state = Mutex<(phase: Phase, step: String, waiters: [Int: CheckedContinuation<Phase, Never>], next: Int)>(
+        (.starting, "opening the journal", [:], 0))
 
     var phase: Phase { state.withLock { $0.phase } }
+
+    /// What start-up is doing (the journal, the broker): a service waiting for its broker said
+    /// only that it was starting.
+    var step: String { state.withLock { $0.step } }
+
+    func starting(_ step: String) {
+        state.withLock { $0.step = step }
+    }
 
     func moved(to phase: Phase) {
         let waiters = state.withLock { state in
