@@ -22,6 +22,7 @@ public final class InMemoryClient: MessageBus {
         var issued: UInt64 = 0
         var onMessage: (@Sendable (MQTTMessage) -> Void)?
         var onConnectionChange: (@Sendable (Bool) -> Void)?
+        var onSubscribed: (@Sendable () -> Void)?
         var onAcknowledged: (@Sendable () -> Void)?
     }
 
@@ -57,6 +58,10 @@ public final class InMemoryClient: MessageBus {
         state.withLock { $0.onAcknowledged = handler }
     }
 
+    public func onSubscribed(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onSubscribed = handler }
+    }
+
     public func subscribe(_ filters: [String], qos: Int32) {
         let wanted = Dictionary(filters.map { ($0, qos) }, uniquingKeysWith: { $1 })
         let connection = state.withLock { state in
@@ -81,7 +86,8 @@ public final class InMemoryClient: MessageBus {
     }
 
     /// The connection up: what waited in the outbox sent, the handler told (on the client's
-    /// queue, before any message, as libmosquitto calls it) and subscriptions made again.
+    /// queue, before any message, as libmosquitto calls it) and subscriptions made again, then
+    /// told as acknowledged.
     private func establish() {
         let (handler, acknowledged) = state.withLock { state in
             // Connected before the handler runs, as MQTTClient is when it calls it. The outbox is
@@ -96,10 +102,13 @@ public final class InMemoryClient: MessageBus {
         // message of the connection.
         if let handler { run { handler(true) } }
         let (connection, refused) = broker.attach(self, filters: state.withLock { $0.filters })
-        state.withLock { state in
+        let subscribed = state.withLock { state in
             state.connection = connection
             state.refused = refused
+            return state.onSubscribed
         }
+        // The broker subscribed them in `attach`: heard from now on.
+        if let subscribed { run { subscribed() } }
     }
 
     @discardableResult

@@ -29,6 +29,7 @@ final class ClientEngine: Sendable {
     struct Handlers {
         var onMessage: (@Sendable (MQTTMessage) -> Void)?
         var onConnectionChange: (@Sendable (Bool) -> Void)?
+        var onSubscribed: (@Sendable () -> Void)?
         var onAcknowledged: (@Sendable () -> Void)?
     }
 
@@ -278,6 +279,7 @@ final class ClientEngine: Sendable {
             connected.store(true, ordering: .releasing)
             book.awaitingAck.removeAll()
             book.sent.removeAll()
+            book.toldSettled = false
             guard !book.entries.isEmpty else { return }
             let (sent, failure) = handle.subscribe(book.entries)
             book.sending(sent)

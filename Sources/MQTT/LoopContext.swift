@@ -30,6 +30,7 @@ final class LoopContext: Sendable {
     let engine: ClientEngine
     let onMessage: (@Sendable (MQTTMessage) -> Void)?
     let onConnectionChange: (@Sendable (Bool) -> Void)?
+    let onSubscribed: (@Sendable () -> Void)?
     let onAcknowledged: (@Sendable () -> Void)?
     let attempt = ConnectAttempt()
     let exit = ThreadExit()
@@ -43,6 +44,7 @@ final class LoopContext: Sendable {
         self.engine = engine
         self.onMessage = handlers.onMessage
         self.onConnectionChange = handlers.onConnectionChange
+        self.onSubscribed = handlers.onSubscribed
         self.onAcknowledged = handlers.onAcknowledged
     }
 

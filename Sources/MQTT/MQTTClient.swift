@@ -42,6 +42,14 @@ public final class MQTTClient: Sendable {
         engine.handlers.withLock { $0.onConnectionChange = handler }
     }
 
+    /// Sets the handler told, on the network thread, once per accepted connection when the broker
+    /// has acknowledged every SUBSCRIBE and UNSUBSCRIBE sent since (at once when there are none):
+    /// from then on a message published to a subscribed topic is heard. Between the CONNACK and
+    /// that point a broker that lost the session drops it. Set it before `connect`, as `onMessage`.
+    public func onSubscribed(_ handler: @escaping @Sendable () -> Void) {
+        engine.handlers.withLock { $0.onSubscribed = handler }
+    }
+
     /// Sets the handler told, on the network thread, whenever the broker's acknowledgements
     /// moved `publishTickets.acknowledgedThrough`. Set it before `connect`, as `onMessage`.
     public func onAcknowledged(_ handler: @escaping @Sendable () -> Void) {

@@ -63,7 +63,9 @@ private func mqttDidSubscribe(_: OpaquePointer?, _ userdata: UnsafeMutableRawPoi
     let answers = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
     // 0x80 in a SUBACK means the broker refused that filter (typically its ACL). Said once per
     // change: the refused filters are asked for again every few seconds.
-    let changes = context.engine.subscriptions.withLock { $0.acknowledged(mid: mid, granted: answers) }
+    let (changes, settled) = context.engine.subscriptions.withLock { book in
+        (book.acknowledged(mid: mid, granted: answers), book.takeSettled())
+    }
     if !changes.refused.isEmpty {
         context.logger.error(
             "the MQTT broker refused a subscription (check its ACL)", metadata: ["filters": "\(changes.refused.joined(separator: ","))"])
@@ -72,10 +74,16 @@ private func mqttDidSubscribe(_: OpaquePointer?, _ userdata: UnsafeMutableRawPoi
         context.logger.notice(
             "the MQTT broker granted a subscription it had refused", metadata: ["filters": "\(changes.granted.joined(separator: ","))"])
     }
+    if settled { context.onSubscribed?() }
 }
 
 private func mqttDidUnsubscribe(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ mid: Int32) {
-    context(userdata)?.engine.subscriptions.withLock { _ = $0.awaitingAck.remove(mid) }
+    guard let context = context(userdata) else { return }
+    let settled = context.engine.subscriptions.withLock { book in
+        book.awaitingAck.remove(mid)
+        return book.takeSettled()
+    }
+    if settled { context.onSubscribed?() }
 }
 
 private func mqttLog(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ level: Int32, _ text: UnsafePointer<CChar>?) {
@@ -104,6 +112,8 @@ extension LoopContext {
             logger.info("MQTT connected", metadata: ["session": session, "libmosquitto": "\(MosquittoLibrary.version)"])
         }
         onConnectionChange?(true)
+        // Nothing to subscribe (or nothing sent): heard as it is.
+        if engine.subscriptions.withLock({ $0.takeSettled() }) { onSubscribed?() }
         attempt.resolve(.success(()))
     }
 

@@ -21,6 +21,16 @@ struct SubscriptionBook {
     var sent: [Int32: [String]] = [:]
     /// Filters the broker refused (SUBACK 0x80, typically its ACL), until a later SUBACK grants them.
     var refused: Set<String> = []
+    /// `onSubscribed` was told since the connection was accepted.
+    var toldSettled = false
+
+    /// Whether to tell `onSubscribed` now: nothing awaits an acknowledgement, and it was not told
+    /// yet on this connection.
+    mutating func takeSettled() -> Bool {
+        guard awaitingAck.isEmpty, !toldSettled else { return false }
+        toldSettled = true
+        return true
+    }
 
     /// A SUBACK: which of the filters it answers were granted. Returns the filters refused that
     /// were not refused before, and those granted that were. A filter unsubscribed meanwhile is

@@ -14,6 +14,8 @@ struct SplitBusTests {
         let publisher: InMemoryClient
         let bus: SplitBus
         let changes = Mutex<[Bool]>([])
+        /// How often `onSubscribed` was told.
+        let subscribed = Mutex(0)
 
         init() {
             let options = MQTTOptions(
@@ -23,6 +25,13 @@ struct SplitBusTests {
             publisher = try! broker.factory(SplitBus.publisherOptions(options)) as! InMemoryClient
             bus = SplitBus(listener: listener, publisher: publisher)
             bus.onConnectionChange { [self] up in changes.withLock { $0.append(up) } }
+            bus.onSubscribed { [self] in subscribed.withLock { $0 += 1 } }
+        }
+
+        /// How often `onSubscribed` was told, once the clients' queues have run.
+        func subscribedCount() async -> Int {
+            await broker.settled()
+            return subscribed.withLock { $0 }
         }
 
         /// What the handler was told, once it is `expected` or 5 s passed: the handlers run on
@@ -104,6 +113,10 @@ struct SplitBusTests {
         setup.publisher.lostConnection(publishWill: true)
         setup.publisher.reconnect()
         #expect(await setup.told([true, false, true, false, true]) == [true, false, true, false, true])
+
+        // Told that the subscriptions hold after each `true`, the listener's having been made again
+        // (`online` is said there, so that a `set` sent on seeing it is heard).
+        #expect(await setup.subscribedCount() == 3)
 
         // A clean end: told false once, and no will.
         status.clear()

@@ -6,13 +6,17 @@ import MQTT
 /// is the other, so that the service's rules, restarts and integrations are tested in the test's
 /// process without a broker. Both keep MQTT's promises the service relies on: handlers are called
 /// one at a time, in arrival order, on a thread of the bus's own; every (re)connect subscribes again
-/// and is told to `onConnectionChange`; a QoS 1 publish made while disconnected is sent after the
-/// reconnect; a filter the broker refuses is listed until a retry is granted.
+/// and is told to `onConnectionChange`, then to `onSubscribed` once the subscriptions hold; a QoS 1
+/// publish made while disconnected is sent after the reconnect; a filter the broker refuses is
+/// listed until a retry is granted.
 public protocol MessageBus: AnyObject, Sendable {
     /// Set before `connect`. The message is lent for the duration of the call.
     func onMessage(_ handler: @escaping @Sendable (MQTTMessage) -> Void)
     /// Told `true` on every accepted connection and `false` whenever it ends.
     func onConnectionChange(_ handler: @escaping @Sendable (Bool) -> Void)
+    /// Told once per accepted connection, after `onConnectionChange`, when the broker has
+    /// acknowledged its subscriptions: what is published to them from then on is heard.
+    func onSubscribed(_ handler: @escaping @Sendable () -> Void)
     /// Subscribes now if connected, and again after every reconnect.
     func subscribe(_ filters: [String], qos: Int32)
     /// Returns once the broker accepted the connection.

@@ -14,7 +14,9 @@ import Synchronization
 ///
 /// Both connections carry the will (`offline`): the status says `online` only while the service
 /// both hears and speaks. Connection changes are told as one: `true` once both are up (after
-/// either came back), `false` once either is lost; one call at a time.
+/// either came back), `false` once either is lost; one call at a time. `onSubscribed` is told once
+/// both are up and the listener's subscriptions are acknowledged (after either came back): a
+/// broker that lost the listener's session drops what is published before that.
 final class SplitBus: MessageBus {
     private let listener: any MessageBus
     private let publisher: any MessageBus
@@ -22,9 +24,14 @@ final class SplitBus: MessageBus {
     private struct Links {
         var listening = false
         var publishing = false
+        /// The listener's subscriptions acknowledged since it last connected.
+        var hearing = false
         /// What the handler was last told.
         var told = false
+        /// `subscribed` was told since the last loss of either connection.
+        var toldHearing = false
         var handler: (@Sendable (Bool) -> Void)?
+        var subscribed: (@Sendable () -> Void)?
     }
 
     /// Held while the handler runs: the two network threads tell their changes one at a time, in
@@ -36,7 +43,13 @@ final class SplitBus: MessageBus {
     init(listener: any MessageBus, publisher: any MessageBus) {
         self.listener = listener
         self.publisher = publisher
-        listener.onConnectionChange { [weak self] up in self?.changed { $0.listening = up } }
+        listener.onConnectionChange { [weak self] up in
+            self?.changed { links in
+                links.listening = up
+                links.hearing = false
+            }
+        }
+        listener.onSubscribed { [weak self] in self?.changed(connection: false) { $0.hearing = true } }
         publisher.onConnectionChange { [weak self] up in self?.changed { $0.publishing = up } }
     }
 
@@ -55,15 +68,22 @@ final class SplitBus: MessageBus {
         return options
     }
 
-    private func changed(_ update: (inout Links) -> Void) {
+    /// `connection`: a connection came or went (not only the listener's subscriptions).
+    private func changed(connection: Bool = true, _ update: (inout Links) -> Void) {
         links.withLock { links in
             update(&links)
             let up = links.listening && links.publishing
-            // Either came back while the other was up: tell `true` again (the handler publishes
-            // `online`, which the will of the one that was lost may have replaced).
-            guard up || links.told else { return }
-            links.told = up
-            links.handler?(up)
+            // Either came back while the other was up: tell `true` again (the service starts a
+            // round of the registry, which the broker may have lost with the connection).
+            if connection, up || links.told {
+                links.told = up
+                links.handler?(up)
+            }
+            // Likewise: the service publishes `online`, which the will of the one lost may have
+            // replaced.
+            let hearing = up && links.hearing
+            if hearing, !links.toldHearing { links.subscribed?() }
+            links.toldHearing = hearing
         }
     }
 
@@ -73,6 +93,10 @@ final class SplitBus: MessageBus {
 
     func onConnectionChange(_ handler: @escaping @Sendable (Bool) -> Void) {
         links.withLock { $0.handler = handler }
+    }
+
+    func onSubscribed(_ handler: @escaping @Sendable () -> Void) {
+        links.withLock { $0.subscribed = handler }
     }
 
     func subscribe(_ filters: [String], qos: Int32) {

@@ -185,15 +185,20 @@ public final class GeofenceService: Service, Sendable {
             guard let loop else { return }
             registryRepublish.start { GeofenceService.republishRegistry(loop: loop, bus: client) }
         }
+        // `online` once the subscriptions hold, not at the CONNACK: a broker that lost the session
+        // drops a `set` published in between, and whoever waited for `online` to send it would
+        // lose it. Said again after every reconnect, since the last will may have said `offline`.
+        client.onSubscribed {
+            guard !stopping.load(ordering: .relaxed) else { return }
+            _ = client.publish(topic: statusTopic, payload: Array("online".utf8), qos: 1, retain: true)
+        }
         client.onConnectionChange { [logger] connected in
             metrics.connectionChanged(connected)
             guard connected else {
                 if !stopping.load(ordering: .relaxed) { logger.warning("broker connection lost; reconnecting") }
                 return
             }
-            // After every (re)connect: the last will may have said offline, and a broker that lost
-            // its retained store must get the registry back.
-            _ = client.publish(topic: statusTopic, payload: Array("online".utf8), qos: 1, retain: true)
+            // After every (re)connect: a broker that lost its retained store must get the registry back.
             let republish = unpublished.withLock { pending in
                 defer { pending = nil }
                 return pending

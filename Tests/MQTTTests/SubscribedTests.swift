@@ -1,0 +1,52 @@
+import FleetFenceTesting
+import Synchronization
+import Testing
+
+@testable import MQTT
+
+/// `onSubscribed`: told once per connection when the broker has acknowledged the subscriptions,
+/// not at the CONNACK. A broker that lost the session drops what is published in between, so a
+/// caller that says it listens (the service's `online`) says it from here.
+@Suite(.timeLimit(.minutes(1)))
+struct SubscribedTests {
+    @Test func toldAfterTheSubscriptionsHoldOncePerConnectionAlsoAfterABrokerRestart() async throws {
+        try await withLocalBroker { broker in
+            let events = Mutex<[String]>([])
+            let received = Mutex<[String]>([])
+            let other = try await broker.connectedClient()
+            let client = try MQTTClient(options: broker.clientOptions(), logger: testLogger())
+            client.onConnectionChange { up in events.withLock { $0.append(up ? "up" : "down") } }
+            client.onMessage { message in received.withLock { $0.append(String(decoding: message.payload, as: UTF8.self)) } }
+            client.subscribe(["heard/#"], qos: 1)
+            client.onSubscribed {
+                let count = events.withLock { events in
+                    events.append("subscribed")
+                    return events.filter { $0 == "subscribed" }.count
+                }
+                // From here on it is heard, also from a broker that restarted without the session.
+                other.publish(topic: "heard/now", payload: "after subscribed \(count)", qos: 1)
+            }
+            try await client.connect(timeout: .seconds(5))
+            #expect(await eventually { received.withLock { $0 } == ["after subscribed 1"] })
+
+            try broker.restart()  // no persistence: the broker forgot the subscription
+            #expect(await eventually(timeout: .seconds(15)) { received.withLock { $0 }.count == 2 })
+            #expect(received.withLock { $0 } == ["after subscribed 1", "after subscribed 2"])
+            #expect(events.withLock { $0 } == ["up", "subscribed", "down", "up", "subscribed"])
+            await client.disconnect()
+            await other.disconnect()
+        }
+    }
+
+    @Test func toldAtTheConnectWhenThereIsNothingToSubscribe() async throws {
+        try await withLocalBroker { broker in
+            let events = Mutex<[String]>([])
+            let client = try MQTTClient(options: broker.clientOptions(), logger: testLogger())
+            client.onConnectionChange { up in events.withLock { $0.append(up ? "up" : "down") } }
+            client.onSubscribed { events.withLock { $0.append("subscribed") } }
+            try await client.connect(timeout: .seconds(5))
+            #expect(await eventually { events.withLock { $0 } == ["up", "subscribed"] })
+            await client.disconnect()
+        }
+    }
+}
