@@ -386,9 +386,10 @@ struct ServiceFencesTests {
             #expect(loaded.count == 2 && loaded.last?.contains("unchanged=false") == true, "\(loaded)")
             // The file's version applied again: the depot is the file's, its own entry, and the
             // record whole again, so the next restart takes the digest's word.
-            #expect(try await h.waitForRetained("fleetfence/fences/depot") { message in
+            let depot = try await h.waitForRetained("fleetfence/fences/depot") { message in
                 message.flatMap { JSONObject($0.payload) }?.double("radius") == 200
-            } != nil)
+            }
+            #expect(depot.flatMap { JSONObject($0.payload) }?.double("radius") == 200)
             #expect(await h.service?.terminate() == 0)
             try await h.startService()
             try await h.barrier()
