@@ -3,10 +3,15 @@
 public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     public var detail: String
     public var offset: Int
+    /// The text follows RFC 8259's grammar and is refused for what it says: a repeated key, a lone
+    /// surrogate, a number too large for a `Double`. An array of payloads can then still be told
+    /// apart element by element (`PositionBatchDecoder`).
+    public var grammatical: Bool
 
-    public init(detail: String, offset: Int) {
+    public init(detail: String, offset: Int, grammatical: Bool = false) {
         self.detail = detail
         self.offset = offset
+        self.grammatical = grammatical
     }
 
     public var description: String { detail }
@@ -215,7 +220,7 @@ private struct Parser {
         let count = keys.count - frame.keyStart
         if let repeated = firstRepeatedKey(from: frame.keyStart) {
             let key = keys[repeated]
-            throw failure("duplicate key \(Parser.quote(key.name))", at: key.offset, "a key may appear once per object")
+            throw failure("duplicate key \(Parser.quote(key.name))", at: key.offset, "a key may appear once per object", grammatical: true)
         }
         var members: [JSONObject.Member] = []
         members.reserveCapacity(count)
@@ -340,16 +345,16 @@ private struct Parser {
                 switch scalar {
                 case 0xD800..<0xDC00:
                     guard at(k + 1) == UInt8(ascii: "\\"), at(k + 2) == UInt8(ascii: "u") else {
-                        throw failure("invalid \\u escape (lone surrogate)", at: backslash)
+                        throw failure("invalid \\u escape (lone surrogate)", at: backslash, grammatical: true)
                     }
                     let low = try hex4(at: k + 3, escape: k + 1, open: open)
                     guard (0xDC00..<0xE000).contains(low) else {
-                        throw failure("invalid \\u escape (lone surrogate)", at: backslash)
+                        throw failure("invalid \\u escape (lone surrogate)", at: backslash, grammatical: true)
                     }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     k += 6
                 case 0xDC00..<0xE000:
-                    throw failure("invalid \\u escape (lone surrogate)", at: backslash)
+                    throw failure("invalid \\u escape (lone surrogate)", at: backslash, grammatical: true)
                 default:
                     break
                 }
@@ -527,7 +532,7 @@ private struct Parser {
         }
         let text = String(decoding: UnsafeBufferPointer(start: base + start, count: k - start), as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
-            throw failure("number out of range", at: start, "too large for a Double")
+            throw failure("number out of range", at: start, "too large for a Double", grammatical: true)
         }
         return value
     }
@@ -559,8 +564,8 @@ private struct Parser {
     // MARK: Errors
 
     /// `"<what> at byte <offset>"`, with an optional note in parentheses.
-    private func failure(_ what: String, at offset: Int, _ note: String? = nil) -> JSONSyntaxError {
-        JSONSyntaxError(detail: "\(what) at byte \(offset)" + (note.map { " (\($0))" } ?? ""), offset: offset)
+    private func failure(_ what: String, at offset: Int, _ note: String? = nil, grammatical: Bool = false) -> JSONSyntaxError {
+        JSONSyntaxError(detail: "\(what) at byte \(offset)" + (note.map { " (\($0))" } ?? ""), offset: offset, grammatical: grammatical)
     }
 
     /// The byte at `i` is not what the grammar allows there (or the input ended).

@@ -215,7 +215,8 @@ struct JSONParserTests {
 
     @Test func numbersOutOfRange() {
         for text in ["1e309", "-1e309", "1.7976931348623159e308", "1" + String(repeating: "0", count: 309), "1e400", "1E+99999999999999999999", "0.1e310"] {
-            #expect(failure(text) == JSONSyntaxError(detail: "number out of range at byte 0 (too large for a Double)", offset: 0), "\(text)")
+            #expect(failure(text) == JSONSyntaxError(
+                detail: "number out of range at byte 0 (too large for a Double)", offset: 0, grammatical: true), "\(text)")
         }
         #expect(failure("[1, 1e309]")?.detail == "number out of range at byte 4 (too large for a Double)")
         #expect(failure(#"{"lat": -1e999}"#)?.offset == 8)
@@ -347,7 +348,8 @@ struct JSONParserTests {
             (#""\ud83d"#, 1), (#""\ud83d\"#, 1), (#""\ud83d\uDBFF\uDC00""#, 1),
         ]
         for (text, offset) in cases {
-            #expect(failure(text) == JSONSyntaxError(detail: "invalid \\u escape (lone surrogate) at byte \(offset)", offset: offset), "\(text)")
+            #expect(failure(text) == JSONSyntaxError(
+                detail: "invalid \\u escape (lone surrogate) at byte \(offset)", offset: offset, grammatical: true), "\(text)")
         }
     }
 
@@ -467,7 +469,7 @@ struct JSONParserTests {
     /// docs/topics-and-payloads.md "Fences": a key repeated in one object is refused, wherever the object is, at the repeat.
     @Test func repeatedKeysAreRefused() {
         #expect(failure(#"{"a":1,"b":2,"a":3}"#) == JSONSyntaxError(
-            detail: #"duplicate key "a" at byte 13 (a key may appear once per object)"#, offset: 13))
+            detail: #"duplicate key "a" at byte 13 (a key may appear once per object)"#, offset: 13, grammatical: true))
         #expect(failure(#"{"lat":1,"lon":2,"lat":1}"#)?.offset == 17)  // the same value twice too
         #expect(failure(#"[{"x":{"a":null,"a":null}}]"#)?.offset == 16)
         #expect(failure(#"{"a":{"b":1},"c":{"b":1,"b":2}}"#)?.offset == 24)

@@ -30,6 +30,58 @@ struct PositionBatchDecoderTests {
         #expect((try? PositionBatchDecoder.decode(Array(most)).get())?.count == 10_000)
     }
 
+    /// JSON by the grammar that the strict parser refuses for what it says: the element alone is
+    /// rejected, with the reason it gets on its own topic, and the others still count.
+    @Test(arguments: [
+        (#"{"id":"b","lat":1,"lat":2,"lon":2}"#, #"duplicate key "lat" at byte 18 (a key may appear once per object)"#),
+        (#"{"id":"\ud800","lat":1,"lon":2}"#, #"invalid \u escape (lone surrogate) at byte 7"#),
+        (#"{"id":"b","lat":1,"lon":2,"spd":1e400}"#, #"number out of range at byte 32 (too large for a Double)"#),
+    ])
+    func anElementTheStrictParserRefusesIsRejectedAlone(element: String, detail: String) throws {
+        let decoded = try PositionBatchDecoder.decode(Array(#" [ {"id":"a","lat":1,"lon":2} , "# + element + #",{"id":"c","lat":3,"lon":4,"note":"],{\""}] "#)).get()
+        #expect(decoded.count == 3)
+        #expect(decoded[0] == .success(ForeignPosition(device: "a", position: DecodedPosition(lat: 1, lon: 2))))
+        #expect(decoded[1] == .failure(.notJSON(detail: detail)))
+        guard case let .failure(alone) = PositionDecoder.decode(Array(element.utf8), deviceID: "b") else {
+            Issue.record("refused on its own topic too")
+            return
+        }
+        #expect(decoded[1] == .failure(alone), "the reason it gets on its own topic")
+        #expect(decoded[2] == .success(ForeignPosition(device: "c", position: DecodedPosition(lat: 3, lon: 4))))
+    }
+
+    /// On JSON the parser takes, the ranges are its own elements: brackets and commas in strings,
+    /// escaped quotes and backslashes, nesting, scalars and whitespace.
+    @Test func theRangesAreTheParsersElements() throws {
+        for body in [
+            #"[1,"a",{"b":[1,{"c":"],{"}]},[],{},"\\\"",null , true ,-1.5e3]"#, "[ ]", "[]", #" [{"x":"\\"}, "\\\\" ] "#,
+        ] {
+            let bytes = Array(body.utf8)
+            guard case let .array(whole) = try JSONParser.parse(bytes).get() else {
+                Issue.record("not an array: \(body)")
+                continue
+            }
+            let ranges = try #require(PositionBatchDecoder.elementRanges(bytes), "\(body)")
+            #expect(try ranges.map { try JSONParser.parse(Array(bytes[$0])).get() } == whole, "\(body)")
+        }
+    }
+
+    /// One element breaking the grammar makes the body not JSON, refused element or not.
+    @Test func aGrammarErrorAnywhereStillRefusesTheWholeBody() {
+        let refusedElement = #"{"id":"b","lat":1,"lat":2,"lon":2}"#
+        for body in [
+            "[\(refusedElement),{\"id\":\"c\",}]", "[\(refusedElement),,{}]", "[\(refusedElement),]", "[\(refusedElement) {}]",
+            "[\(refusedElement)", "[\(refusedElement)] x", "[\(refusedElement)}", "[\(refusedElement),\"open]",
+            "[\(refusedElement){}]", "[\(refusedElement),1 2]", "[\(refusedElement),\"a\"\"b\"]", "[,\(refusedElement)]",
+        ] {
+            #expect(PositionBatchDecoder.decode(Array(body.utf8)).isFailure, "\(body)")
+        }
+        #expect(PositionBatchDecoder.decode(Array("[\(refusedElement),{\"id\":\"c\",}]".utf8))
+            == .failure(.notJSON(detail: "element 1 (from byte 36): trailing comma at byte 9 (not allowed in JSON)")))
+        // Not an array: one payload, refused as a whole as before.
+        #expect(PositionBatchDecoder.decode(Array(refusedElement.utf8)).isFailure)
+    }
+
     @Test func deviceIDRules() {
         #expect(DeviceIDRules.problem("truck-7") == nil)
         #expect(DeviceIDRules.problem("Bus-Müller") == nil)
