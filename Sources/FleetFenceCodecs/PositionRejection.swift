@@ -11,8 +11,9 @@ public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertibl
     case wrongType(field: String, expected: String, got: String)
     case notFinite(field: String)
     case outOfRange(field: String, value: Double)
-    /// A time field (`ts`, OwnTracks `tst`) holding a string that is not an RFC 3339 time.
-    case badTimestamp(field: String, text: String)
+    /// A time field (`ts`, OwnTracks `tst`) holding a string that is not an RFC 3339 time, or (a
+    /// tracker's field, `expected` says so) not an ISO 8601 one.
+    case badTimestamp(field: String, text: String, expected: String = "an RFC 3339 time")
     case idMismatch(expected: String, got: String)
     /// A device id no topic level can be (docs/operations.md "Limits and failures"); the reason says why.
     case badDeviceID(String)
@@ -41,7 +42,7 @@ public enum PositionRejection: Error, Sendable, Hashable, CustomStringConvertibl
         case let .wrongType(field, expected, got): "field \"\(field)\" must be \(expected), not \(got)"
         case let .notFinite(field): "field \"\(field)\" is not a finite number"
         case let .outOfRange(field, value): "field \"\(field)\" is \(value), \(Self.allowedRange(of: field, value: value))"
-        case let .badTimestamp(field, text): "field \"\(field)\" is \"\(text)\", which is not an RFC 3339 time"
+        case let .badTimestamp(field, text, expected): "field \"\(field)\" is \"\(text)\", which is not \(expected)"
         case let .idMismatch(expected, got): "field \"id\" is \"\(got)\" but the topic's device is \"\(expected)\""
         case let .badDeviceID(reason): reason
         case let .undecodable(reason): reason

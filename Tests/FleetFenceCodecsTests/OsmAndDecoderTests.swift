@@ -67,7 +67,7 @@ struct OsmAndDecoderTests {
         ("id=p&lat=north&lon=2", #"field "lat" must be a number or a string holding one, not the string "north""#),
         ("id=p&lat=95&lon=2", #"field "lat" is 95.0, must be within [-90, 90]"#),
         ("id=p&lat=1&lon=2&lat=3", #"field "lat" is given more than once"#),
-        ("id=p&lat=1&lon=2&timestamp=soon", #"field "timestamp" is "soon", which is not an RFC 3339 time"#),
+        ("id=p&lat=1&lon=2&timestamp=soon", #"field "timestamp" is "soon", which is not a number or an ISO 8601 time"#),
         ("id=p&lat=1&lon=2&accuracy=-4", #"field "accuracy" is -4.0, must be >= 0 metres"#),
         ("id=a/b&lat=1&lon=2", "device id \"a/b\" contains /: it must be one topic level (no /, +, #, NUL or other control character)"),
         ("id=a+b&lat=1&lon=2", "device id \"a+b\" contains +: it must be one topic level (no /, +, #, NUL or other control character)"),

@@ -53,7 +53,7 @@ struct TraccarPositionDecoderTests {
         (#""latitude":91,"longitude":2"#, #""truck-9""#, #"field "position.latitude" is 91.0, must be within [-90, 90]"#),
         (#""longitude":2"#, #""truck-9""#, #"missing field "position.latitude""#),
         (#""latitude":"49","longitude":2"#, #""truck-9""#, #"field "position.latitude" must be a number, not a string"#),
-        (#""latitude":1,"longitude":2,"fixTime":"yesterday""#, #""truck-9""#, #"field "position.fixTime" is "yesterday", which is not an RFC 3339 time"#),
+        (#""latitude":1,"longitude":2,"fixTime":"yesterday""#, #""truck-9""#, #"field "position.fixTime" is "yesterday", which is not a number or an ISO 8601 time"#),
         (#""latitude":1,"longitude":2,"accuracy":-1"#, #""truck-9""#, #"field "position.accuracy" is -1.0, must be >= 0 metres"#),
         (#""latitude":1,"longitude":2"#, #""a/b""#, "device id \"a/b\" contains /: it must be one topic level (no /, +, #, NUL or other control character)"),
         (#""latitude":1,"longitude":2"#, #""""#, "the device id is empty"),

@@ -34,7 +34,9 @@ enum ForeignFields {
                 guard parsed > 0, parsed <= RFC3339.maxSeconds else { throw .outOfRange(field: field, value: parsed) }
                 return parsed
             }
-            guard numericStrings, let x = Self.numeric(text) else { throw .badTimestamp(field: field, text: text) }
+            guard numericStrings, let x = Self.numeric(text) else {
+                throw .badTimestamp(field: field, text: text, expected: numericStrings ? "a number or an ISO 8601 time" : "an ISO 8601 time")
+            }
             seconds = x
         case let other?:
             throw .wrongType(field: field, expected: "a number or an ISO 8601 string", got: other.kindName)
@@ -61,7 +63,7 @@ enum ForeignFields {
         switch value {
         case let .number(x)?: number = x
         case let .string(text)?:
-            guard let x = numeric(text) else { return try time(value, field: field) }
+            guard let x = numeric(text) else { return try time(value, field: field, numericStrings: true) }
             number = x
         default: return try time(value, field: field)
         }
