@@ -3,15 +3,10 @@
 public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     public var detail: String
     public var offset: Int
-    /// The text follows RFC 8259's grammar and is refused for what it says: a repeated key, a lone
-    /// surrogate, a number too large for a `Double`. An array of payloads can then still be told
-    /// apart element by element (`PositionBatchDecoder`).
-    public var grammatical: Bool
 
-    public init(detail: String, offset: Int, grammatical: Bool = false) {
+    public init(detail: String, offset: Int) {
         self.detail = detail
         self.offset = offset
-        self.grammatical = grammatical
     }
 
     public var description: String { detail }
@@ -48,6 +43,22 @@ public enum JSONParser {
     public static func parse(_ bytes: [UInt8]) -> Result<JSONValue, JSONSyntaxError> {
         bytes.withUnsafeBytes { parse($0) }
     }
+
+    /// Why `bytes` break RFC 8259's grammar, `nil` when they follow it: `parse` without what it
+    /// refuses beyond the grammar (a repeated key, a lone surrogate, a number too large for a
+    /// `Double`). An array of payloads refused for what one element says is then still told apart
+    /// element by element (`PositionBatchDecoder`).
+    public static func grammarError(_ bytes: [UInt8]) -> JSONSyntaxError? {
+        bytes.withUnsafeBytes { bytes in
+            var parser = Parser(bytes, checksContent: false)
+            do throws(JSONSyntaxError) {
+                _ = try parser.parseDocument()
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
 }
 
 // MARK: - The parser
@@ -61,6 +72,9 @@ private struct Parser {
     private let base: UnsafePointer<UInt8>
     private let end: Int
     private var i = 0
+    /// Refuses a repeated key, a lone surrogate and a number too large, which the grammar allows;
+    /// without, they read as the keys given, U+FFFD and infinity.
+    private let checksContent: Bool
 
     /// A key of an open object, with what finds a repeated one cheaply.
     private struct Key {
@@ -88,7 +102,8 @@ private struct Parser {
     /// The unescaped bytes of a string with escapes.
     private var unescaped: [UInt8] = []
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    init(_ bytes: UnsafeRawBufferPointer, checksContent: Bool = true) {
+        self.checksContent = checksContent
         // An empty buffer may have no base address; any non-null pointer works, since `end` is 0.
         base = (bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!).assumingMemoryBound(to: UInt8.self)
         end = bytes.count
@@ -218,9 +233,9 @@ private struct Parser {
 
     private mutating func closeObject(_ frame: Frame) throws(JSONSyntaxError) -> JSONValue {
         let count = keys.count - frame.keyStart
-        if let repeated = firstRepeatedKey(from: frame.keyStart) {
+        if checksContent, let repeated = firstRepeatedKey(from: frame.keyStart) {
             let key = keys[repeated]
-            throw failure("duplicate key \(Parser.quote(key.name))", at: key.offset, "a key may appear once per object", grammatical: true)
+            throw failure("duplicate key \(Parser.quote(key.name))", at: key.offset, "a key may appear once per object")
         }
         var members: [JSONObject.Member] = []
         members.reserveCapacity(count)
@@ -345,16 +360,21 @@ private struct Parser {
                 switch scalar {
                 case 0xD800..<0xDC00:
                     guard at(k + 1) == UInt8(ascii: "\\"), at(k + 2) == UInt8(ascii: "u") else {
-                        throw failure("invalid \\u escape (lone surrogate)", at: backslash, grammatical: true)
+                        guard !checksContent else { throw failure("invalid \\u escape (lone surrogate)", at: backslash) }
+                        scalar = 0xFFFD
+                        break
                     }
                     let low = try hex4(at: k + 3, escape: k + 1, open: open)
                     guard (0xDC00..<0xE000).contains(low) else {
-                        throw failure("invalid \\u escape (lone surrogate)", at: backslash, grammatical: true)
+                        guard !checksContent else { throw failure("invalid \\u escape (lone surrogate)", at: backslash) }
+                        scalar = 0xFFFD  // the escape after it is read as its own
+                        break
                     }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     k += 6
                 case 0xDC00..<0xE000:
-                    throw failure("invalid \\u escape (lone surrogate)", at: backslash, grammatical: true)
+                    guard !checksContent else { throw failure("invalid \\u escape (lone surrogate)", at: backslash) }
+                    scalar = 0xFFFD
                 default:
                     break
                 }
@@ -532,7 +552,8 @@ private struct Parser {
         }
         let text = String(decoding: UnsafeBufferPointer(start: base + start, count: k - start), as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
-            throw failure("number out of range", at: start, "too large for a Double", grammatical: true)
+            guard !checksContent else { throw failure("number out of range", at: start, "too large for a Double") }
+            return negative ? -.infinity : .infinity
         }
         return value
     }
@@ -564,8 +585,8 @@ private struct Parser {
     // MARK: Errors
 
     /// `"<what> at byte <offset>"`, with an optional note in parentheses.
-    private func failure(_ what: String, at offset: Int, _ note: String? = nil, grammatical: Bool = false) -> JSONSyntaxError {
-        JSONSyntaxError(detail: "\(what) at byte \(offset)" + (note.map { " (\($0))" } ?? ""), offset: offset, grammatical: grammatical)
+    private func failure(_ what: String, at offset: Int, _ note: String? = nil) -> JSONSyntaxError {
+        JSONSyntaxError(detail: "\(what) at byte \(offset)" + (note.map { " (\($0))" } ?? ""), offset: offset)
     }
 
     /// The byte at `i` is not what the grammar allows there (or the input ended).

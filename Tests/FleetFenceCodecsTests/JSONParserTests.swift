@@ -216,7 +216,7 @@ struct JSONParserTests {
     @Test func numbersOutOfRange() {
         for text in ["1e309", "-1e309", "1.7976931348623159e308", "1" + String(repeating: "0", count: 309), "1e400", "1E+99999999999999999999", "0.1e310"] {
             #expect(failure(text) == JSONSyntaxError(
-                detail: "number out of range at byte 0 (too large for a Double)", offset: 0, grammatical: true), "\(text)")
+                detail: "number out of range at byte 0 (too large for a Double)", offset: 0), "\(text)")
         }
         #expect(failure("[1, 1e309]")?.detail == "number out of range at byte 4 (too large for a Double)")
         #expect(failure(#"{"lat": -1e999}"#)?.offset == 8)
@@ -349,7 +349,7 @@ struct JSONParserTests {
         ]
         for (text, offset) in cases {
             #expect(failure(text) == JSONSyntaxError(
-                detail: "invalid \\u escape (lone surrogate) at byte \(offset)", offset: offset, grammatical: true), "\(text)")
+                detail: "invalid \\u escape (lone surrogate) at byte \(offset)", offset: offset), "\(text)")
         }
     }
 
@@ -466,10 +466,23 @@ struct JSONParserTests {
         #expect(object[1].key == "id" && object[1].value == .number(7))
     }
 
+    /// `grammarError`: what `parse` refuses beyond RFC 8259's grammar passes; what breaks the grammar
+    /// is the same error as `parse`'s, also after a repeated key, a lone surrogate or a huge number.
+    @Test func theGrammarAloneAcceptsWhatTheStrictParserRefusesForItsContent() {
+        for text in [#"{"a":1,"a":2}"#, #""\ud800""#, #""\udc00x""#, #""\ud800\u0041""#, "1e400", #"[-1e999,{"k":{"k":1,"k":2}}]"#] {
+            #expect(failure(text) != nil, "\(text)")
+            #expect(JSONParser.grammarError(Array(text.utf8)) == nil, "\(text)")
+        }
+        for text in [#"{"a":1,"a":2,}"#, #""\ud800"#, "1e400 x", #"{"a":1,"a":2]"#, "[1,]", "", "\u{FEFF}1"] {
+            #expect(JSONParser.grammarError(Array(text.utf8)) != nil, "\(text)")
+        }
+        #expect(JSONParser.grammarError(Array("[1,]".utf8)) == failure("[1,]"))
+    }
+
     /// docs/topics-and-payloads.md "Fences": a key repeated in one object is refused, wherever the object is, at the repeat.
     @Test func repeatedKeysAreRefused() {
         #expect(failure(#"{"a":1,"b":2,"a":3}"#) == JSONSyntaxError(
-            detail: #"duplicate key "a" at byte 13 (a key may appear once per object)"#, offset: 13, grammatical: true))
+            detail: #"duplicate key "a" at byte 13 (a key may appear once per object)"#, offset: 13))
         #expect(failure(#"{"lat":1,"lon":2,"lat":1}"#)?.offset == 17)  // the same value twice too
         #expect(failure(#"[{"x":{"a":null,"a":null}}]"#)?.offset == 16)
         #expect(failure(#"{"a":{"b":1},"c":{"b":1,"b":2}}"#)?.offset == 24)

@@ -66,18 +66,22 @@ struct PositionBatchDecoderTests {
         }
     }
 
-    /// One element breaking the grammar makes the body not JSON, refused element or not.
+    /// One element breaking the grammar makes the body not JSON, refused element or not, also where
+    /// the break comes after what the strict parser refuses in the same element.
     @Test func aGrammarErrorAnywhereStillRefusesTheWholeBody() {
         let refusedElement = #"{"id":"b","lat":1,"lat":2,"lon":2}"#
         for body in [
             "[\(refusedElement),{\"id\":\"c\",}]", "[\(refusedElement),,{}]", "[\(refusedElement),]", "[\(refusedElement) {}]",
             "[\(refusedElement)", "[\(refusedElement)] x", "[\(refusedElement)}", "[\(refusedElement),\"open]",
             "[\(refusedElement){}]", "[\(refusedElement),1 2]", "[\(refusedElement),\"a\"\"b\"]", "[,\(refusedElement)]",
+            #"[{"id":"b","lat":1e400 x}]"#, #"[{"id":"\ud800"]]"#, #"[{"x":{"a":1,"a":2} "y"}]"#, "[{\"id\":\"\\ud800\u{01}\"}]",
+            "[" + String(repeating: "[", count: JSONParser.maximumDepth) + "{\"a\":1,\"a\":1}" + String(repeating: "]", count: JSONParser.maximumDepth + 1),
         ] {
             #expect(PositionBatchDecoder.decode(Array(body.utf8)).isFailure, "\(body)")
         }
+        // The grammar's error, where it is in the body.
         #expect(PositionBatchDecoder.decode(Array("[\(refusedElement),{\"id\":\"c\",}]".utf8))
-            == .failure(.notJSON(detail: "element 1 (from byte 36): trailing comma at byte 9 (not allowed in JSON)")))
+            == .failure(.notJSON(detail: "trailing comma at byte 45 (not allowed in JSON)")))
         // Not an array: one payload, refused as a whole as before.
         #expect(PositionBatchDecoder.decode(Array(refusedElement.utf8)).isFailure)
     }
