@@ -107,8 +107,13 @@ public final class InMemoryClient: MessageBus {
             state.refused = refused
             return state.onSubscribed
         }
-        // The broker subscribed them in `attach`: heard from now on.
-        if let subscribed { run { subscribed() } }
+        // The broker subscribed them in `attach`: heard from now on, unless the connection has
+        // ended meanwhile (MQTTClient tells no SUBACK after the loss it reported).
+        if let subscribed {
+            run { [self] in
+                if state.withLock({ $0.connected && $0.connection == connection }) { subscribed() }
+            }
+        }
     }
 
     @discardableResult

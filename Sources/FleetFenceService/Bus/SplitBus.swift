@@ -34,10 +34,13 @@ final class SplitBus: MessageBus {
         var subscribed: (@Sendable () -> Void)?
     }
 
-    /// Held while the handler runs: the two network threads tell their changes one at a time, in
+    /// Held while the handlers run: the two network threads tell their changes one at a time, in
     /// the order they report them. A loss one thread has not reported yet while the other comes
-    /// back makes a brief `true` and then `false`: `online` said once too often, never a loss
-    /// left untold. The handler may publish (no lock of this bus is taken there).
+    /// back makes a brief `true` and then `false`, never a loss left untold. A known limit: when the
+    /// broker restarts and the publisher is back (after its first 0.5 s backoff) before the
+    /// listener has noticed its own loss (its thread that far behind the positions), the listener's
+    /// old subscriptions count and `subscribed` is told early: `online` is said before the broker
+    /// has them again. The handlers may publish (no lock of this bus is taken there).
     private let links = Mutex(Links())
 
     init(listener: any MessageBus, publisher: any MessageBus) {

@@ -163,7 +163,9 @@ public final class GeofenceService: Service, Sendable {
             }
         }
         let statusTopic = layout.status
-        let stopping = Atomic(false)
+        /// Set under its lock before `offline` is published; `online` is published under it, so
+        /// never after `offline` (which a clean disconnect would leave retained for good).
+        let stopping = Mutex(false)
         let connections = Atomic(0)
         /// The tasks publishing states and the fence registry again, and Home Assistant's discovery.
         let republishing = RepublishSlot()
@@ -189,13 +191,15 @@ public final class GeofenceService: Service, Sendable {
         // drops a `set` published in between, and whoever waited for `online` to send it would
         // lose it. Said again after every reconnect, since the last will may have said `offline`.
         client.onSubscribed {
-            guard !stopping.load(ordering: .relaxed) else { return }
-            _ = client.publish(topic: statusTopic, payload: Array("online".utf8), qos: 1, retain: true)
+            stopping.withLock { stopping in
+                guard !stopping else { return }
+                _ = client.publish(topic: statusTopic, payload: Array("online".utf8), qos: 1, retain: true)
+            }
         }
         client.onConnectionChange { [logger] connected in
             metrics.connectionChanged(connected)
             guard connected else {
-                if !stopping.load(ordering: .relaxed) { logger.warning("broker connection lost; reconnecting") }
+                if !stopping.withLock({ $0 }) { logger.warning("broker connection lost; reconnecting") }
                 return
             }
             // After every (re)connect: a broker that lost its retained store must get the registry back.
@@ -313,7 +317,7 @@ public final class GeofenceService: Service, Sendable {
             // Nothing more can be journaled, so nothing more is published but `offline`; the broker
             // keeps the positions for the restart a supervisor makes (docs/operations.md "Limits and failures").
             logger.critical("stopping: the journal cannot be written", metadata: ["error": "\(journalFailure)"])
-            stopping.store(true, ordering: .relaxed)
+            stopping.withLock { $0 = true }
             _ = client.publish(topic: statusTopic, payload: Array("offline".utf8), qos: 1, retain: true)
             _ = await client.waitForPublishes(timeout: .seconds(5))
             await client.disconnect()
@@ -332,7 +336,7 @@ public final class GeofenceService: Service, Sendable {
         } else {
             logger.info("stopping")
         }
-        stopping.store(true, ordering: .relaxed)
+        stopping.withLock { $0 = true }
         let now = clock.now
         loop.step { $0.mergeBacklogs(now: now) }
         flushEverything(loop)
