@@ -46,6 +46,12 @@ struct SubscribedTests {
             client.onSubscribed { events.withLock { $0.append("subscribed") } }
             try await client.connect(timeout: .seconds(5))
             #expect(await eventually { events.withLock { $0 } == ["up", "subscribed"] })
+            // Once per connection: a subscription or an unsubscription later is not told again.
+            client.subscribe(["later/#"], qos: 1)
+            #expect(await client.waitForSubscriptions(timeout: .seconds(5)))
+            client.unsubscribe(["later/#"])
+            #expect(await client.waitForSubscriptions(timeout: .seconds(5)))
+            #expect(events.withLock { $0 } == ["up", "subscribed"])
             await client.disconnect()
         }
     }
