@@ -145,6 +145,13 @@ struct ServiceRestartTests {
     @Test func restartAfterSigkill() async throws {
         try await withService(.asProcess) { h in
             try await enter(h, "rk")
+            // Killed once the broker's acknowledgement of the enter is journaled: a kill before
+            // that publishes it again at the next start (docs/reliability.md "What is promised"),
+            // which a loaded full run once did between the collector's copy and the mark.
+            #expect(await eventually {
+                let journal = try? Journal(readingOnly: h.journalPath, logger: testLogger("journal"))
+                return ((try? journal?.publishedMark())??.alertID ?? 0) >= 1
+            }, "the enter's acknowledgement journaled")
             let first = try #require(h.service)
             #expect(await first.process?.kill() == 128 + SIGKILL)
             #expect(await eventually { h.messages("fleetfence/status").last?.text == "offline" }, "last will")
