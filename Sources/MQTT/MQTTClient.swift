@@ -122,11 +122,14 @@ public final class MQTTClient: Sendable {
         await poll(timeout: timeout) { engine.unacknowledgedPublishes == 0 }
     }
 
-    /// Waits until connected and every SUBSCRIBE / UNSUBSCRIBE sent has been acknowledged;
-    /// `false` on timeout. Useful before publishing what a subscription must (not) see.
+    /// Waits until ``subscriptionsSettled``; `false` on timeout. Useful before publishing what a
+    /// subscription must (not) see.
     public func waitForSubscriptions(timeout: Duration) async -> Bool {
         await poll(timeout: timeout) { engine.subscriptionsSettled }
     }
+
+    /// Connected, and every SUBSCRIBE / UNSUBSCRIBE sent has been acknowledged.
+    public var subscriptionsSettled: Bool { engine.subscriptionsSettled }
 
     /// Sends DISCONNECT (so no will is published), stops and joins the network thread.
     /// Unacknowledged QoS 1 publishes stay unsent: `waitForPublishes` first.

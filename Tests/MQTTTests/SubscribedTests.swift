@@ -18,9 +18,11 @@ struct SubscribedTests {
             client.onConnectionChange { up in events.withLock { $0.append(up ? "up" : "down") } }
             client.onMessage { message in received.withLock { $0.append(String(decoding: message.payload, as: UTF8.self)) } }
             client.subscribe(["heard/#"], qos: 1)
-            client.onSubscribed {
+            client.onSubscribed { [weak client] in
+                // Told after the SUBACK, not at the CONNACK with the SUBSCRIBE still unanswered.
+                let settled = client?.subscriptionsSettled == true
                 let count = events.withLock { events in
-                    events.append("subscribed")
+                    events.append(settled ? "subscribed" : "subscribed before the SUBACK")
                     return events.filter { $0 == "subscribed" }.count
                 }
                 // From here on it is heard, also from a broker that restarted without the session.
