@@ -184,6 +184,19 @@ public final class InMemoryBroker: Sendable {
         }
     }
 
+    /// Whether `connection` is the broker's current one for the client `id`.
+    func holds(id: String, connection: UInt64) -> Bool {
+        state.withLock { $0.sessions[id]?.connection == connection && $0.sessions[id]?.client != nil }
+    }
+
+    /// Drops the client's connection and its session, will unsent (``InMemoryClient/brokerForgotUnnoticed()``).
+    func forget(id: String, connection: UInt64) {
+        state.withLock { state in
+            guard state.sessions[id]?.connection == connection else { return }
+            state.sessions[id] = nil
+        }
+    }
+
     /// Stores what is retained and hands the message to every matching subscriber's queue, under
     /// the lock, so that each subscriber sees one publisher's messages in order.
     func route(_ message: ReceivedMessage, from publisher: String) {

@@ -116,6 +116,21 @@ public final class InMemoryClient: MessageBus {
         }
     }
 
+    /// Answered at once on the client's queue while the broker holds the connection. One it has
+    /// forgotten (``brokerForgotUnnoticed()``) is found lost, as MQTTClient finds it when its
+    /// UNSUBSCRIBE cannot be written or read back.
+    public func confirmSubscriptions() {
+        guard let connection = state.withLock({ $0.connected ? $0.connection : nil }) else { return }
+        guard broker.holds(id: id, connection: connection) else {
+            lostConnection(publishWill: false)
+            return
+        }
+        guard let subscribed = state.withLock({ $0.onSubscribed }) else { return }
+        run { [self] in
+            if state.withLock({ $0.connected && $0.connection == connection }) { subscribed() }
+        }
+    }
+
     @discardableResult
     public func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) -> MQTTPublishResult {
         let message = ReceivedMessage(topic: topic, payload: payload, qos: qos, retain: retain)
@@ -183,6 +198,14 @@ public final class InMemoryClient: MessageBus {
         guard let ended else { return }
         broker.detach(id: id, connection: ended.connection, cleanSession: options.cleanSession, will: publishWill ? options.will : nil)
         if let handler = ended.handler { run { handler(false) } }
+    }
+
+    /// The broker forgets this client's connection and session, as a broker restarted without
+    /// persistence does, and the client is not told: as a network thread far behind its socket
+    /// has not read the end of it yet. It finds out when it next asks the broker for an answer.
+    public func brokerForgotUnnoticed() {
+        guard let connection = state.withLock({ $0.connected ? $0.connection : nil }) else { return }
+        broker.forget(id: id, connection: connection)
     }
 
     /// Connects again after ``lostConnection(publishWill:)``, as MQTTClient does by itself.

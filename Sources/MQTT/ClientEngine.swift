@@ -270,6 +270,24 @@ final class ClientEngine: Sendable {
         }
     }
 
+    /// The filter of ``confirmSubscriptions()``'s UNSUBSCRIBE. A broker answers an UNSUBSCRIBE that
+    /// matches no subscription with an UNSUBACK all the same (MQTT 3.1.1, 3.10.4), and mosquitto
+    /// does so for one its ACL denies too.
+    static let roundTripFilter = "fleetfence-round-trip"
+
+    func confirmSubscriptions() {
+        subscriptions.withLock { book in
+            guard connected.load(ordering: .acquiring) else { return }
+            // Never one of the client's own filters: an UNSUBSCRIBE names a filter exactly.
+            var filter = Self.roundTripFilter
+            while book.entries.contains(where: { $0.filter == filter }) { filter += "-" }
+            guard let mid = handle.unsubscribe([filter]) else { return }
+            book.awaitingAck.insert(mid)
+            book.toldSettled = false
+            wakeToWrite()
+        }
+    }
+
     /// Called on the network thread when a CONNACK accepted the connection. Marks the
     /// client connected under the book's lock, so `subscribe` racing with it sends a
     /// filter either here or there, never twice (a repeated SUBSCRIBE would make the

@@ -131,6 +131,14 @@ public final class MQTTClient: Sendable {
     /// Connected, and every SUBSCRIBE / UNSUBSCRIBE sent has been acknowledged.
     public var subscriptionsSettled: Bool { engine.subscriptionsSettled }
 
+    /// Asks the broker for an answer on this connection, so that `onSubscribed` is told again once
+    /// it comes: proof that the connection is the broker's current one and its subscriptions hold.
+    /// A connection the broker has lost never answers; the loss is noticed and the reconnect's own
+    /// SUBACKs tell it instead. Nothing is sent while disconnected.
+    public func confirmSubscriptions() {
+        engine.confirmSubscriptions()
+    }
+
     /// Sends DISCONNECT (so no will is published), stops and joins the network thread.
     /// Unacknowledged QoS 1 publishes stay unsent: `waitForPublishes` first.
     /// Idempotent; `connect` may be called again afterwards.

@@ -127,6 +127,40 @@ struct SplitBusTests {
         await status.stop()
     }
 
+    /// A broker restart the listener's thread has not read yet (far behind the positions) when the
+    /// publisher is back: the listener's subscriptions were the lost broker's, and `onSubscribed`
+    /// (the service's `online`) waits until the broker has them again.
+    @Test func aListenerThatHasNotNoticedItsLossIsNotHeardWhenThePublisherComesBack() async throws {
+        let setup = Setup()
+        setup.bus.subscribe(["in/#"], qos: 1)
+        try await setup.bus.connect(timeout: .seconds(1))
+        #expect(await setup.told([true]) == [true])
+        #expect(await setup.subscribedCount() == 1)
+
+        setup.listener.brokerForgotUnnoticed()
+        setup.publisher.lostConnection(publishWill: false)
+        await setup.broker.settled()
+        setup.publisher.reconnect()
+        // Both seemed up for a moment; the listener's round trip found its connection gone.
+        #expect(await setup.told([true, false, true, false]) == [true, false, true, false])
+        #expect(await setup.subscribedCount() == 1)
+        #expect(setup.broker.subscribers(of: "in/a").isEmpty)
+
+        setup.listener.reconnect()
+        #expect(await setup.told([true, false, true, false, true]) == [true, false, true, false, true])
+        #expect(await setup.subscribedCount() == 2)
+        #expect(setup.broker.subscribers(of: "in/a") == ["svc"])
+
+        // The publisher alone cut and back, the listener up all along: heard again after its
+        // round trip, told once.
+        setup.publisher.lostConnection(publishWill: false)
+        await setup.broker.settled()
+        setup.publisher.reconnect()
+        #expect(await setup.told([true, false, true, false, true, false, true]) == [true, false, true, false, true, false, true])
+        #expect(await setup.subscribedCount() == 3)
+        await setup.bus.disconnect()
+    }
+
     /// The service itself, not only the bus: a `GeofenceService` that went back to one client would
     /// pass every test above.
     @Test func theServiceListensUnderItsClientIDAndSaysEverythingOnTheOther() async throws {

@@ -57,4 +57,40 @@ struct SubscribedTests {
             await client.disconnect()
         }
     }
+
+    /// What the split bus asks of its listener when the publisher comes back: a round trip that
+    /// tells `onSubscribed` again, and leaves every subscription as it was, one named like the
+    /// round trip's own filter included.
+    @Test func confirmingTellsAgainOnceTheBrokerAnswersAndUnsubscribesNothing() async throws {
+        try await withLocalBroker { broker in
+            let events = Mutex<[String]>([])
+            let received = Mutex<[String]>([])
+            let other = try await broker.connectedClient()
+            let client = try MQTTClient(options: broker.clientOptions(), logger: testLogger())
+            client.onMessage { message in received.withLock { $0.append(message.topic) } }
+            client.subscribe(["heard/#", ClientEngine.roundTripFilter], qos: 1)
+            client.onSubscribed { [weak client] in
+                let settled = client?.subscriptionsSettled == true
+                events.withLock { $0.append(settled ? "subscribed" : "subscribed before the answer") }
+            }
+            try await client.connect(timeout: .seconds(5))
+            #expect(await eventually { events.withLock { $0 } == ["subscribed"] })
+
+            client.confirmSubscriptions()
+            #expect(await eventually { events.withLock { $0 } == ["subscribed", "subscribed"] })
+            client.confirmSubscriptions()
+            #expect(await eventually { events.withLock { $0 } == ["subscribed", "subscribed", "subscribed"] })
+            other.publish(topic: "heard/a", payload: "1", qos: 1)
+            other.publish(topic: ClientEngine.roundTripFilter, payload: "2", qos: 1)
+            #expect(await eventually { received.withLock { $0 }.count == 2 })
+            #expect(received.withLock { $0 } == ["heard/a", ClientEngine.roundTripFilter])
+            await client.disconnect()
+            await other.disconnect()
+
+            // Disconnected: nothing is sent, nothing told.
+            client.confirmSubscriptions()
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(events.withLock { $0 }.count == 3)
+        }
+    }
 }

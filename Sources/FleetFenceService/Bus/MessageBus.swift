@@ -17,6 +17,10 @@ public protocol MessageBus: AnyObject, Sendable {
     /// Told once per accepted connection, after `onConnectionChange`, when the broker has
     /// acknowledged its subscriptions: what is published to them from then on is heard.
     func onSubscribed(_ handler: @escaping @Sendable () -> Void)
+    /// Asks the broker for an answer on the current connection; `onSubscribed` is told again once
+    /// it comes. A connection the broker has lost, though not noticed yet, never answers: its loss
+    /// is told, and the reconnect's subscriptions tell `onSubscribed`.
+    func confirmSubscriptions()
     /// Subscribes now if connected, and again after every reconnect.
     func subscribe(_ filters: [String], qos: Int32)
     /// Returns once the broker accepted the connection.

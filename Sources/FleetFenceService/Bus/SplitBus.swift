@@ -36,11 +36,8 @@ final class SplitBus: MessageBus {
 
     /// Held while the handlers run: the two network threads tell their changes one at a time, in
     /// the order they report them. A loss one thread has not reported yet while the other comes
-    /// back makes a brief `true` and then `false`, never a loss left untold. A known limit: when the
-    /// broker restarts and the publisher is back (after its first 0.5 s backoff) before the
-    /// listener has noticed its own loss (its thread that far behind the positions), the listener's
-    /// old subscriptions count and `subscribed` is told early: `online` is said before the broker
-    /// has them again. The handlers may publish (no lock of this bus is taken there).
+    /// back makes a brief `true` and then `false`, never a loss left untold. The handlers may
+    /// publish (no lock of this bus is taken there).
     private let links = Mutex(Links())
 
     init(listener: any MessageBus, publisher: any MessageBus) {
@@ -53,7 +50,23 @@ final class SplitBus: MessageBus {
             }
         }
         listener.onSubscribed { [weak self] in self?.changed(connection: false) { $0.hearing = true } }
-        publisher.onConnectionChange { [weak self] up in self?.changed { $0.publishing = up } }
+        publisher.onConnectionChange { [weak self] up in self?.publisherChanged(up) }
+    }
+
+    /// When the broker restarts, the publisher may be back (its first backoff is 0.5 s) before the
+    /// listener's thread, behind the positions, has read the end of its own connection: the
+    /// listener's subscriptions would count though the broker has lost them, and `online` would be
+    /// said before a `set` can be heard. So whenever the publisher comes back beside a listener
+    /// that stayed up, the listener is heard again only once the broker answers it.
+    private func publisherChanged(_ up: Bool) {
+        let confirm = changed { links in
+            links.publishing = up
+            guard up, links.listening else { return false }
+            links.hearing = false
+            return true
+        }
+        // Outside the lock: a bus may answer on the calling thread.
+        if confirm { listener.confirmSubscriptions() }
     }
 
     /// The listening connection's client id: `broker.client_id`, whose session keeps the
@@ -72,9 +85,10 @@ final class SplitBus: MessageBus {
     }
 
     /// `connection`: a connection came or went (not only the listener's subscriptions).
-    private func changed(connection: Bool = true, _ update: (inout Links) -> Void) {
+    @discardableResult
+    private func changed<Result>(connection: Bool = true, _ update: (inout Links) -> Result) -> Result {
         links.withLock { links in
-            update(&links)
+            let result = update(&links)
             let up = links.listening && links.publishing
             // Either came back while the other was up: tell `true` again (the service starts a
             // round of the registry, which the broker may have lost with the connection).
@@ -87,7 +101,12 @@ final class SplitBus: MessageBus {
             let hearing = up && links.hearing
             if hearing, !links.toldHearing { links.subscribed?() }
             links.toldHearing = hearing
+            return result
         }
+    }
+
+    func confirmSubscriptions() {
+        listener.confirmSubscriptions()
     }
 
     func onMessage(_ handler: @escaping @Sendable (MQTTMessage) -> Void) {
