@@ -281,7 +281,11 @@ final class ClientEngine: Sendable {
             // Never one of the client's own filters: an UNSUBSCRIBE names a filter exactly.
             var filter = Self.roundTripFilter
             while book.entries.contains(where: { $0.filter == filter }) { filter += "-" }
-            guard let mid = handle.unsubscribe([filter]) else { return }
+            guard let mid = handle.unsubscribe([filter]) else {
+                // Not sent: `onSubscribed` waits for the next connection's SUBACKs.
+                logger.info("MQTT round trip not sent; subscriptions confirmed at the next connection")
+                return
+            }
             book.awaitingAck.insert(mid)
             book.toldSettled = false
             wakeToWrite()
