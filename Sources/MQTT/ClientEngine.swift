@@ -19,6 +19,9 @@ final class ClientEngine: Sendable {
     let run = Mutex<LoopContext?>(nil)
     /// Wakes the network thread to write what other threads queued.
     let wake: LoopWake
+    /// Turns the network thread has taken (`turn(timeoutMilliseconds:)`): what a burst costs in
+    /// `poll`s and wake-ups, which tests hold down.
+    let turns = Atomic(0)
     /// Publishes made while a connect is under way wait here (``PublishGate``).
     let gate = Mutex(PublishGate())
     /// A CONNACK accepted the connection since the gate was shut: the network thread opens the

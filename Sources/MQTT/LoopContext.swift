@@ -39,6 +39,9 @@ final class LoopContext: Sendable {
     private let threadID = Mutex<ObjectIdentifier?>(nil)
     /// Failed reconnect attempts since the connection was lost (for the log line).
     let failedReconnects = Atomic<Int>(0)
+    /// Packets handed to a callback so far: how a read tells a packet handled from a socket run
+    /// dry when both leave `errno` EAGAIN (`readArrived`). Only the network thread touches it.
+    let packetsHandled = Atomic<Int>(0)
 
     init(engine: ClientEngine, handlers: ClientEngine.Handlers) {
         self.engine = engine

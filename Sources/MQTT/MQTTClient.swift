@@ -146,6 +146,9 @@ public final class MQTTClient: Sendable {
         await engine.disconnect()
     }
 
+    /// Turns of the network thread so far (each a `poll`).
+    var networkTurns: Int { engine.turns.load(ordering: .relaxed) }
+
     /// `true` between an accepted CONNACK and the loss or end of that connection.
     public var isConnected: Bool {
         engine.connected.load(ordering: .acquiring)

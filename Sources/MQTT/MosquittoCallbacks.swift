@@ -28,8 +28,9 @@ private func context(_ userdata: UnsafeMutableRawPointer?) -> LoopContext? {
 }
 
 private func mqttDidReceive(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ message: UnsafePointer<mosquitto_message>?) {
-    guard let context = context(userdata), let handler = context.onMessage,
-          let message, let topic = message.pointee.topic else { return }
+    guard let context = context(userdata) else { return }
+    context.handledPacket()
+    guard let handler = context.onMessage, let message, let topic = message.pointee.topic else { return }
     let raw = message.pointee
     handler(MQTTMessage(
         topicCString: UnsafePointer(topic),
@@ -41,11 +42,13 @@ private func mqttDidReceive(_: OpaquePointer?, _ userdata: UnsafeMutableRawPoint
 
 private func mqttDidPublish(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ mid: Int32) {
     guard let context = context(userdata) else { return }
+    context.handledPacket()
     if context.engine.ledger.withLock({ $0.acknowledge(mid: mid) }) { context.onAcknowledged?() }
 }
 
 private func mqttDidConnect(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ rc: Int32, _ flags: Int32) {
     guard let context = context(userdata) else { return }
+    context.handledPacket()
     context.didConnect(code: rc, sessionPresent: flags & 1 == 1)
 }
 
@@ -60,6 +63,7 @@ private func mqttDidDisconnect(_: OpaquePointer?, _ userdata: UnsafeMutableRawPo
 
 private func mqttDidSubscribe(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ mid: Int32, _ count: Int32, _ granted: UnsafePointer<Int32>?) {
     guard let context = context(userdata) else { return }
+    context.handledPacket()
     let answers = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
     // 0x80 in a SUBACK means the broker refused that filter (typically its ACL). Said once per
     // change: the refused filters are asked for again every few seconds.
@@ -79,6 +83,7 @@ private func mqttDidSubscribe(_: OpaquePointer?, _ userdata: UnsafeMutableRawPoi
 
 private func mqttDidUnsubscribe(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ mid: Int32) {
     guard let context = context(userdata) else { return }
+    context.handledPacket()
     let settled = context.engine.subscriptions.withLock { book in
         book.awaitingAck.remove(mid)
         return book.takeSettled()
@@ -92,6 +97,10 @@ private func mqttLog(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ 
 }
 
 extension LoopContext {
+    func handledPacket() {
+        packetsHandled.wrappingAdd(1, ordering: .relaxed)
+    }
+
     func didConnect(code: Int32, sessionPresent: Bool) {
         guard code == 0 else {
             let reason = MosquittoLibrary.describeConnack(code)

@@ -16,6 +16,7 @@ extension LoopContext {
         let mosq = engine.handle.raw
         let socket = mosquitto_socket(mosq)
         guard socket >= 0 else { return MosquittoCode.noConnection }
+        engine.turns.wrappingAdd(1, ordering: .relaxed)
         let socketEvents = Int16(POLLIN) | (mosquitto_want_write(mosq) ? Int16(POLLOUT) : 0)
         // A tuple, not an array: no allocation per turn.
         var descriptors = (
@@ -60,17 +61,21 @@ extension LoopContext {
     /// `mosquitto_loop_read` reads one packet a call unless QoS 1 or 2 messages of its own are in
     /// flight, which on the listening connection they never are: `poll` was 14% of the network
     /// thread's samples (perf, fleetbench throughput), and draining took the thread from
-    /// 6.2-6.6 to 5.5-5.7 µs a position at QoS 0 (three runs each, alternating). A packet read
-    /// to its end leaves `errno` as it was; a read the socket ran dry in returns success with
-    /// `errno` EAGAIN, which ends the drain.
+    /// 6.2-6.6 to 5.5-5.7 µs a position at QoS 0 (three runs each, alternating). A read the
+    /// socket ran dry in returns success with `errno` EAGAIN, which ends the drain. So does a
+    /// packet whose handling queued one (the PUBACK of a QoS 1 message, a publish its PUBACK
+    /// released): libmosquitto then writes a byte to its own wake socketpair, which nobody reads
+    /// (`LoopWake`), full, and fails with EAGAIN, and its own loop stops after that packet too.
+    /// So a call that handled a packet goes on; the next call, finding the socket dry, handles none.
     private func readArrived(_ mosq: OpaquePointer, drain: Bool) -> Int32 {
         var packets = 0
         while true {
             errno = 0
+            let handled = packetsHandled.load(ordering: .relaxed)
             let rc = mosquitto_loop_read(mosq, 1)
             packets += 1
             guard drain, rc == MosquittoCode.success, packets < Self.packetsPerTurn, mosquitto_socket(mosq) >= 0 else { return rc }
-            if errno == EAGAIN || errno == EWOULDBLOCK { return rc }
+            if errno == EAGAIN || errno == EWOULDBLOCK, packetsHandled.load(ordering: .relaxed) == handled { return rc }
         }
     }
 }

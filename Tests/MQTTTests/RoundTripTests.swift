@@ -1,5 +1,10 @@
 import FleetFenceTesting
+import Synchronization
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @testable import MQTT
 
@@ -48,6 +53,44 @@ struct RoundTripTests {
             #expect(await publisher.waitForPublishes(timeout: .seconds(10)))
             await publisher.disconnect()
             await collector.stop()
+        }
+    }
+
+    /// PUBACKs waiting in the socket are read in one turn, also when each releases a publish held
+    /// beyond the in-flight window: libmosquitto queues it, and its wake socketpair, never read
+    /// (`LoopWake`) and full after a few hundred packets, leaves `errno` EAGAIN as a socket run dry
+    /// does. (The same holds for a subscriber's QoS 1 messages, each of which queues a PUBACK.)
+    @Test func acknowledgementsThatReleasePublishesAreReadManyATurn() async throws {
+        try await withLocalBroker { broker in
+            struct Seen { var armed = false, turnsAfterBlock: Int?, turnsAtWindow: Int? }
+            let seen = Mutex(Seen())
+            let client = try MQTTClient(options: broker.clientOptions(), logger: testLogger())
+            let first = 2_000
+            client.onAcknowledged { [weak client] in
+                guard let client, seen.withLock({ $0.armed }) else { return }
+                if seen.withLock({ $0.turnsAfterBlock == nil }) {
+                    // The network thread held at the first PUBACK: the window's others arrive meanwhile.
+                    usleep(300_000)
+                    let turns = client.networkTurns
+                    seen.withLock { $0.turnsAfterBlock = turns }
+                }
+                if client.publishTickets.acknowledgedThrough >= UInt64(first + 100) {
+                    let turns = client.networkTurns
+                    seen.withLock { seen in if seen.turnsAtWindow == nil { seen.turnsAtWindow = turns } }
+                }
+            }
+            try await client.connect(timeout: .seconds(5))
+            // Enough packets for the socketpair to be full, as it is in a service that has run a while.
+            for index in 0..<first { client.publish(topic: "window/\(index)", payload: "\(index)", qos: 1) }
+            #expect(await client.waitForPublishes(timeout: .seconds(20)))
+            seen.withLock { $0.armed = true }
+            for index in 0..<1_000 { client.publish(topic: "window/\(index)", payload: "\(index)", qos: 1) }
+            #expect(await client.waitForPublishes(timeout: .seconds(20)))
+            let (after, atWindow) = seen.withLock { ($0.turnsAfterBlock, $0.turnsAtWindow) }
+            // Read one a turn, the window's 99 others took 99 turns.
+            let turns = try #require(atWindow) - #require(after)
+            #expect(turns <= 2, "\(turns) turns to read the PUBACKs that waited")
+            await client.disconnect()
         }
     }
 
