@@ -23,6 +23,8 @@ public final class InMemoryClient: MessageBus {
         var onMessage: (@Sendable (MQTTMessage) -> Void)?
         var onConnectionChange: (@Sendable (Bool) -> Void)?
         var onSubscribed: (@Sendable () -> Void)?
+        /// ``confirmSubscriptions()`` calls not answered yet on this connection.
+        var unanswered = 0
         var onAcknowledged: (@Sendable () -> Void)?
     }
 
@@ -93,6 +95,7 @@ public final class InMemoryClient: MessageBus {
             // Connected before the handler runs, as MQTTClient is when it calls it. The outbox is
             // routed under the lock: a publish made once connected does not overtake it.
             state.connected = true
+            state.unanswered = 0
             for message in state.outbox { broker.route(message, from: id) }
             defer { state.outbox = [] }
             return (state.onConnectionChange, state.outbox.isEmpty ? nil : state.onAcknowledged)
@@ -125,11 +128,22 @@ public final class InMemoryClient: MessageBus {
             lostConnection(publishWill: false)
             return
         }
-        guard let subscribed = state.withLock({ $0.onSubscribed }) else { return }
+        let subscribed = state.withLock { state in
+            state.unanswered += 1
+            return state.onSubscribed
+        }
         run { [self] in
-            if state.withLock({ $0.connected && $0.connection == connection }) { subscribed() }
+            let current = state.withLock { state in
+                guard state.connected, state.connection == connection else { return false }
+                state.unanswered -= 1
+                return true
+            }
+            if current { subscribed?() }
         }
     }
+
+    /// Connected, and every round trip asked for answered (the broker subscribes at once).
+    public var subscriptionsSettled: Bool { state.withLock { $0.connected && $0.unanswered == 0 } }
 
     @discardableResult
     public func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) -> MQTTPublishResult {

@@ -39,9 +39,13 @@ final class LoopContext: Sendable {
     private let threadID = Mutex<ObjectIdentifier?>(nil)
     /// Failed reconnect attempts since the connection was lost (for the log line).
     let failedReconnects = Atomic<Int>(0)
-    /// Packets handed to a callback so far: how a read tells a packet handled from a socket run
-    /// dry when both leave `errno` EAGAIN (`readArrived`). Only the network thread touches it.
+    /// Callbacks run so far (a packet read, or a QoS 0 publish written): how a read tells a packet
+    /// handled from a socket run dry when both leave `errno` EAGAIN (`readArrived`). Only the
+    /// network thread touches it.
     let packetsHandled = Atomic<Int>(0)
+    /// A drain ended at its cap on a TLS connection: the next turn reads without waiting for the
+    /// socket (`turn(timeoutMilliseconds:)`). Only the network thread touches it.
+    let bufferedRecords = Atomic(false)
 
     init(engine: ClientEngine, handlers: ClientEngine.Handlers) {
         self.engine = engine

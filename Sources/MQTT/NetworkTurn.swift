@@ -17,6 +17,9 @@ extension LoopContext {
         let socket = mosquitto_socket(mosq)
         guard socket >= 0 else { return MosquittoCode.noConnection }
         engine.turns.wrappingAdd(1, ordering: .relaxed)
+        // Records TLS has decrypted but not handed over yet are not in the socket: poll would not
+        // say so, and they would wait for the next bytes to arrive. Read again at once instead.
+        let readAgain = bufferedRecords.exchange(false, ordering: .relaxed)
         let socketEvents = Int16(POLLIN) | (mosquitto_want_write(mosq) ? Int16(POLLOUT) : 0)
         // A tuple, not an array: no allocation per turn.
         var descriptors = (
@@ -24,20 +27,21 @@ extension LoopContext {
             pollfd(fd: engine.wake.descriptor, events: Int16(POLLIN), revents: 0)
         )
         let ready = withUnsafeMutablePointer(to: &descriptors) { pair in
-            pair.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, 2, timeoutMilliseconds) }
+            pair.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, 2, readAgain ? 0 : timeoutMilliseconds) }
         }
         if ready < 0 {
             return errno == EINTR ? MosquittoCode.success : MosquittoCode.errno
         }
         if descriptors.1.revents != 0 { engine.wake.consume() }
-        let readable = descriptors.0.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
+        let readable = readAgain || descriptors.0.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
         // libmosquitto goes on with a TLS handshake from its read call only (mosquitto_loop
         // also does it when the socket turns writable). A handshake that began before TCP had
         // connected waits for writability: until the CONNACK, that goes to the read call too,
         // or the handshake never moves and poll reports the socket writable forever.
         let handshaking = descriptors.0.revents & Int16(POLLOUT) != 0 && !engine.connected.load(ordering: .relaxed)
         if readable || handshaking {
-            let rc = readArrived(mosq, drain: readable && !handshaking)
+            let (rc, cut) = readArrived(mosq, drain: readable && !handshaking)
+            if cut, mosquitto_ssl_get(mosq) != nil { bufferedRecords.store(true, ordering: .relaxed) }
             // A CONNACK just handled: libmosquitto has queued its resends, what waited goes after them.
             engine.openGateIfConnected()
             if rc != MosquittoCode.success || mosquitto_socket(mosq) < 0 { return rc }
@@ -67,15 +71,17 @@ extension LoopContext {
     /// released): libmosquitto then writes a byte to its own wake socketpair, which nobody reads
     /// (`LoopWake`), full, and fails with EAGAIN, and its own loop stops after that packet too.
     /// So a call that handled a packet goes on; the next call, finding the socket dry, handles none.
-    private func readArrived(_ mosq: OpaquePointer, drain: Bool) -> Int32 {
+    /// `cut`: ended at `packetsPerTurn`, not by a read that found nothing.
+    private func readArrived(_ mosq: OpaquePointer, drain: Bool) -> (rc: Int32, cut: Bool) {
         var packets = 0
         while true {
             errno = 0
             let handled = packetsHandled.load(ordering: .relaxed)
             let rc = mosquitto_loop_read(mosq, 1)
             packets += 1
-            guard drain, rc == MosquittoCode.success, packets < Self.packetsPerTurn, mosquitto_socket(mosq) >= 0 else { return rc }
-            if errno == EAGAIN || errno == EWOULDBLOCK, packetsHandled.load(ordering: .relaxed) == handled { return rc }
+            guard drain, rc == MosquittoCode.success, mosquitto_socket(mosq) >= 0 else { return (rc, false) }
+            if errno == EAGAIN || errno == EWOULDBLOCK, packetsHandled.load(ordering: .relaxed) == handled { return (rc, false) }
+            if packets == Self.packetsPerTurn { return (rc, true) }
         }
     }
 }

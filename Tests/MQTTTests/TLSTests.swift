@@ -1,6 +1,9 @@
 import FleetFenceTesting
 import Foundation
+import Synchronization
 import Testing
+
+@testable import MQTT
 
 /// mqtts:// against a broker with a certificate from a throw-away CA.
 @Suite(.timeLimit(.minutes(1)), .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")))
@@ -92,6 +95,29 @@ struct TLSTests {
 
     /// A client that trusts the throw-away CA in `directory`, connected within `timeout`, with one
     /// QoS 1 publish sent and acknowledged over TLS.
+    /// A burst several drains long over TLS, then silence: the last of it arrives without waiting
+    /// for later traffic (a drain cut at its cap reads again at once, since TLS may hold records
+    /// already taken from the socket).
+    @Test func aBurstLongerThanATurnArrivesWholeOverTLS() async throws {
+        try await withTemporaryDirectory { directory in
+            let (broker, port) = try startTLSBroker(in: directory)
+            defer { broker.stop() }
+            let url = try MQTTURL(parsing: "mqtts://127.0.0.1:\(port)")
+            let received = Mutex(0)
+            let subscriber = try MQTTClient(options: MQTTOptions(url: url, caFile: "\(directory)/ca.crt"), logger: testLogger())
+            subscriber.onMessage { _ in received.withLock { $0 += 1 } }
+            subscriber.subscribe(["burst/#"], qos: 0)
+            try await subscriber.connect(timeout: .seconds(5))
+            #expect(await subscriber.waitForSubscriptions(timeout: .seconds(5)))
+            let publisher = try await connectAndPublish(url, trusting: directory, timeout: .seconds(5))
+            let count = LoopContext.packetsPerTurn * 3 + 5
+            for index in 0..<count { publisher.publish(topic: "burst/\(index)", payload: "\(index)", qos: 0) }
+            #expect(await eventually(timeout: .seconds(5)) { received.withLock { $0 } == count })
+            await publisher.disconnect()
+            await subscriber.disconnect()
+        }
+    }
+
     private func connectAndPublish(_ url: MQTTURL, trusting directory: String, timeout: Duration) async throws -> MQTTClient {
         let client = try MQTTClient(options: MQTTOptions(url: url, caFile: "\(directory)/ca.crt"), logger: testLogger())
         try await client.connect(timeout: timeout)

@@ -24,7 +24,8 @@ final class SplitBus: MessageBus {
     private struct Links {
         var listening = false
         var publishing = false
-        /// The listener's subscriptions acknowledged since it last connected.
+        /// The listener's subscriptions acknowledged on its current connection, and confirmed
+        /// since the publisher last came back (``publisherChanged(_:)``).
         var hearing = false
         /// What the handler was last told.
         var told = false
@@ -49,7 +50,12 @@ final class SplitBus: MessageBus {
                 links.hearing = false
             }
         }
-        listener.onSubscribed { [weak self] in self?.changed(connection: false) { $0.hearing = true } }
+        // Asked again, not taken from the call: an earlier acknowledgement told late, after the
+        // publisher came back and a round trip was asked, would count for it.
+        listener.onSubscribed { [weak self] in
+            guard let self else { return }
+            changed(connection: false) { $0.hearing = self.listener.subscriptionsSettled }
+        }
         publisher.onConnectionChange { [weak self] up in self?.publisherChanged(up) }
     }
 
@@ -65,7 +71,7 @@ final class SplitBus: MessageBus {
             links.hearing = false
             return true
         }
-        // Outside the lock: a bus may answer on the calling thread.
+        // Outside the lock, as the listener's own calls are: its handlers take this lock.
         if confirm { listener.confirmSubscriptions() }
     }
 
@@ -108,6 +114,8 @@ final class SplitBus: MessageBus {
     func confirmSubscriptions() {
         listener.confirmSubscriptions()
     }
+
+    var subscriptionsSettled: Bool { listener.subscriptionsSettled }
 
     func onMessage(_ handler: @escaping @Sendable (MQTTMessage) -> Void) {
         listener.onMessage(handler)
