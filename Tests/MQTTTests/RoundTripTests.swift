@@ -87,9 +87,10 @@ struct RoundTripTests {
             for index in 0..<1_000 { client.publish(topic: "window/\(index)", payload: "\(index)", qos: 1) }
             #expect(await client.waitForPublishes(timeout: .seconds(20)))
             let (after, atWindow) = seen.withLock { ($0.turnsAfterBlock, $0.turnsAtWindow) }
-            // Read one a turn, the window's 99 others took 99 turns.
+            // Read one a turn, the window's 99 others took 98 turns; drained, 0 to 3 under a full
+            // parallel test run (some arrive after the hold).
             let turns = try #require(atWindow) - #require(after)
-            #expect(turns <= 2, "\(turns) turns to read the PUBACKs that waited")
+            #expect(turns < 25, "\(turns) turns to read the PUBACKs that waited")
             await client.disconnect()
         }
     }
