@@ -142,8 +142,7 @@ public final class InMemoryClient: MessageBus {
         }
     }
 
-    /// Connected, and every round trip asked for answered (the broker subscribes at once).
-    public var subscriptionsSettled: Bool { state.withLock { $0.connected && $0.unanswered == 0 } }
+    public var confirmingSubscriptions: Bool { state.withLock { $0.connected && $0.unanswered > 0 } }
 
     @discardableResult
     public func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) -> MQTTPublishResult {

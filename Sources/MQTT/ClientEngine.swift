@@ -290,6 +290,7 @@ final class ClientEngine: Sendable {
                 return
             }
             book.awaitingAck.insert(mid)
+            book.roundTrip = mid
             book.toldSettled = false
             wakeToWrite()
         }
@@ -304,6 +305,7 @@ final class ClientEngine: Sendable {
             connected.store(true, ordering: .releasing)
             book.awaitingAck.removeAll()
             book.sent.removeAll()
+            book.roundTrip = nil
             book.toldSettled = false
             guard !book.entries.isEmpty else { return }
             let (sent, failure) = handle.subscribe(book.entries)

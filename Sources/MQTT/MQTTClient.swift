@@ -139,6 +139,9 @@ public final class MQTTClient: Sendable {
         engine.confirmSubscriptions()
     }
 
+    /// The round trip ``confirmSubscriptions()`` asked is unanswered on the current connection.
+    public var confirmingSubscriptions: Bool { engine.subscriptions.withLock { $0.roundTrip != nil } }
+
     /// Sends DISCONNECT (so no will is published), stops and joins the network thread.
     /// Unacknowledged QoS 1 publishes stay unsent: `waitForPublishes` first.
     /// Idempotent; `connect` may be called again afterwards.

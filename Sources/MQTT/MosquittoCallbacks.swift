@@ -86,6 +86,7 @@ private func mqttDidUnsubscribe(_: OpaquePointer?, _ userdata: UnsafeMutableRawP
     context.handledPacket()
     let settled = context.engine.subscriptions.withLock { book in
         book.awaitingAck.remove(mid)
+        if book.roundTrip == mid { book.roundTrip = nil }
         return book.takeSettled()
     }
     if settled { context.onSubscribed?() }

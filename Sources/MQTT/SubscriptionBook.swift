@@ -23,6 +23,8 @@ struct SubscriptionBook {
     var refused: Set<String> = []
     /// `onSubscribed` was told since the connection was accepted.
     var toldSettled = false
+    /// The mid of the round trip `confirmSubscriptions` asked, until its UNSUBACK (or the next connection).
+    var roundTrip: Int32?
 
     /// Whether to tell `onSubscribed` now: nothing awaits an acknowledgement, and it was not told
     /// yet on this connection.

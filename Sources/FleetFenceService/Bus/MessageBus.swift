@@ -21,8 +21,8 @@ public protocol MessageBus: AnyObject, Sendable {
     /// it comes. A connection the broker has lost, though not noticed yet, never answers: its loss
     /// is told, and the reconnect's subscriptions tell `onSubscribed`.
     func confirmSubscriptions()
-    /// Connected, and every SUBSCRIBE, UNSUBSCRIBE and round trip sent answered.
-    var subscriptionsSettled: Bool { get }
+    /// A round trip `confirmSubscriptions` asked is unanswered on the current connection.
+    var confirmingSubscriptions: Bool { get }
     /// Subscribes now if connected, and again after every reconnect.
     func subscribe(_ filters: [String], qos: Int32)
     /// Returns once the broker accepted the connection.

@@ -50,11 +50,11 @@ final class SplitBus: MessageBus {
                 links.hearing = false
             }
         }
-        // Asked again, not taken from the call: an earlier acknowledgement told late, after the
-        // publisher came back and a round trip was asked, would count for it.
+        // Not while a round trip is unanswered: a SUBACK told late, after the publisher came back
+        // and one was asked, does not stand in for its answer.
         listener.onSubscribed { [weak self] in
             guard let self else { return }
-            changed(connection: false) { $0.hearing = self.listener.subscriptionsSettled }
+            changed(connection: false) { $0.hearing = !self.listener.confirmingSubscriptions }
         }
         publisher.onConnectionChange { [weak self] up in self?.publisherChanged(up) }
     }
@@ -115,7 +115,7 @@ final class SplitBus: MessageBus {
         listener.confirmSubscriptions()
     }
 
-    var subscriptionsSettled: Bool { listener.subscriptionsSettled }
+    var confirmingSubscriptions: Bool { listener.confirmingSubscriptions }
 
     func onMessage(_ handler: @escaping @Sendable (MQTTMessage) -> Void) {
         listener.onMessage(handler)
